@@ -1,0 +1,163 @@
+#include "precheck/core/rng.h"
+
+/* Random123's constants for Philox4x32: round multipliers and the Weyl sequence of key bumps
+ * (golden ratio and sqrt(3) - 1, scaled to 32 bits). */
+static const uint32_t PHILOX_M0 = 0xD2511F53u;
+static const uint32_t PHILOX_M1 = 0xCD9E8D57u;
+static const uint32_t PHILOX_W0 = 0x9E3779B9u;
+static const uint32_t PHILOX_W1 = 0xBB67AE85u;
+
+/* Everything below builds on philox_block(); keeping it static inline lets the fills unroll and
+ * vectorise it instead of paying a call per element. */
+static inline void philox_round(uint32_t c[4], uint32_t k0, uint32_t k1)
+{
+    uint64_t p0 = (uint64_t)PHILOX_M0 * c[0];
+    uint64_t p1 = (uint64_t)PHILOX_M1 * c[2];
+    uint32_t hi0 = (uint32_t)(p0 >> 32), lo0 = (uint32_t)p0;
+    uint32_t hi1 = (uint32_t)(p1 >> 32), lo1 = (uint32_t)p1;
+    uint32_t c1 = c[1], c3 = c[3];
+    c[0] = hi1 ^ c1 ^ k0;
+    c[1] = lo1;
+    c[2] = hi0 ^ c3 ^ k1;
+    c[3] = lo0;
+}
+
+static inline void philox_block(const uint32_t ctr[4], const uint32_t key[2], uint32_t out[4])
+{
+    uint32_t c[4] = {ctr[0], ctr[1], ctr[2], ctr[3]};
+    uint32_t k0 = key[0], k1 = key[1];
+    for (int r = 0; r < 10; r++) {
+        philox_round(c, k0, k1);
+        k0 += PHILOX_W0;
+        k1 += PHILOX_W1;
+    }
+    out[0] = c[0];
+    out[1] = c[1];
+    out[2] = c[2];
+    out[3] = c[3];
+}
+
+void pc_philox4x32_10(const uint32_t ctr[4], const uint32_t key[2], uint32_t out[4])
+{
+    philox_block(ctr, key, out);
+}
+
+/* splitmix64's finaliser (Stafford's Mix13): a bijection in which every input bit affects every
+ * output bit, so nearby seeds and keys that differ in one byte give unrelated streams. */
+static uint64_t mix64(uint64_t x)
+{
+    x ^= x >> 30;
+    x *= 0xBF58476D1CE4E5B9u;
+    x ^= x >> 27;
+    x *= 0x94D049BB133111EBu;
+    x ^= x >> 31;
+    return x;
+}
+
+static uint64_t fnv1a64(const char *str)
+{
+    uint64_t h = 0xCBF29CE484222325u;
+    for (const unsigned char *p = (const unsigned char *)str; *p; p++) {
+        h ^= *p;
+        h *= 0x100000001B3u;
+    }
+    return h;
+}
+
+void pc_rng_stream_init(pc_rng_stream *s, uint64_t seed, const char *key)
+{
+    uint64_t h = fnv1a64(key ? key : "");
+    uint64_t k = mix64(h ^ mix64(seed ^ 0x9E3779B97F4A7C15u));
+    uint64_t t = mix64(k + 0x6A09E667F3BCC909u);
+    s->key[0] = (uint32_t)k;
+    s->key[1] = (uint32_t)(k >> 32);
+    s->salt = (uint32_t)(t >> 32);
+}
+
+static inline uint64_t stream_u64(const pc_rng_stream *s, uint64_t index, uint32_t draw)
+{
+    uint32_t ctr[4] = {(uint32_t)index, (uint32_t)(index >> 32), draw, s->salt};
+    uint32_t out[4];
+    philox_block(ctr, s->key, out);
+    return (uint64_t)out[1] << 32 | out[0];
+}
+
+void pc_rng_block(const pc_rng_stream *s, uint64_t index, uint32_t draw, uint32_t out[4])
+{
+    uint32_t ctr[4] = {(uint32_t)index, (uint32_t)(index >> 32), draw, s->salt};
+    philox_block(ctr, s->key, out);
+}
+
+uint64_t pc_rng_u64(const pc_rng_stream *s, uint64_t index, uint32_t draw)
+{
+    return stream_u64(s, index, draw);
+}
+
+/* Random bits of a uniform for a dtype: m + 1, so that the grid k * 2^-(m+1) has the dtype's
+ * spacing in [0.5, 1); below 0.5 the dtype is finer still, so every grid point is exact. */
+static int uniform_bits(pc_dtype dtype)
+{
+    if ((unsigned)dtype >= PC_DTYPE_COUNT)
+        return 53;
+    const pc_dtype_traits *t = pc_dtype_traits_of(dtype);
+    if (t->kind != PC_KIND_FLOAT && t->kind != PC_KIND_COMPLEX)
+        return 53;
+    return t->mantissa_bits + 1;
+}
+
+double pc_rng_uniform(const pc_rng_stream *s, uint64_t index, pc_dtype dtype)
+{
+    int bits = uniform_bits(dtype);
+    uint64_t k = stream_u64(s, index, 0) >> (64 - bits);
+    /* k < 2^bits <= 2^53 converts exactly, and scaling by a power of two is exact. */
+    return (double)k / (double)(UINT64_C(1) << bits);
+}
+
+void pc_rng_fill_uniform_f32(const pc_rng_stream *s, uint64_t first_index, float *out, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        out[i] = (float)(stream_u64(s, first_index + i, 0) >> 40) * 0x1p-24f;
+}
+
+void pc_rng_fill_uniform_f64(const pc_rng_stream *s, uint64_t first_index, double *out, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        out[i] = (double)(stream_u64(s, first_index + i, 0) >> 11) * 0x1p-53;
+}
+
+/* lo + off in two's complement without signed overflow (off < 2^64 - (lo - INT64_MIN)). */
+static int64_t add_offset(int64_t lo, uint64_t off)
+{
+    uint64_t u = (uint64_t)lo + off;
+    if (u <= (uint64_t)INT64_MAX)
+        return (int64_t)u;
+    return -(int64_t)(UINT64_MAX - u) - 1;
+}
+
+int64_t pc_rng_int_range(const pc_rng_stream *s, uint64_t index, int64_t lo, int64_t hi)
+{
+    if (lo > hi) {
+        int64_t t = lo;
+        lo = hi;
+        hi = t;
+    }
+    uint64_t span = (uint64_t)hi - (uint64_t)lo + 1; /* 0 means all 2^64 values */
+    uint64_t x = stream_u64(s, index, 0);
+    if (span == 0)
+        return add_offset(lo, x);
+    /* Lemire, "Fast random integer generation in an interval" (2019): the high word of x * span
+     * is uniform once the low words below 2^64 mod span are rejected. */
+    unsigned __int128 m = (unsigned __int128)x * span;
+    uint64_t low = (uint64_t)m;
+    if (low < span) {
+        uint64_t threshold = (0 - span) % span;
+        for (uint32_t draw = 1; low < threshold; draw++) {
+            x = stream_u64(s, index, draw);
+            m = (unsigned __int128)x * span;
+            low = (uint64_t)m;
+            if (draw == UINT32_MAX)
+                break; /* the draw word is spent: keep this attempt rather than loop forever */
+        }
+    }
+    return add_offset(lo, (uint64_t)(m >> 64));
+}

@@ -1,0 +1,77 @@
+/* The precheck binary as a user runs it: help, version, the dtypes table, usage errors. */
+#include "pc_test.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+/* Runs the binary with args; returns its exit code and its stdout (stderr merged if asked). */
+static int run(const char *args, int merge_stderr, char *out, size_t size)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "'%s' %s %s", PC_TEST_BINARY, args,
+             merge_stderr ? "2>&1" : "2>/dev/null");
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    size_t n = fread(out, 1, size - 1, p);
+    out[n] = '\0';
+    int status = pclose(p);
+    assert_true(WIFEXITED(status));
+    return WEXITSTATUS(status);
+}
+
+static void test_help(void **state)
+{
+    (void)state;
+    static char out[8192];
+    assert_int_equal(run("--help", 0, out, sizeof out), 0);
+    assert_non_null(strstr(out, "usage: precheck <command>"));
+    assert_non_null(strstr(out, "dtypes"));
+    assert_int_equal(run("dtypes --help", 0, out, sizeof out), 0);
+    assert_non_null(strstr(out, "usage: precheck dtypes"));
+}
+
+static void test_version(void **state)
+{
+    (void)state;
+    static char out[256];
+    assert_int_equal(run("--version", 0, out, sizeof out), 0);
+    assert_true(strncmp(out, "precheck ", 9) == 0);
+}
+
+static void test_dtypes_table(void **state)
+{
+    (void)state;
+    static char out[8192];
+    assert_int_equal(run("dtypes", 0, out, sizeof out), 0);
+    assert_non_null(strstr(out, "torch.bfloat16"));
+    assert_non_null(strstr(out, "torch.float8_e4m3fn"));
+    /* bf16: rtol 2^-8, small value 2^-10, min error 2^-8 */
+    const char *row = strstr(out, "torch.bfloat16");
+    assert_non_null(strstr(row, "0.00390625"));
+    assert_non_null(strstr(row, "0.0009765625"));
+}
+
+static void test_usage_errors(void **state)
+{
+    (void)state;
+    static char out[8192];
+    assert_int_equal(run("", 1, out, sizeof out), 2);
+    assert_non_null(strstr(out, "usage:"));
+    assert_int_equal(run("no_such_command", 1, out, sizeof out), 2);
+    assert_non_null(strstr(out, "unknown command 'no_such_command'"));
+    assert_int_equal(run("dtypes --bogus", 1, out, sizeof out), 2);
+    assert_non_null(strstr(out, "unknown argument '--bogus'"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_help),
+        cmocka_unit_test(test_version),
+        cmocka_unit_test(test_dtypes_table),
+        cmocka_unit_test(test_usage_errors),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,229 @@
+/*
+ * Every bit pattern, every path: all 2^32 float32 patterns through float32 -> float16 and
+ * float32 -> bfloat16 (portable scalar, the float64 entry point, and the AVX2/F16C kernels when
+ * the CPU has them), and all 2^16 float16 and bfloat16 patterns through the decoders and back.
+ *
+ * The reference is deliberately written another way than the code under test: it rounds with
+ * floating-point arithmetic from libm (ilogb, ldexp, floor) instead of bit manipulation, and
+ * decodes with ldexp.
+ */
+#include "pc_test.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/convert_impl.h"
+#include "precheck/core/convert.h"
+
+static uint32_t bits32(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return u;
+}
+
+static float from_bits32(uint32_t u)
+{
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
+/* Nearest value with `mant` fraction bits and minimum normal exponent `emin`, ties to even;
+ * +-inf beyond max_finite. x must be finite. */
+static double ref_round(double x, int mant, int emin, double max_finite)
+{
+    double a = fabs(x);
+    if (a == 0.0)
+        return x;
+    int e = ilogb(a);
+    if (e < emin)
+        e = emin;
+    double q = ldexp(1.0, e - mant);
+    double t = a / q; /* exact: division by a power of two, no underflow here */
+    double k = floor(t);
+    double frac = t - k; /* exact: t has at most 24 significant bits */
+    if (frac > 0.5 || (frac == 0.5 && fmod(k, 2.0) != 0.0))
+        k += 1.0;
+    double r = k * q;
+    if (r > max_finite)
+        r = INFINITY;
+    return copysign(r, x);
+}
+
+/* Decoders: value of an IEEE binary16 / bfloat16 pattern (NaN patterns are not asked for). */
+static double ref_decode(uint32_t bits, int total, int mant, int bias)
+{
+    int expbits = total - 1 - mant;
+    uint32_t sign = bits >> (total - 1);
+    uint32_t e = (bits >> mant) & ((1u << expbits) - 1);
+    uint32_t m = bits & ((1u << mant) - 1);
+    double v;
+    if (e == (1u << expbits) - 1)
+        v = INFINITY;
+    else if (e == 0)
+        v = ldexp((double)m, 1 - bias - mant);
+    else
+        v = ldexp((double)(m | (1u << mant)), (int)e - bias - mant);
+    return sign ? -v : v;
+}
+
+typedef struct mismatch_log {
+    unsigned long long count;
+    char first[8][160];
+} mismatch_log;
+
+static void note(mismatch_log *log, const char *what, uint32_t in, uint32_t got)
+{
+#pragma omp critical(exhaustive_note)
+    {
+        if (log->count < 8)
+            snprintf(log->first[log->count], sizeof log->first[0], "%s: input 0x%08x gave 0x%04x",
+                     what, in, got);
+        log->count++;
+    }
+}
+
+/* Checks one float32 -> 16-bit result against the reference (or the NaN rule). */
+static int check16(uint32_t in, uint32_t got, int mant, int bias, int emin, double max_finite)
+{
+    float f = from_bits32(in);
+    if (isnan(f)) {
+        uint32_t expmask = ((1u << (15 - mant)) - 1) << mant;
+        uint32_t quiet = 1u << (mant - 1);
+        uint32_t payload = (in >> (23 - mant)) & ((1u << mant) - 1);
+        return (got & expmask) == expmask && (got >> 15) == (in >> 31) && (got & quiet) &&
+               (got & ((1u << mant) - 1)) == (payload | quiet);
+    }
+    double want = isinf(f) ? (double)f : ref_round((double)f, mant, emin, max_finite);
+    double have = ref_decode(got, 16, mant, bias);
+    return pc_test_same_f64(want, have) && got <= 0xffffu;
+}
+
+#define CHUNK (1u << 16)
+
+static void test_all_float32_patterns(void **state)
+{
+    (void)state;
+    const int simd = pc_convert_best_isa() == PC_ISA_AVX2_F16C;
+    mismatch_log log = {0};
+    const unsigned nchunks = (unsigned)((1ull << 32) / CHUNK);
+
+#pragma omp parallel
+    {
+        float *src = malloc(CHUNK * sizeof *src);
+        uint16_t *h_simd = malloc(CHUNK * sizeof *h_simd);
+        uint16_t *b_simd = malloc(CHUNK * sizeof *b_simd);
+        uint16_t *h_port = malloc(CHUNK * sizeof *h_port);
+        uint16_t *b_port = malloc(CHUNK * sizeof *b_port);
+#pragma omp for schedule(dynamic, 64)
+        for (unsigned c = 0; c < nchunks; c++) {
+            uint32_t base = c * CHUNK;
+            for (uint32_t i = 0; i < CHUNK; i++)
+                src[i] = from_bits32(base + i);
+            pc_convert_f32_to_f16_portable(h_port, src, CHUNK);
+            pc_convert_f32_to_bf16_portable(b_port, src, CHUNK);
+            if (simd) {
+                pc_convert_f32_to_f16_avx2(h_simd, src, CHUNK);
+                pc_convert_f32_to_bf16_avx2(b_simd, src, CHUNK);
+            }
+            for (uint32_t i = 0; i < CHUNK; i++) {
+                uint32_t in = base + i;
+                double d = (double)src[i];
+                if (!check16(in, h_port[i], 10, 15, -14, 65504.0))
+                    note(&log, "f32->f16 portable", in, h_port[i]);
+                if (!check16(in, b_port[i], 7, 127, -126, 0x1.fep127))
+                    note(&log, "f32->bf16 portable", in, b_port[i]);
+                if (pc_f64_to_f16(d) != h_port[i])
+                    note(&log, "f64->f16 differs from f32->f16", in, pc_f64_to_f16(d));
+                if (pc_f64_to_bf16(d) != b_port[i])
+                    note(&log, "f64->bf16 differs from f32->bf16", in, pc_f64_to_bf16(d));
+                if (simd && h_simd[i] != h_port[i])
+                    note(&log, "f32->f16 avx2 differs from portable", in, h_simd[i]);
+                if (simd && b_simd[i] != b_port[i])
+                    note(&log, "f32->bf16 avx2 differs from portable", in, b_simd[i]);
+            }
+        }
+        free(src);
+        free(h_simd);
+        free(b_simd);
+        free(h_port);
+        free(b_port);
+    }
+    for (unsigned long long i = 0; i < log.count && i < 8; i++)
+        fprintf(stderr, "mismatch: %s\n", log.first[i]);
+    printf("checked 4294967296 float32 patterns (%s), %llu mismatches\n",
+           simd ? "portable, float64 and AVX2/F16C paths" : "portable and float64 paths",
+           log.count);
+    assert_int_equal(log.count, 0);
+}
+
+/* Every 16-bit pattern decodes to the reference value and encodes back to itself. NaNs come
+ * back quiet with their payload; float16 NaNs are made quiet by the decoder already (as F16C
+ * does), bfloat16 ones are widened bit for bit (as torch does). */
+static void check_16bit_roundtrip(int mant, int bias, int quiet_on_decode, const char *name,
+                                  void (*dec)(float *, const uint16_t *, size_t),
+                                  void (*enc)(uint16_t *, const float *, size_t),
+                                  float (*dec1)(uint16_t))
+{
+    static uint16_t in[65536], back[65536];
+    static float out[65536];
+    for (uint32_t i = 0; i < 65536; i++)
+        in[i] = (uint16_t)i;
+    dec(out, in, 65536);
+    enc(back, out, 65536);
+    unsigned bad = 0;
+    uint32_t expmask = ((1u << (15 - mant)) - 1) << mant;
+    uint32_t mmask = (1u << mant) - 1;
+    uint32_t quiet = 1u << (mant - 1);
+    for (uint32_t i = 0; i < 65536; i++) {
+        int is_nan = (i & expmask) == expmask && (i & mmask);
+        int ok;
+        if (is_nan) {
+            uint32_t f = bits32(out[i]);
+            uint32_t want_payload = quiet_on_decode ? (i & mmask) | quiet : i & mmask;
+            ok = isnan(out[i]) && (f >> 31) == (i >> 15) &&
+                 ((f >> (23 - mant)) & mmask) == want_payload &&
+                 (f & ((1u << (23 - mant)) - 1)) == 0 && back[i] == (i | quiet);
+        } else {
+            ok = pc_test_same_f64((double)out[i], ref_decode(i, 16, mant, bias)) && back[i] == i;
+        }
+        ok = ok && bits32(dec1((uint16_t)i)) == bits32(out[i]);
+        if (!ok && bad++ < 8)
+            fprintf(stderr, "%s pattern 0x%04x: decoded %a (0x%08x), back 0x%04x\n", name, i,
+                    (double)out[i], bits32(out[i]), back[i]);
+    }
+    assert_int_equal(bad, 0);
+}
+
+static void test_all_float16_patterns(void **state)
+{
+    (void)state;
+    check_16bit_roundtrip(10, 15, 1, "f16 portable", pc_convert_f16_to_f32_portable,
+                          pc_convert_f32_to_f16_portable, pc_f16_to_f32);
+    if (pc_convert_best_isa() == PC_ISA_AVX2_F16C)
+        check_16bit_roundtrip(10, 15, 1, "f16 avx2", pc_convert_f16_to_f32_avx2,
+                              pc_convert_f32_to_f16_avx2, pc_f16_to_f32);
+}
+
+static void test_all_bfloat16_patterns(void **state)
+{
+    (void)state;
+    check_16bit_roundtrip(7, 127, 0, "bf16 portable", pc_convert_bf16_to_f32_portable,
+                          pc_convert_f32_to_bf16_portable, pc_bf16_to_f32);
+    if (pc_convert_best_isa() == PC_ISA_AVX2_F16C)
+        check_16bit_roundtrip(7, 127, 0, "bf16 avx2", pc_convert_bf16_to_f32_avx2,
+                              pc_convert_f32_to_bf16_avx2, pc_bf16_to_f32);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_all_float16_patterns),
+        cmocka_unit_test(test_all_bfloat16_patterns),
+        cmocka_unit_test(test_all_float32_patterns),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# The whole test suite, as CI runs it: a Release build and an ASan+UBSan build of everything,
+# and every ctest case in each. Exits non-zero on the first failure.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+jobs=$(nproc 2>/dev/null || echo 2)
+
+echo "== Release build"
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build build -j "$jobs"
+ctest --test-dir build --output-on-failure -j "$jobs"
+
+echo "== ASan+UBSan build"
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DPRECHECK_SANITIZE=ON >/dev/null
+cmake --build build-asan -j "$jobs"
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+    ctest --test-dir build-asan --output-on-failure -j "$jobs"
