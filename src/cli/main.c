@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli/commands.h"
 #include "precheck/core/convert.h"
 #include "precheck/core/dtype.h"
 #include "precheck/core/log.h"
@@ -18,6 +19,8 @@ typedef struct cli_command {
 static int cmd_dtypes(int argc, char **argv);
 
 static const cli_command commands[] = {
+    {"check_dump", "check that an msprobe dump and its tensor files are readable and agree",
+     pc_cli_check_dump},
     {"dtypes", "print the dtype table with msprobe's per-dtype thresholds", cmd_dtypes},
 };
 enum { COMMAND_COUNT = sizeof commands / sizeof commands[0] };

@@ -65,13 +65,41 @@ static void test_usage_errors(void **state)
     assert_non_null(strstr(out, "unknown argument '--bogus'"));
 }
 
+static void test_check_dump(void **state)
+{
+    (void)state;
+    static char out[16384];
+    char args[1024];
+    snprintf(args, sizeof args,
+             "check_dump -api_info '%s/msprobe/dumps/cnn_tensor/step0/rank/"
+             "dump.json'",
+             PC_TEST_FIXTURES);
+    assert_int_equal(run(args, 1, out, sizeof out), 0);
+    assert_non_null(strstr(out, "tensor-mode dump, 14 APIs (11 with a backward entry"));
+    assert_non_null(strstr(out, "74 tensor files loaded: 74 match their records, 0 do not"));
+    assert_non_null(strstr(out, "[INFO]"));
+    snprintf(args, sizeof args,
+             "check_dump -api_info '%s/msprobe/dumps/gpt_stats/step0/rank/"
+             "dump.json'",
+             PC_TEST_FIXTURES);
+    assert_int_equal(run(args, 1, out, sizeof out), 0);
+    assert_non_null(strstr(out, "statistics-mode dump, 43 APIs"));
+    assert_non_null(strstr(out, "209 tensor records without files"));
+
+    assert_int_equal(run("check_dump -api_info /nonexistent/dump.json", 1, out, sizeof out), 1);
+    assert_non_null(strstr(out, "[ERROR] The file path /nonexistent/dump.json does not exist."));
+    assert_int_equal(run("check_dump", 1, out, sizeof out), 2);
+    assert_non_null(strstr(out, "-api_info DUMP_JSON is required"));
+    assert_int_equal(run("check_dump --help", 0, out, sizeof out), 0);
+    assert_non_null(strstr(out, "usage: precheck check_dump"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_help),
-        cmocka_unit_test(test_version),
-        cmocka_unit_test(test_dtypes_table),
-        cmocka_unit_test(test_usage_errors),
+        cmocka_unit_test(test_help),         cmocka_unit_test(test_version),
+        cmocka_unit_test(test_dtypes_table), cmocka_unit_test(test_usage_errors),
+        cmocka_unit_test(test_check_dump),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

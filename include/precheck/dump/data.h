@@ -1,0 +1,70 @@
+/*
+ * The real tensors of a tensor-mode dump: finding a record's file, loading it, and checking it
+ * against the record (dtype, shape, and the statistics msprobe wrote, spec dump_and_ops.md
+ * §A.7 and §A.9).
+ *
+ * Files live in <folder of dump.json>/dump_tensor_data/<data_name> (the legacy datapath key
+ * takes precedence), as .pt or .npy. Loaded tensors own a reference to their data (a mapping
+ * of the file where possible); the caller frees them with pc_tensor_free.
+ */
+#ifndef PC_DUMP_DATA_H
+#define PC_DUMP_DATA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "precheck/core/tensor.h"
+#include "precheck/dump/dump.h"
+
+/* Writes the path of the tensor's file into buf. PC_ERR_NOT_FOUND when the record names no
+ * file (a statistics-mode record), PC_ERR_RANGE when buf is too small. */
+pc_status pc_dump_tensor_path(const pc_dump *dump, const pc_dump_tensor *t, char *buf, size_t size);
+
+/*
+ * Loads the file of the tensor argument arg of api: msprobe's path checks (exists, no
+ * symlink, readable, size limit, ...), .pt or .npy by suffix, then the record's dtype and shape
+ * must match the file's (a record saying float8 over a float32 file is cast to float8: the
+ * record is authoritative there, as in msprobe). Errors name the API, the argument and the
+ * file. *out is written only on success.
+ */
+pc_status pc_dump_load_tensor(const pc_dump *dump, const pc_dump_api *api, const pc_dump_arg *arg,
+                              pc_tensor *out);
+
+/* The statistics msprobe records for a tensor (§A.7). */
+typedef struct pc_tensor_stats {
+    bool present;  /* false for empty tensors: msprobe writes null */
+    bool is_bool;  /* max = any, min = all; no mean or norm */
+    bool has_norm; /* false for bool and complex tensors */
+    double max, min, mean, norm;
+    pc_dtype dtype; /* the dtype the statistics were computed in */
+    int64_t numel;
+    double mean_abs; /* mean of |x|, the scale of the mean's rounding error */
+} pc_tensor_stats;
+
+/* Computes msprobe's statistics of t: float16/bfloat16/float32 in their own dtype, float64 and
+ * integers cast to float32 first, bool as any/all, complex on |x|, 0-dim as the value. */
+pc_status pc_tensor_stats_compute(const pc_tensor *t, pc_tensor_stats *out);
+
+/*
+ * Checks the statistics of the record against computed ones: Max and Min exactly (NaN matches
+ * NaN), Mean and Norm within the rounding error of the dtype and of float32 accumulation
+ * (torch sums in an order precheck does not reproduce). PC_ERR_INVALID with a message naming
+ * the statistic, both values, the API and the argument on a mismatch.
+ *
+ * One exception is not an error: torch 1.13 reduces float16/bfloat16 norms with half-precision
+ * partial sums, and more loosely still over the strided views (split and transpose outputs,
+ * expanded gradients) that msprobe took the statistics of, while the file holds a contiguous
+ * copy; a recorded Norm can then be a few percent off. A half-precision Norm within eps(dtype)
+ * x ceil(log2(N + 1)) of the data's is accepted with *norm_loose (may be NULL) set and the
+ * thread's message saying so.
+ */
+pc_status pc_dump_verify_stats(const pc_dump_api *api, const pc_dump_arg *arg,
+                               const pc_tensor_stats *stats, bool *norm_loose);
+
+/* Calls fn for every tensor argument of api, depth first: the forward entry's input_args,
+ * input_kwargs and output, then the paired backward entry's input and output. Stops at the
+ * first non-zero return of fn and returns it; 0 when every call returned 0. */
+typedef int (*pc_dump_tensor_visitor)(void *ctx, const pc_dump_api *api, const pc_dump_arg *arg);
+int pc_dump_visit_tensors(const pc_dump_api *api, pc_dump_tensor_visitor fn, void *ctx);
+
+#endif

@@ -1,0 +1,125 @@
+/*
+ * precheck check_dump: reads a dump the way run_ut will, loads every real tensor file and
+ * checks it against its record (dtype, shape, statistics). Tells a user before a long run
+ * whether the dump is complete and consistent.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/commands.h"
+#include "precheck/core/log.h"
+#include "precheck/dump/data.h"
+#include "precheck/io/path_check.h"
+
+typedef struct check_state {
+    const pc_dump *dump;
+    long tensors, files, loose, bad_files, bad_shapes;
+} check_state;
+
+static int check_tensor(void *ctx, const pc_dump_api *api, const pc_dump_arg *arg)
+{
+    check_state *s = ctx;
+    s->tensors++;
+    if (!pc_dump_tensor_file(arg->u.tensor)) {
+        /* statistics mode: the tensor will be generated, so it must be allocatable */
+        if (pc_dump_tensor_check(api, arg, 0, NULL, NULL) != PC_OK) {
+            pc_log_error("%s", pc_error_message());
+            s->bad_shapes++;
+        }
+        return 0;
+    }
+    s->files++;
+    pc_tensor t = PC_TENSOR_NULL;
+    pc_tensor_stats stats;
+    bool loose = false;
+    pc_status st = pc_dump_load_tensor(s->dump, api, arg, &t);
+    if (!st)
+        st = pc_tensor_stats_compute(&t, &stats);
+    if (!st)
+        st = pc_dump_verify_stats(api, arg, &stats, &loose);
+    if (st) {
+        pc_log_error("%s", pc_error_message());
+        s->bad_files++;
+    } else if (loose) {
+        pc_log_debug("%s", pc_error_message());
+        s->loose++;
+    }
+    pc_tensor_free(&t);
+    return 0;
+}
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: precheck check_dump -api_info DUMP_JSON\n\n"
+                 "Reads an msprobe dump.json as run_ut does, loads every real tensor file of a "
+                 "tensor-mode\ndump and checks it against its record: dtype, shape, and the "
+                 "Max/Min/Mean/Norm\nstatistics msprobe wrote. For a statistics-mode dump it "
+                 "checks that every tensor\nrecord describes a tensor that can be generated.\n\n"
+                 "options:\n"
+                 "  -api_info, --api_info DUMP_JSON   the dump.json to check\n"
+                 "  -h, --help                        this help\n\n"
+                 "Exit status: 0 when everything matches, 1 when something does not or the "
+                 "dump cannot be\nread, 2 for a usage error. MSPROBE_LOG_LEVEL=0 also lists "
+                 "norms that match only within\nhalf-precision reduction error.\n");
+}
+
+int pc_cli_check_dump(int argc, char **argv)
+{
+    const char *api_info = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+            usage(stdout);
+            return 0;
+        }
+        if ((strcmp(argv[i], "-api_info") == 0 || strcmp(argv[i], "--api_info") == 0) &&
+            i + 1 < argc) {
+            api_info = argv[++i];
+            continue;
+        }
+        fprintf(stderr, "precheck check_dump: unexpected argument '%s'\n\n", argv[i]);
+        usage(stderr);
+        return 2;
+    }
+    if (!api_info) {
+        fprintf(stderr, "precheck check_dump: -api_info DUMP_JSON is required\n\n");
+        usage(stderr);
+        return 2;
+    }
+    char resolved[PC_PATH_BUFFER_SIZE];
+    if (pc_path_check(api_info, PC_PATH_FILE, PC_PATH_READ, ".json", resolved, sizeof resolved)) {
+        pc_log_error("%s", pc_error_message());
+        return 1;
+    }
+    pc_dump *dump = NULL;
+    if (pc_dump_open(&dump, api_info) != PC_OK) {
+        pc_log_error("%s", pc_error_message());
+        return 1;
+    }
+    check_state s = {.dump = dump};
+    long unsupported = 0, backward = 0;
+    for (size_t i = 0; i < dump->api_count; i++) {
+        const pc_dump_api *api = &dump->apis[i];
+        if (!api->api_name)
+            unsupported++;
+        if (api->backward)
+            backward++;
+        pc_dump_visit_tensors(api, check_tensor, &s);
+    }
+    pc_log_info("%s: %s dump, %zu APIs (%ld with a backward entry, %ld whose name run_ut cannot "
+                "parse), %ld tensor records",
+                api_info, dump->has_real_data ? "tensor-mode" : "statistics-mode", dump->api_count,
+                backward, unsupported, s.tensors);
+    if (s.files)
+        pc_log_info("%ld tensor files loaded: %ld match their records%s, %ld do not", s.files,
+                    s.files - s.bad_files,
+                    s.loose ? " (some norms only within half-precision "
+                              "error)"
+                            : "",
+                    s.bad_files);
+    if (s.tensors > s.files)
+        pc_log_info("%ld tensor records without files (generated from their statistics): %ld "
+                    "cannot be generated",
+                    s.tensors - s.files, s.bad_shapes);
+    pc_dump_free(dump);
+    return s.bad_files || s.bad_shapes ? 1 : 0;
+}

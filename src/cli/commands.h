@@ -1,0 +1,8 @@
+/* The subcommands of the precheck program; each takes argv from its own name on and returns
+ * the exit status (0 success, 1 failure, 2 usage error). */
+#ifndef PC_CLI_COMMANDS_H
+#define PC_CLI_COMMANDS_H
+
+int pc_cli_check_dump(int argc, char **argv);
+
+#endif
