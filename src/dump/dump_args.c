@@ -344,31 +344,6 @@ static void build_value(pc_entry_builder *b, pc_json_ref v, pc_dump_value *out)
     }
 }
 
-/* Python's bool(x) of a JSON value. */
-static bool json_truthy(const pc_json_doc *doc, pc_json_ref v)
-{
-    switch (pc_json_type_of(doc, v)) {
-    case PC_JSON_BOOL: {
-        bool x = false;
-        pc_json_get_bool(doc, v, &x);
-        return x;
-    }
-    case PC_JSON_INT:
-    case PC_JSON_FLOAT:
-        return pc_json_number(doc, v) != 0; /* NaN is truthy: NaN != 0 */
-    case PC_JSON_STRING: {
-        size_t len = 0;
-        pc_json_string(doc, v, &len);
-        return len != 0;
-    }
-    case PC_JSON_ARRAY:
-    case PC_JSON_OBJECT:
-        return pc_json_count(doc, v) != 0;
-    default:
-        return false;
-    }
-}
-
 /* ---- record types ---- */
 
 typedef struct type_row {
@@ -578,7 +553,7 @@ static void build_tensor(pc_entry_builder *b, pc_json_ref obj, pc_dump_arg *arg)
             break;
         case 'r':
             if (KEY_IS(key, len, "requires_grad"))
-                t->requires_grad = json_truthy(doc, v);
+                t->requires_grad = pc_json_truthy(doc, v);
             break;
         case 'm':
             if (KEY_IS(key, len, "md5"))
@@ -1130,7 +1105,7 @@ static void build_signature(pc_entry_builder *b, pc_json_ref body, pc_dump_entry
 
 static bool is_falsy_container_or_null(const pc_json_doc *doc, pc_json_ref v)
 {
-    return !json_truthy(doc, v);
+    return !pc_json_truthy(doc, v);
 }
 
 void pc_entry_build(pc_entry_builder *b, pc_json_ref ref, bool forward, pc_dump_entry *e)

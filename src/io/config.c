@@ -1585,33 +1585,6 @@ static void json_str(text *t, const jctx *j, pc_json_ref v, bool top, int depth)
     }
 }
 
-/* Python's truthiness of a JSON value. */
-static bool json_truthy(const pc_json_doc *doc, pc_json_ref v)
-{
-    switch (pc_json_type_of(doc, v)) {
-    case PC_JSON_BOOL: {
-        bool b = false;
-        pc_json_get_bool(doc, v, &b);
-        return b;
-    }
-    case PC_JSON_INT:
-    case PC_JSON_FLOAT: {
-        double x = pc_json_number(doc, v);
-        return x != 0 || isnan(x) || pc_json_is_big_integer(doc, v);
-    }
-    case PC_JSON_STRING: {
-        size_t len;
-        pc_json_string(doc, v, &len);
-        return len > 0;
-    }
-    case PC_JSON_ARRAY:
-    case PC_JSON_OBJECT:
-        return pc_json_count(doc, v) > 0;
-    default:
-        return false;
-    }
-}
-
 /* Whether v is a string equal to one of words. */
 static bool json_in(const pc_json_doc *doc, pc_json_ref v, const char *const *words, size_t n)
 {
@@ -1736,14 +1709,14 @@ static pc_status check_common_config(const jctx *j, pc_json_ref root)
     if (s != PC_OK)
         return s;
     pc_json_ref task = pc_json_object_get(doc, root, "task");
-    if (json_truthy(doc, task) && !json_in(doc, task, tasks, 8))
+    if (pc_json_truthy(doc, task) && !json_in(doc, task, tasks, 8))
         return fail_not_one_of("task", tasks, 8);
     pc_json_ref dump_path = pc_json_object_get(doc, root, "dump_path");
     pc_json_type dump_type = pc_json_type_of(doc, dump_path);
     if (dump_type != PC_JSON_INVALID && dump_type != PC_JSON_NULL && dump_type != PC_JSON_STRING)
         return pc_error_set(PC_ERR_INVALID, "dump_path is invalid, it should be a string");
     pc_json_ref level = pc_json_object_get(doc, root, "level");
-    if (json_truthy(doc, level) && !json_in(doc, level, levels, 5))
+    if (pc_json_truthy(doc, level) && !json_in(doc, level, levels, 5))
         return fail_not_one_of("level", levels, 5);
     pc_json_ref loader = pc_json_object_get(doc, root, "enable_dataloader");
     if (loader != PC_JSON_NONE && pc_json_type_of(doc, loader) != PC_JSON_BOOL)
@@ -1751,7 +1724,7 @@ static pc_status check_common_config(const jctx *j, pc_json_ref root)
     pc_json_ref async = pc_json_object_get(doc, root, "async_dump");
     if (async != PC_JSON_NONE && pc_json_type_of(doc, async) != PC_JSON_BOOL)
         return pc_error_set(PC_ERR_INVALID, "async_dump is invalid, it should be a boolean");
-    if (json_truthy(doc, async))
+    if (pc_json_truthy(doc, async))
         pc_log_warning("async_dump is True, it may cause OOM when dumping large tensor.");
     pc_json_ref precision = pc_json_object_get(doc, root, "precision");
     if (precision != PC_JSON_NONE && !json_in(doc, precision, precisions, 2))

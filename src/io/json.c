@@ -1513,3 +1513,27 @@ pc_status pc_json_expect_end(const char *data, size_t size, size_t pos, const ch
                             "end of input after the value");
     return PC_OK;
 }
+
+bool pc_json_truthy(const pc_json_doc *doc, pc_json_ref v)
+{
+    switch (pc_json_type_of(doc, v)) {
+    case PC_JSON_BOOL: {
+        bool b = false;
+        pc_json_get_bool(doc, v, &b);
+        return b;
+    }
+    case PC_JSON_INT:
+    case PC_JSON_FLOAT: /* NaN is truthy in Python, and NaN != 0 is true in C */
+        return pc_json_number(doc, v) != 0 || pc_json_is_big_integer(doc, v);
+    case PC_JSON_STRING: {
+        size_t len = 0;
+        pc_json_string(doc, v, &len);
+        return len > 0;
+    }
+    case PC_JSON_ARRAY:
+    case PC_JSON_OBJECT:
+        return pc_json_count(doc, v) > 0;
+    default:
+        return false;
+    }
+}

@@ -535,6 +535,22 @@ static void test_files(void **state)
     remove(dir);
 }
 
+static void test_truthy(void **state)
+{
+    (void)state;
+    const char *text = "[null, false, true, 0, 0.0, -0.0, 1, NaN, 99999999999999999999, \"\", "
+                       "\"a\", [], [0], {}, {\"k\": 0}]";
+    const bool want[] = {false, false, true, false, false, false, true, true,
+                         true,  false, true, false, true,  false, true};
+    pc_json_doc *doc = NULL;
+    assert_int_equal(pc_json_parse(&doc, text, strlen(text), "t.json"), PC_OK);
+    pc_json_ref root = pc_json_root(doc);
+    assert_int_equal(pc_json_count(doc, root), sizeof want / sizeof want[0]);
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        assert_int_equal(pc_json_truthy(doc, pc_json_array_at(doc, root, i)), want[i]);
+    pc_json_free(doc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -544,7 +560,7 @@ int main(void)
         cmocka_unit_test(test_malformed),       cmocka_unit_test(test_depth_limit),
         cmocka_unit_test(test_truncations),     cmocka_unit_test(test_corruptions),
         cmocka_unit_test(test_ranges),          cmocka_unit_test(test_scanner),
-        cmocka_unit_test(test_files),
+        cmocka_unit_test(test_files),           cmocka_unit_test(test_truthy),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

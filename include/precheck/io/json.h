@@ -124,6 +124,8 @@ const char *pc_json_string(const pc_json_doc *doc, pc_json_ref v, size_t *len);
 double pc_json_number(const pc_json_doc *doc, pc_json_ref v);
 /* Whether v is a number written as an integer literal outside int64 (PC_JSON_FLOAT). */
 bool pc_json_is_big_integer(const pc_json_doc *doc, pc_json_ref v);
+/* Python's bool() of a value: false for null, false, 0, 0.0, "", [] and {}; NaN is true. */
+bool pc_json_truthy(const pc_json_doc *doc, pc_json_ref v);
 /* Whether v is the key of an object member (keys are PC_JSON_STRING values too). */
 bool pc_json_is_key(const pc_json_doc *doc, pc_json_ref v);
 
