@@ -341,11 +341,19 @@ void pc_convert_bf16_to_f32(float *dst, const uint16_t *src, size_t n)
 /* ---------------------------------------------------------------------------------------- */
 
 /* float -> int64 as torch's CPU code behaves on x86: truncation toward zero, and the
- * "integer indefinite" INT64_MIN for NaN, infinities and values outside int64. */
-static int64_t f64_to_i64_torchlike(double d)
+ * "integer indefinite" minimum for NaN, infinities and values out of range. */
+static int64_t f64_to_i64_torchlike(double d, pc_dtype dtype)
 {
-    if (isnan(d) || d >= 0x1p63 || d < -0x1p63)
-        return INT64_MIN;
+    /* torch casts to int64 with a 64-bit truncating conversion and to every narrower integer
+     * type with a 32-bit one (then keeps the low bits), each giving its "integer indefinite"
+     * minimum for NaN, infinities and values out of its range */
+    if (dtype == PC_DTYPE_I64) {
+        if (isnan(d) || d >= 0x1p63 || d < -0x1p63)
+            return INT64_MIN;
+        return (int64_t)d;
+    }
+    if (isnan(d) || d >= 0x1p31 || d <= -0x1p31 - 1.0)
+        return INT32_MIN;
     return (int64_t)d;
 }
 
@@ -475,7 +483,7 @@ void pc_element_store(void *p, pc_dtype dtype, double re, double im)
     case PC_DTYPE_I16:
     case PC_DTYPE_I32:
     case PC_DTYPE_I64:
-        store_i64_wrapped(p, dtype, f64_to_i64_torchlike(re));
+        store_i64_wrapped(p, dtype, f64_to_i64_torchlike(re, dtype));
         break;
     case PC_DTYPE_F16: {
         uint16_t h = pc_f64_to_f16(re);

@@ -229,6 +229,15 @@ static void test_convert_buffer_casts(void **state)
     assert_int_equal(i64[0], 2);
     assert_int_equal(i64[1], -2);
     assert_true(i64[4] == INT64_MIN && i64[5] == INT64_MIN);
+    /* narrower targets go through a 32-bit conversion, as torch's do on x86 */
+    double huge[4] = {INFINITY, 3e9, -0x1p31, NAN};
+    int32_t w32[4];
+    assert_int_equal(pc_convert_buffer(w32, PC_DTYPE_I32, huge, PC_DTYPE_F64, 4), PC_OK);
+    assert_true(w32[0] == INT32_MIN && w32[1] == INT32_MIN && w32[2] == INT32_MIN &&
+                w32[3] == INT32_MIN);
+    int16_t w16[4];
+    assert_int_equal(pc_convert_buffer(w16, PC_DTYPE_I16, huge, PC_DTYPE_F64, 4), PC_OK);
+    assert_true(w16[0] == 0 && w16[3] == 0); /* low bits of INT32_MIN */
     for (int i = 0; i < 6; i++)
         assert_int_equal(b[i], 1);
     double zero = 0.0;

@@ -48,7 +48,9 @@ void pc_convert_bf16_to_f32(float *dst, const uint16_t *src, size_t n);
 /*
  * Converts n elements between any two dtypes (torch's casting rules): float -> integer
  * truncates toward zero and wraps modulo the target width like torch on x86 (NaN, infinities
- * and values beyond int64 become INT64_MIN first); anything -> bool is "!= 0" (NaN is true);
+ * and out-of-range values become INT64_MIN for int64 targets and INT32_MIN, then wrapped, for
+ * the narrower ones, as torch's 64- and 32-bit conversions give); anything -> bool is "!= 0"
+ * (NaN is true);
  * complex -> real keeps the real part; integers convert exactly between integer types.
  * Returns PC_ERR_INVALID for a bad dtype.
  */

@@ -1,0 +1,111 @@
+/*
+ * A bound call: an op plus its arguments typed by the op's schema, built from a dump record by
+ * the binder, and the results of running it (outputs, input gradients).
+ *
+ * Binding (pc_op_bind): positional arguments of input_args in schema order (after the name
+ * form's permutation), then input_kwargs by name, then the schema's defaults; optionals may be
+ * None. Accepted forms per schema type: Tensor <- tensor record (through the caller's tensor
+ * provider) or, for the op's scalar_args, a Python number (a "wrapped number"); Tensor[] <-
+ * list of tensors; int <- int; int[] <- list of ints or torch.Size, int[N] also a single int;
+ * float <- float or int; bool <- bool; str <- str; Scalar <- int, float or bool; ScalarType <-
+ * torch.dtype; Device, Layout, MemoryFormat, Generator <- anything (ignored). Anything else is
+ * PC_ERR_INVALID with a message such as
+ *   "Functional.layer_norm.0: argument 'eps': expected float, found str".
+ *
+ * OWNERSHIP: a pc_op_call owns its tensors (one reference each) and nothing else; strings
+ * point into the dump (or the schema) and live as long as it. pc_op_call_free() drops the
+ * tensors. pc_op_result and pc_op_grads own their tensors; free them with their _free.
+ */
+#ifndef PC_OPS_CALL_H
+#define PC_OPS_CALL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "precheck/core/tensor.h"
+#include "precheck/dump/dump.h"
+#include "precheck/ops/op.h"
+
+#define PC_OP_MAX_OUTPUTS    4
+#define PC_VALUE_MAX_INTS    PC_TENSOR_MAX_DIMS
+#define PC_VALUE_MAX_TENSORS 64
+
+typedef enum pc_value_kind {
+    PC_VALUE_NONE = 0, /* None (an optional argument) */
+    PC_VALUE_TENSOR,
+    PC_VALUE_TENSOR_LIST,
+    PC_VALUE_INT,
+    PC_VALUE_INT_LIST,
+    PC_VALUE_FLOAT,
+    PC_VALUE_BOOL,
+    PC_VALUE_STR,
+    PC_VALUE_DTYPE,
+    PC_VALUE_IGNORED, /* Device, Layout, MemoryFormat, Generator: accepted, not used */
+} pc_value_kind;
+
+typedef struct pc_value {
+    pc_value_kind kind;
+    /* Where it came from: input_args[src_pos], or -1 (a keyword or a default). */
+    int src_pos;
+    bool requires_grad; /* TENSOR: the dump record's requires_grad */
+    /* TENSOR built from a Python number: int64, float64 or bool 0-dim, promoted as a scalar. */
+    bool wrapped;
+    pc_tensor tensor;
+    struct {
+        pc_tensor *items; /* malloc'ed, count tensors */
+        int count;
+    } tensors;
+    int64_t i; /* INT; also the value of a BOOL (0/1) */
+    double f;  /* FLOAT; for INT and BOOL too, converted */
+    bool b;
+    const char *s;
+    pc_dtype dtype;
+    int64_t ints[PC_VALUE_MAX_INTS];
+    int nints;
+} pc_value;
+
+struct pc_op_call {
+    const pc_op *op;
+    pc_api_form form;
+    const char *full_name; /* for messages: "Torch.add.0" */
+    int nargs;             /* = op->schema->nargs */
+    pc_value args[PC_SCHEMA_MAX_ARGS];
+};
+
+struct pc_op_result {
+    int count;
+    pc_tensor tensors[PC_OP_MAX_OUTPUTS];
+};
+
+struct pc_op_grads {
+    /* by schema argument index; the null tensor where no gradient */
+    pc_tensor grads[PC_SCHEMA_MAX_ARGS];
+};
+
+/* Gives the tensor of one tensor record (the caller's choice: the real data with
+ * pc_dump_load_tensor, or generated data). *out must be a new reference; on error the
+ * provider sets the message. */
+typedef pc_status (*pc_tensor_provider)(void *ctx, const pc_dump_api *api, const pc_dump_arg *arg,
+                                        pc_tensor *out);
+
+/* Binds the forward entry of api onto the op of name (from pc_api_lookup). *out is written on
+ * success only; on failure nothing is left to free. */
+pc_status pc_op_bind(const pc_dump_api *api, const pc_api_name *name, pc_tensor_provider provider,
+                     void *ctx, pc_op_call *out);
+
+/* A second owner of every tensor of src (shares the data): for building a bench call. */
+void pc_op_call_share(pc_op_call *out, const pc_op_call *src);
+void pc_op_call_free(pc_op_call *call); /* NULL is fine; leaves an empty call */
+
+void pc_op_result_free(pc_op_result *r);
+void pc_op_grads_free(pc_op_grads *g);
+
+/* Gradient of the tensor that was input_args[pos] (NULL when none), by the src_pos of the
+ * call's arguments: what run_ut collects for the positional tensors. */
+const pc_tensor *pc_op_grads_of_input(const pc_op_call *call, const pc_op_grads *g, int pos);
+
+/* ---- reading arguments, for kernels ---- */
+const pc_value *pc_call_arg(const pc_op_call *call, int i);
+const pc_tensor *pc_call_tensor(const pc_op_call *call, int i); /* NULL when None */
+
+#endif

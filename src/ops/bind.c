@@ -1,0 +1,426 @@
+/* The binder: dump argument trees -> values typed by the op's schema (rules in call.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ops_impl.h"
+
+static const char *found_name(const pc_dump_arg *a)
+{
+    if (a->kind == PC_DUMP_ARG_RAW) {
+        switch (a->value.kind) {
+        case PC_DUMP_VALUE_INT:
+            return "int";
+        case PC_DUMP_VALUE_FLOAT:
+            return "float";
+        case PC_DUMP_VALUE_BOOL:
+            return "bool";
+        case PC_DUMP_VALUE_STR:
+            return "str";
+        default:
+            return "raw value";
+        }
+    }
+    if (a->kind == PC_DUMP_ARG_NULL)
+        return "None";
+    return pc_dump_arg_kind_name(a->kind);
+}
+
+static pc_status mismatch(const pc_op_call *call, const pc_schema_arg *sa, const char *expected,
+                          const pc_dump_arg *a)
+{
+    return pc_error_set(PC_ERR_INVALID, "%s: argument '%s': expected %s, found %s", call->full_name,
+                        sa->name, expected, found_name(a));
+}
+
+/* A Python number from a record (int, float, bool records and numpy scalars). */
+static bool number_of(const pc_dump_arg *a, pc_value *v)
+{
+    const pc_dump_value *x = &a->value;
+    switch (a->kind) {
+    case PC_DUMP_ARG_INT:
+        if (x->kind != PC_DUMP_VALUE_INT)
+            return false;
+        v->kind = PC_VALUE_INT;
+        v->i = x->u.i;
+        v->f = (double)x->u.i;
+        return true;
+    case PC_DUMP_ARG_FLOAT:
+        if (x->kind != PC_DUMP_VALUE_FLOAT && x->kind != PC_DUMP_VALUE_INT)
+            return false;
+        v->kind = PC_VALUE_FLOAT;
+        v->f = pc_dump_value_as_double(x);
+        return true;
+    case PC_DUMP_ARG_BOOL:
+        if (x->kind != PC_DUMP_VALUE_BOOL)
+            return false;
+        v->kind = PC_VALUE_BOOL;
+        v->b = x->u.b;
+        v->i = x->u.b;
+        v->f = x->u.b;
+        return true;
+    default:
+        return false;
+    }
+}
+
+static pc_status wrap_number(pc_value *v)
+{
+    pc_dtype d = v->kind == PC_VALUE_INT    ? PC_DTYPE_I64
+                 : v->kind == PC_VALUE_BOOL ? PC_DTYPE_BOOL
+                                            : PC_DTYPE_F64;
+    pc_tensor t = PC_TENSOR_NULL;
+    pc_status st = pc_tensor_alloc(&t, d, NULL, 0);
+    if (st != PC_OK)
+        return st;
+    if (d == PC_DTYPE_I64)
+        *(int64_t *)pc_tensor_data(&t) = v->i;
+    else
+        pc_tensor_fill(&t, v->f);
+    v->kind = PC_VALUE_TENSOR;
+    v->wrapped = true;
+    v->tensor = t;
+    return PC_OK;
+}
+
+static pc_status bind_tensor(const pc_op_call *call, const pc_dump_api *api,
+                             const pc_schema_arg *sa, const pc_dump_arg *a,
+                             pc_tensor_provider provider, void *ctx, pc_tensor *out, bool *rg)
+{
+    if (a->kind != PC_DUMP_ARG_TENSOR)
+        return mismatch(call, sa, "Tensor", a);
+    if (a->error)
+        return pc_error_set(PC_ERR_INVALID, "%s: argument '%s': %s", call->full_name, sa->name,
+                            a->error);
+    pc_status st = provider(ctx, api, a, out);
+    if (st != PC_OK)
+        return pc_error_prefix(st, "%s: argument '%s'", call->full_name, sa->name);
+    *rg = a->u.tensor->requires_grad;
+    return PC_OK;
+}
+
+static pc_status bind_one(pc_op_call *call, const pc_dump_api *api, int idx, const pc_dump_arg *a,
+                          pc_tensor_provider provider, void *ctx)
+{
+    const pc_schema_arg *sa = &call->op->schema->args[idx];
+    pc_value *v = &call->args[idx];
+    if (a->kind == PC_DUMP_ARG_NULL) {
+        if (!sa->optional && sa->type != PC_ARG_DEVICE && sa->type != PC_ARG_LAYOUT &&
+            sa->type != PC_ARG_MEMORY_FORMAT && sa->type != PC_ARG_GENERATOR)
+            return mismatch(call, sa, pc_arg_type_name(sa->type), a);
+        v->kind = PC_VALUE_NONE;
+        return PC_OK;
+    }
+    if (sa->is_list) {
+        if (sa->type == PC_ARG_TENSOR) {
+            if (a->kind != PC_DUMP_ARG_LIST)
+                return mismatch(call, sa, "Tensor[]", a);
+            size_t n = a->u.list.count;
+            if (n > PC_VALUE_MAX_TENSORS)
+                return pc_error_set(PC_ERR_UNSUPPORTED,
+                                    "%s: argument '%s': %zu tensors, more "
+                                    "than %d",
+                                    call->full_name, sa->name, n, PC_VALUE_MAX_TENSORS);
+            v->tensors.items = calloc(n ? n : 1, sizeof(pc_tensor));
+            if (!v->tensors.items)
+                return pc_error_set(PC_ERR_NOMEM, "out of memory");
+            v->kind = PC_VALUE_TENSOR_LIST;
+            for (size_t k = 0; k < n; k++) {
+                bool rg = false;
+                v->tensors.items[k] = PC_TENSOR_NULL;
+                pc_status st = bind_tensor(call, api, sa, &a->u.list.items[k], provider, ctx,
+                                           &v->tensors.items[k], &rg);
+                if (st != PC_OK)
+                    return st;
+                v->tensors.count = (int)k + 1;
+            }
+            return PC_OK;
+        }
+        if (sa->type != PC_ARG_INT)
+            return pc_error_set(PC_ERR_UNSUPPORTED,
+                                "%s: argument '%s': lists of %s are not "
+                                "supported",
+                                call->full_name, sa->name, pc_arg_type_name(sa->type));
+        v->kind = PC_VALUE_INT_LIST;
+        if (a->kind == PC_DUMP_ARG_INT && sa->list_size > 0) {
+            for (int k = 0; k < sa->list_size; k++)
+                v->ints[k] = a->value.u.i;
+            v->nints = sa->list_size;
+            return PC_OK;
+        }
+        if (a->kind == PC_DUMP_ARG_SIZE) {
+            if (a->u.size.rank > PC_VALUE_MAX_INTS)
+                return pc_error_set(PC_ERR_UNSUPPORTED, "%s: argument '%s': too many dimensions",
+                                    call->full_name, sa->name);
+            for (size_t k = 0; k < a->u.size.rank; k++)
+                v->ints[k] = a->u.size.dims[k];
+            v->nints = (int)a->u.size.rank;
+            return PC_OK;
+        }
+        if (a->kind != PC_DUMP_ARG_LIST || a->u.list.count > PC_VALUE_MAX_INTS)
+            return mismatch(call, sa, "int[]", a);
+        for (size_t k = 0; k < a->u.list.count; k++) {
+            const pc_dump_arg *e = &a->u.list.items[k];
+            if (e->kind != PC_DUMP_ARG_INT || e->value.kind != PC_DUMP_VALUE_INT)
+                return pc_error_set(PC_ERR_INVALID,
+                                    "%s: argument '%s': expected int[], found "
+                                    "%s at position %zu",
+                                    call->full_name, sa->name, found_name(e), k);
+            v->ints[k] = e->value.u.i;
+        }
+        v->nints = (int)a->u.list.count;
+        return PC_OK;
+    }
+    pc_value num = {0};
+    switch (sa->type) {
+    case PC_ARG_TENSOR:
+        if (a->kind != PC_DUMP_ARG_TENSOR && (call->op->scalar_args >> idx & 1u) &&
+            number_of(a, &num)) {
+            int pos = v->src_pos;
+            *v = num;
+            v->src_pos = pos;
+            return wrap_number(v);
+        }
+        v->kind = PC_VALUE_TENSOR;
+        return bind_tensor(call, api, sa, a, provider, ctx, &v->tensor, &v->requires_grad);
+    case PC_ARG_INT:
+        if (a->kind != PC_DUMP_ARG_INT || !number_of(a, v))
+            return mismatch(call, sa, "int", a);
+        return PC_OK;
+    case PC_ARG_FLOAT:
+        if ((a->kind != PC_DUMP_ARG_FLOAT && a->kind != PC_DUMP_ARG_INT) || !number_of(a, v))
+            return mismatch(call, sa, "float", a);
+        v->kind = PC_VALUE_FLOAT;
+        return PC_OK;
+    case PC_ARG_BOOL:
+        if (a->kind != PC_DUMP_ARG_BOOL || !number_of(a, v))
+            return mismatch(call, sa, "bool", a);
+        return PC_OK;
+    case PC_ARG_SCALAR:
+        if (!number_of(a, v))
+            return mismatch(call, sa, "Scalar", a);
+        return PC_OK;
+    case PC_ARG_STR:
+        if (a->kind != PC_DUMP_ARG_STR || a->value.kind != PC_DUMP_VALUE_STR)
+            return mismatch(call, sa, "str", a);
+        v->kind = PC_VALUE_STR;
+        v->s = a->value.u.s;
+        return PC_OK;
+    case PC_ARG_SCALAR_TYPE:
+        if (a->kind != PC_DUMP_ARG_DTYPE)
+            return mismatch(call, sa, "torch.dtype", a);
+        if (a->u.dtype == PC_DTYPE_INVALID)
+            return pc_error_set(PC_ERR_UNSUPPORTED, "%s: argument '%s': unknown dtype %s",
+                                call->full_name, sa->name,
+                                a->value.kind == PC_DUMP_VALUE_STR ? a->value.u.s : "?");
+        v->kind = PC_VALUE_DTYPE;
+        v->dtype = a->u.dtype;
+        return PC_OK;
+    case PC_ARG_DEVICE:
+    case PC_ARG_LAYOUT:
+    case PC_ARG_MEMORY_FORMAT:
+    case PC_ARG_GENERATOR:
+        v->kind = PC_VALUE_IGNORED;
+        return PC_OK;
+    default:
+        return pc_error_set(PC_ERR_UNSUPPORTED, "%s: argument '%s': type %s is not supported",
+                            call->full_name, sa->name, pc_arg_type_name(sa->type));
+    }
+}
+
+static void set_default(pc_value *v, const pc_schema_arg *sa)
+{
+    const pc_schema_default *d = &sa->def;
+    switch (d->kind) {
+    case PC_DEFAULT_NULL:
+        v->kind = PC_VALUE_NONE;
+        break;
+    case PC_DEFAULT_BOOL:
+        v->kind = PC_VALUE_BOOL;
+        v->b = d->b;
+        v->i = d->b;
+        v->f = d->b;
+        break;
+    case PC_DEFAULT_INT:
+        v->kind = sa->type == PC_ARG_FLOAT ? PC_VALUE_FLOAT : PC_VALUE_INT;
+        v->i = d->i;
+        v->f = (double)d->i;
+        if (sa->is_list) {
+            v->kind = PC_VALUE_INT_LIST;
+            v->nints = sa->list_size;
+            for (int k = 0; k < sa->list_size; k++)
+                v->ints[k] = d->i;
+        }
+        break;
+    case PC_DEFAULT_FLOAT:
+        v->kind = PC_VALUE_FLOAT;
+        v->f = d->f;
+        break;
+    case PC_DEFAULT_STR:
+        v->kind = PC_VALUE_STR;
+        v->s = d->text;
+        break;
+    case PC_DEFAULT_LIST:
+        v->kind = PC_VALUE_INT_LIST;
+        v->nints = d->list_len;
+        for (int k = 0; k < d->list_len; k++)
+            v->ints[k] = (int64_t)d->list[k];
+        break;
+    default: /* identifiers (memory formats) */
+        v->kind = PC_VALUE_IGNORED;
+        break;
+    }
+}
+
+pc_status pc_op_bind(const pc_dump_api *api, const pc_api_name *name, pc_tensor_provider provider,
+                     void *ctx, pc_op_call *out)
+{
+    const pc_op *op = name->op;
+    const pc_schema *s = op->schema;
+    pc_op_call *call = calloc(1, sizeof *call);
+    if (!call)
+        return pc_error_set(PC_ERR_NOMEM, "out of memory");
+    call->op = op;
+    call->form = name->form;
+    call->full_name = api->full_name;
+    call->nargs = s->nargs;
+    bool given[PC_SCHEMA_MAX_ARGS] = {0};
+    for (int i = 0; i < s->nargs; i++) {
+        call->args[i].src_pos = -1;
+        call->args[i].tensor = PC_TENSOR_NULL;
+    }
+    pc_status st = PC_OK;
+    const pc_dump_entry *e = &api->forward;
+    if (e->error) {
+        st = pc_error_set(PC_ERR_INVALID, "%s: %s", api->full_name, e->error);
+        goto fail;
+    }
+    size_t npos = e->input_args.kind == PC_DUMP_ARG_LIST ? e->input_args.u.list.count : 0;
+    if (npos > (size_t)s->npositional) {
+        st = pc_error_set(PC_ERR_INVALID,
+                          "%s: %s() takes %d positional arguments but %zu were "
+                          "given",
+                          api->full_name, s->name, s->npositional, npos);
+        goto fail;
+    }
+    for (size_t p = 0; p < npos; p++) {
+        int idx = (int)p;
+        if (call->form == PC_FORM_SWAPPED && p < 2)
+            idx = 1 - (int)p;
+        call->args[idx].src_pos = (int)p;
+        given[idx] = true;
+        st = bind_one(call, api, idx, &e->input_args.u.list.items[p], provider, ctx);
+        if (st != PC_OK)
+            goto fail;
+    }
+    for (size_t k = 0; k < e->kwarg_count; k++) {
+        const pc_dump_field *f = &e->kwargs[k];
+        int idx = pc_schema_find_arg(s, f->key);
+        if (idx < 0) {
+            st = pc_error_set(PC_ERR_UNSUPPORTED,
+                              "%s: argument '%s' is not supported by "
+                              "precheck's %s",
+                              api->full_name, f->key, s->name);
+            goto fail;
+        }
+        if (given[idx]) {
+            st = pc_error_set(PC_ERR_INVALID, "%s: %s() got multiple values for argument '%s'",
+                              api->full_name, s->name, f->key);
+            goto fail;
+        }
+        given[idx] = true;
+        st = bind_one(call, api, idx, &f->value, provider, ctx);
+        if (st != PC_OK)
+            goto fail;
+    }
+    for (int i = 0; i < s->nargs; i++) {
+        if (given[i])
+            continue;
+        if (s->args[i].def.kind == PC_DEFAULT_NONE_GIVEN) {
+            st = pc_error_set(PC_ERR_INVALID, "%s: %s() missing required argument '%s'",
+                              api->full_name, s->name, s->args[i].name);
+            goto fail;
+        }
+        set_default(&call->args[i], &s->args[i]);
+    }
+    *out = *call;
+    free(call);
+    return PC_OK;
+fail:
+    pc_op_call_free(call);
+    free(call);
+    return st;
+}
+
+void pc_op_call_share(pc_op_call *out, const pc_op_call *src)
+{
+    *out = *src;
+    for (int i = 0; i < src->nargs; i++) {
+        const pc_value *v = &src->args[i];
+        if (v->kind == PC_VALUE_TENSOR)
+            pc_tensor_share(&out->args[i].tensor, &v->tensor);
+        if (v->kind == PC_VALUE_TENSOR_LIST) {
+            out->args[i].tensors.items =
+                calloc((size_t)(v->tensors.count ? v->tensors.count : 1), sizeof(pc_tensor));
+            if (!out->args[i].tensors.items) { /* no failure path: fall back to no tensors */
+                out->args[i].tensors.count = 0;
+                continue;
+            }
+            for (int k = 0; k < v->tensors.count; k++)
+                pc_tensor_share(&out->args[i].tensors.items[k], &v->tensors.items[k]);
+        }
+    }
+}
+
+void pc_op_call_free(pc_op_call *call)
+{
+    if (!call)
+        return;
+    for (int i = 0; i < call->nargs; i++) {
+        pc_value *v = &call->args[i];
+        pc_tensor_free(&v->tensor);
+        for (int k = 0; k < v->tensors.count; k++)
+            pc_tensor_free(&v->tensors.items[k]);
+        free(v->tensors.items);
+        v->tensors.items = NULL;
+        v->tensors.count = 0;
+        v->kind = PC_VALUE_NONE;
+    }
+    call->nargs = 0;
+}
+
+void pc_op_result_free(pc_op_result *r)
+{
+    if (!r)
+        return;
+    for (int i = 0; i < PC_OP_MAX_OUTPUTS; i++)
+        pc_tensor_free(&r->tensors[i]);
+    r->count = 0;
+}
+
+void pc_op_grads_free(pc_op_grads *g)
+{
+    if (!g)
+        return;
+    for (int i = 0; i < PC_SCHEMA_MAX_ARGS; i++)
+        pc_tensor_free(&g->grads[i]);
+}
+
+const pc_tensor *pc_op_grads_of_input(const pc_op_call *call, const pc_op_grads *g, int pos)
+{
+    for (int i = 0; i < call->nargs; i++)
+        if (call->args[i].src_pos == pos)
+            return pc_tensor_is_null(&g->grads[i]) ? NULL : &g->grads[i];
+    return NULL;
+}
+
+const pc_value *pc_call_arg(const pc_op_call *call, int i)
+{
+    return &call->args[i];
+}
+
+const pc_tensor *pc_call_tensor(const pc_op_call *call, int i)
+{
+    const pc_value *v = &call->args[i];
+    return v->kind == PC_VALUE_TENSOR ? &v->tensor : NULL;
+}

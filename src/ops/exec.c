@@ -1,0 +1,113 @@
+/* Forward/backward dispatch through the op table, and the bench policy (run_ut.md §5.1). */
+#include <string.h>
+
+#include "ops_impl.h"
+
+pc_status pc_bench_policy_from_name(const char *name, pc_bench_policy *out)
+{
+    if (name && strcmp(name, "msprobe") == 0)
+        *out = PC_BENCH_MSPROBE;
+    else if (name && strcmp(name, "fp64") == 0)
+        *out = PC_BENCH_FP64;
+    else
+        return pc_error_set(PC_ERR_INVALID, "unknown bench policy '%s' (msprobe, fp64)",
+                            name ? name : "");
+    return PC_OK;
+}
+
+static bool raisable(pc_dtype d)
+{
+    return d == PC_DTYPE_F16 || d == PC_DTYPE_BF16 || d == PC_DTYPE_F32;
+}
+
+static bool never_raised(const pc_op_call *call)
+{
+    return strcmp(call->op->name, "type_as") == 0;
+}
+
+pc_dtype pc_bench_raise_dtype(const pc_op_call *call, pc_bench_policy policy)
+{
+    if (never_raised(call))
+        return PC_DTYPE_INVALID;
+    unsigned seen = 0;
+    for (int i = 0; i < call->nargs; i++) {
+        const pc_value *v = &call->args[i];
+        if (v->kind == PC_VALUE_TENSOR && !v->wrapped && raisable(v->tensor.dtype))
+            seen |= 1u << v->tensor.dtype;
+        for (int k = 0; v->kind == PC_VALUE_TENSOR_LIST && k < v->tensors.count; k++)
+            if (raisable(v->tensors.items[k].dtype))
+                seen |= 1u << v->tensors.items[k].dtype;
+    }
+    if (!seen)
+        return PC_DTYPE_INVALID;
+    if (policy == PC_BENCH_FP64)
+        return PC_DTYPE_F64;
+    if (seen & (seen - 1))
+        return PC_DTYPE_F32; /* mixed float dtypes */
+    return seen == 1u << PC_DTYPE_F32 ? PC_DTYPE_F64 : PC_DTYPE_F32;
+}
+
+static pc_status raise_tensor(pc_tensor *t, pc_dtype to)
+{
+    if (to == PC_DTYPE_INVALID || !raisable(t->dtype) || t->dtype == to)
+        return PC_OK;
+    return pc_tensor_cast(t, t, to);
+}
+
+pc_status pc_bench_prepare(const pc_op_call *call, pc_bench_policy policy, pc_op_call *out)
+{
+    pc_dtype to = pc_bench_raise_dtype(call, policy);
+    pc_op_call b;
+    pc_op_call_share(&b, call);
+    pc_status st = PC_OK;
+    for (int i = 0; i < b.nargs && st == PC_OK; i++) {
+        pc_value *v = &b.args[i];
+        if (v->kind == PC_VALUE_TENSOR && !v->wrapped)
+            st = raise_tensor(&v->tensor, to);
+        for (int k = 0; v->kind == PC_VALUE_TENSOR_LIST && k < v->tensors.count && st == PC_OK; k++)
+            st = raise_tensor(&v->tensors.items[k], to);
+    }
+    if (st != PC_OK) {
+        pc_op_call_free(&b);
+        return st;
+    }
+    *out = b;
+    return PC_OK;
+}
+
+pc_status pc_bench_prepare_grad(const pc_op_call *call, pc_bench_policy policy,
+                                const pc_tensor *grad, pc_tensor *out)
+{
+    pc_dtype to = PC_DTYPE_INVALID;
+    if (!never_raised(call) && raisable(grad->dtype))
+        to = policy == PC_BENCH_FP64 || grad->dtype == PC_DTYPE_F32 ? PC_DTYPE_F64 : PC_DTYPE_F32;
+    return pc_tensor_cast(out, grad, to == PC_DTYPE_INVALID ? grad->dtype : to);
+}
+
+pc_status pc_op_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out)
+{
+    pc_op_result r = {0};
+    pc_status st = call->op->forward(call, compute, &r);
+    if (st != PC_OK) {
+        pc_op_result_free(&r);
+        return st;
+    }
+    *out = r;
+    return PC_OK;
+}
+
+pc_status pc_op_backward(const pc_op_call *call, pc_compute compute, const pc_tensor *grad_out,
+                         pc_op_grads *out)
+{
+    if (!call->op->backward)
+        return pc_error_set(PC_ERR_UNSUPPORTED, "%s: %s has no backward in precheck",
+                            call->full_name, call->op->name);
+    pc_op_grads g = {0};
+    pc_status st = call->op->backward(call, compute, grad_out, &g);
+    if (st != PC_OK) {
+        pc_op_grads_free(&g);
+        return st;
+    }
+    *out = g;
+    return PC_OK;
+}

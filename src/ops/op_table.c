@@ -1,0 +1,255 @@
+/*
+ * The op table and the API-name table. The op rows come from op_list.h; the enum of ids and
+ * the array are generated from the same list, and a static_assert ties the array's length to
+ * the id count, so a row cannot be half-added.
+ */
+#include <assert.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ops_impl.h"
+
+typedef enum pc_op_id {
+#define X(id, schema, std, fwd, bwd, param, wrap) PC_OP_##id,
+#include "op_list.h"
+#undef X
+    PC_OP_COUNT
+} pc_op_id;
+
+static pc_schema op_schemas[PC_OP_COUNT];
+
+static pc_op op_table[] = {
+#define X(id, schema, std, fwd, bwd, param, wrap)                                                  \
+    [PC_OP_##id] = {NULL, schema, std, fwd, bwd, param, wrap, &op_schemas[PC_OP_##id]},
+#include "op_list.h"
+#undef X
+};
+static_assert(sizeof op_table / sizeof op_table[0] == PC_OP_COUNT, "one row per op id");
+
+#define OP(id) (&op_table[PC_OP_##id])
+
+/* Dump names -> ops. Tensor.x passes self first; SWAPPED exchanges the first two positional
+ * arguments (reflected dunders: other OP self; Tensor.where: self is the second argument). */
+static const pc_api_name api_names[] = {
+    {"Torch", "add", OP(ADD), PC_FORM_PLAIN},
+    {"Tensor", "add", OP(ADD), PC_FORM_PLAIN},
+    {"Tensor", "__add__", OP(ADD), PC_FORM_PLAIN},
+    {"Tensor", "__radd__", OP(ADD), PC_FORM_SWAPPED},
+    {"Tensor", "add_", OP(ADD), PC_FORM_INPLACE},
+    {"Tensor", "__iadd__", OP(ADD), PC_FORM_INPLACE},
+    {"Torch", "sub", OP(SUB), PC_FORM_PLAIN},
+    {"Torch", "subtract", OP(SUB), PC_FORM_PLAIN},
+    {"Tensor", "sub", OP(SUB), PC_FORM_PLAIN},
+    {"Tensor", "subtract", OP(SUB), PC_FORM_PLAIN},
+    {"Tensor", "__sub__", OP(SUB), PC_FORM_PLAIN},
+    {"Tensor", "sub_", OP(SUB), PC_FORM_INPLACE},
+    {"Tensor", "subtract_", OP(SUB), PC_FORM_INPLACE},
+    {"Tensor", "__isub__", OP(SUB), PC_FORM_INPLACE},
+    /* self.__rsub__(other) = other - self = rsub(self, other): no swap */
+    {"Torch", "rsub", OP(RSUB), PC_FORM_PLAIN},
+    {"Tensor", "__rsub__", OP(RSUB), PC_FORM_PLAIN},
+    {"Torch", "mul", OP(MUL), PC_FORM_PLAIN},
+    {"Torch", "multiply", OP(MUL), PC_FORM_PLAIN},
+    {"Tensor", "mul", OP(MUL), PC_FORM_PLAIN},
+    {"Tensor", "multiply", OP(MUL), PC_FORM_PLAIN},
+    {"Tensor", "__mul__", OP(MUL), PC_FORM_PLAIN},
+    {"Tensor", "__rmul__", OP(MUL), PC_FORM_SWAPPED},
+    {"Tensor", "mul_", OP(MUL), PC_FORM_INPLACE},
+    {"Tensor", "multiply_", OP(MUL), PC_FORM_INPLACE},
+    {"Tensor", "__imul__", OP(MUL), PC_FORM_INPLACE},
+    {"Torch", "div", OP(DIV), PC_FORM_PLAIN},
+    {"Torch", "divide", OP(DIV), PC_FORM_PLAIN},
+    {"Torch", "true_divide", OP(DIV), PC_FORM_PLAIN},
+    {"Tensor", "div", OP(DIV), PC_FORM_PLAIN},
+    {"Tensor", "divide", OP(DIV), PC_FORM_PLAIN},
+    {"Tensor", "true_divide", OP(DIV), PC_FORM_PLAIN},
+    {"Tensor", "__div__", OP(DIV), PC_FORM_PLAIN},
+    {"Tensor", "__truediv__", OP(DIV), PC_FORM_PLAIN},
+    {"Tensor", "__rdiv__", OP(DIV), PC_FORM_SWAPPED},
+    {"Tensor", "__rtruediv__", OP(DIV), PC_FORM_SWAPPED},
+    {"Tensor", "div_", OP(DIV), PC_FORM_INPLACE},
+    {"Tensor", "divide_", OP(DIV), PC_FORM_INPLACE},
+    {"Tensor", "true_divide_", OP(DIV), PC_FORM_INPLACE},
+    {"Tensor", "__idiv__", OP(DIV), PC_FORM_INPLACE},
+    {"Tensor", "__itruediv__", OP(DIV), PC_FORM_INPLACE},
+    {"Torch", "pow", OP(POW), PC_FORM_PLAIN},
+    {"Tensor", "pow", OP(POW), PC_FORM_PLAIN},
+    {"Tensor", "__pow__", OP(POW), PC_FORM_PLAIN},
+    {"Tensor", "__rpow__", OP(POW), PC_FORM_SWAPPED},
+    {"Tensor", "pow_", OP(POW), PC_FORM_INPLACE},
+    {"Tensor", "__ipow__", OP(POW), PC_FORM_INPLACE},
+    {"Torch", "maximum", OP(MAXIMUM), PC_FORM_PLAIN},
+    {"Tensor", "maximum", OP(MAXIMUM), PC_FORM_PLAIN},
+    {"Torch", "minimum", OP(MINIMUM), PC_FORM_PLAIN},
+    {"Tensor", "minimum", OP(MINIMUM), PC_FORM_PLAIN},
+    {"Torch", "neg", OP(NEG), PC_FORM_PLAIN},
+    {"Torch", "negative", OP(NEG), PC_FORM_PLAIN},
+    {"Tensor", "neg", OP(NEG), PC_FORM_PLAIN},
+    {"Tensor", "negative", OP(NEG), PC_FORM_PLAIN},
+    {"Tensor", "__neg__", OP(NEG), PC_FORM_PLAIN},
+    {"Tensor", "neg_", OP(NEG), PC_FORM_INPLACE},
+    {"Tensor", "negative_", OP(NEG), PC_FORM_INPLACE},
+    {"Torch", "abs", OP(ABS), PC_FORM_PLAIN},
+    {"Torch", "absolute", OP(ABS), PC_FORM_PLAIN},
+    {"Tensor", "abs", OP(ABS), PC_FORM_PLAIN},
+    {"Tensor", "absolute", OP(ABS), PC_FORM_PLAIN},
+    {"Tensor", "__abs__", OP(ABS), PC_FORM_PLAIN},
+    {"Tensor", "abs_", OP(ABS), PC_FORM_INPLACE},
+    {"Tensor", "absolute_", OP(ABS), PC_FORM_INPLACE},
+    {"Torch", "exp", OP(EXP), PC_FORM_PLAIN},
+    {"Tensor", "exp", OP(EXP), PC_FORM_PLAIN},
+    {"Tensor", "exp_", OP(EXP), PC_FORM_INPLACE},
+    {"Torch", "log", OP(LOG), PC_FORM_PLAIN},
+    {"Tensor", "log", OP(LOG), PC_FORM_PLAIN},
+    {"Tensor", "log_", OP(LOG), PC_FORM_INPLACE},
+    {"Torch", "sqrt", OP(SQRT), PC_FORM_PLAIN},
+    {"Tensor", "sqrt", OP(SQRT), PC_FORM_PLAIN},
+    {"Tensor", "sqrt_", OP(SQRT), PC_FORM_INPLACE},
+    {"Torch", "rsqrt", OP(RSQRT), PC_FORM_PLAIN},
+    {"Tensor", "rsqrt", OP(RSQRT), PC_FORM_PLAIN},
+    {"Tensor", "rsqrt_", OP(RSQRT), PC_FORM_INPLACE},
+    {"Torch", "square", OP(SQUARE), PC_FORM_PLAIN},
+    {"Tensor", "square", OP(SQUARE), PC_FORM_PLAIN},
+    {"Tensor", "square_", OP(SQUARE), PC_FORM_INPLACE},
+    {"Torch", "reciprocal", OP(RECIPROCAL), PC_FORM_PLAIN},
+    {"Tensor", "reciprocal", OP(RECIPROCAL), PC_FORM_PLAIN},
+    {"Tensor", "reciprocal_", OP(RECIPROCAL), PC_FORM_INPLACE},
+    {"Functional", "sigmoid", OP(SIGMOID), PC_FORM_PLAIN},
+    {"Torch", "sigmoid", OP(SIGMOID), PC_FORM_PLAIN},
+    {"Tensor", "sigmoid", OP(SIGMOID), PC_FORM_PLAIN},
+    {"Tensor", "sigmoid_", OP(SIGMOID), PC_FORM_INPLACE},
+    {"Functional", "tanh", OP(TANH), PC_FORM_PLAIN},
+    {"Torch", "tanh", OP(TANH), PC_FORM_PLAIN},
+    {"Tensor", "tanh", OP(TANH), PC_FORM_PLAIN},
+    {"Tensor", "tanh_", OP(TANH), PC_FORM_INPLACE},
+    {"Functional", "relu", OP(RELU), PC_FORM_PLAIN},
+    {"Functional", "relu_", OP(RELU), PC_FORM_INPLACE},
+    {"Torch", "relu", OP(RELU), PC_FORM_PLAIN},
+    {"Torch", "relu_", OP(RELU), PC_FORM_INPLACE},
+    {"Tensor", "relu", OP(RELU), PC_FORM_PLAIN},
+    {"Tensor", "relu_", OP(RELU), PC_FORM_INPLACE},
+    {"Functional", "silu", OP(SILU), PC_FORM_PLAIN},
+    {"Functional", "gelu", OP(GELU), PC_FORM_PLAIN},
+    {"Torch", "sin", OP(SIN), PC_FORM_PLAIN},
+    {"Tensor", "sin", OP(SIN), PC_FORM_PLAIN},
+    {"Tensor", "sin_", OP(SIN), PC_FORM_INPLACE},
+    {"Torch", "cos", OP(COS), PC_FORM_PLAIN},
+    {"Tensor", "cos", OP(COS), PC_FORM_PLAIN},
+    {"Tensor", "cos_", OP(COS), PC_FORM_INPLACE},
+    {"Torch", "erf", OP(ERF), PC_FORM_PLAIN},
+    {"Tensor", "erf", OP(ERF), PC_FORM_PLAIN},
+    {"Tensor", "erf_", OP(ERF), PC_FORM_INPLACE},
+    {"Torch", "clamp", OP(CLAMP), PC_FORM_PLAIN},
+    {"Torch", "clip", OP(CLAMP), PC_FORM_PLAIN},
+    {"Tensor", "clamp", OP(CLAMP), PC_FORM_PLAIN},
+    {"Tensor", "clip", OP(CLAMP), PC_FORM_PLAIN},
+    {"Tensor", "clamp_", OP(CLAMP), PC_FORM_INPLACE},
+    {"Tensor", "clip_", OP(CLAMP), PC_FORM_INPLACE},
+    {"Torch", "clamp_min", OP(CLAMP_MIN), PC_FORM_PLAIN},
+    {"Tensor", "clamp_min", OP(CLAMP_MIN), PC_FORM_PLAIN},
+    {"Tensor", "clamp_min_", OP(CLAMP_MIN), PC_FORM_INPLACE},
+    {"Torch", "clamp_max", OP(CLAMP_MAX), PC_FORM_PLAIN},
+    {"Tensor", "clamp_max", OP(CLAMP_MAX), PC_FORM_PLAIN},
+    {"Tensor", "clamp_max_", OP(CLAMP_MAX), PC_FORM_INPLACE},
+    {"Torch", "masked_fill", OP(MASKED_FILL), PC_FORM_PLAIN},
+    {"Tensor", "masked_fill", OP(MASKED_FILL), PC_FORM_PLAIN},
+    {"Tensor", "masked_fill_", OP(MASKED_FILL), PC_FORM_INPLACE},
+    {"Torch", "where", OP(WHERE), PC_FORM_PLAIN},
+    {"Tensor", "where", OP(WHERE), PC_FORM_SWAPPED},
+    {"Tensor", "float", OP(FLOAT), PC_FORM_PLAIN},
+    {"Tensor", "half", OP(HALF), PC_FORM_PLAIN},
+    {"Tensor", "bfloat16", OP(BFLOAT16), PC_FORM_PLAIN},
+    {"Tensor", "double", OP(DOUBLE), PC_FORM_PLAIN},
+    {"Tensor", "long", OP(LONG), PC_FORM_PLAIN},
+    {"Tensor", "int", OP(INT), PC_FORM_PLAIN},
+    {"Tensor", "bool", OP(BOOL), PC_FORM_PLAIN},
+    {"Tensor", "to", OP(TO), PC_FORM_PLAIN},
+    {"Tensor", "type_as", OP(TYPE_AS), PC_FORM_PLAIN},
+};
+
+static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+
+static void table_init(void)
+{
+    for (size_t i = 0; i < PC_OP_COUNT; i++) {
+        if (pc_schema_parse(op_table[i].schema_text, &op_schemas[i]) != PC_OK) {
+            fprintf(stderr, "precheck: op table: schema of row %zu does not parse: %s\n", i,
+                    pc_error_message());
+            abort();
+        }
+        op_table[i].name = op_schemas[i].name;
+    }
+}
+
+static void ensure_init(void)
+{
+    pthread_once(&init_once, table_init);
+}
+
+size_t pc_op_count(void)
+{
+    return PC_OP_COUNT;
+}
+
+const pc_op *pc_op_at(size_t i)
+{
+    ensure_init();
+    return i < PC_OP_COUNT ? &op_table[i] : NULL;
+}
+
+const pc_op *pc_op_find(const char *name)
+{
+    ensure_init();
+    for (size_t i = 0; i < PC_OP_COUNT; i++)
+        if (name && strcmp(op_table[i].name, name) == 0)
+            return &op_table[i];
+    return NULL;
+}
+
+size_t pc_api_name_count(void)
+{
+    return sizeof api_names / sizeof api_names[0];
+}
+
+const pc_api_name *pc_api_name_at(size_t i)
+{
+    ensure_init();
+    return i < pc_api_name_count() ? &api_names[i] : NULL;
+}
+
+const pc_api_name *pc_api_lookup(const char *api_type, const char *api_name)
+{
+    if (!api_type || !api_name)
+        return NULL;
+    ensure_init();
+    for (size_t i = 0; i < pc_api_name_count(); i++)
+        if (strcmp(api_names[i].api_type, api_type) == 0 &&
+            strcmp(api_names[i].api_name, api_name) == 0)
+            return &api_names[i];
+    return NULL;
+}
+
+bool pc_api_supported(const char *api_type, const char *api_name, char *why, size_t size)
+{
+    if (pc_api_lookup(api_type, api_name))
+        return true;
+    if (why && size > 0)
+        snprintf(why, size, "API %s.%s is not supported by precheck yet", api_type ? api_type : "?",
+                 api_name ? api_name : "?");
+    return false;
+}
+
+const char *pc_api_form_name(pc_api_form form)
+{
+    switch (form) {
+    case PC_FORM_PLAIN:
+        return "plain";
+    case PC_FORM_SWAPPED:
+        return "swapped";
+    case PC_FORM_INPLACE:
+        return "inplace";
+    }
+    return "?";
+}
