@@ -4,5 +4,6 @@
 #define PC_CLI_COMMANDS_H
 
 int pc_cli_check_dump(int argc, char **argv);
+int pc_cli_compare(int argc, char **argv);
 
 #endif

@@ -1,0 +1,18 @@
+/* Private to compare/: the pieces of the output comparison shared by its files. */
+#ifndef PC_COMPARE_COMPARE_IMPL_H
+#define PC_COMPARE_COMPARE_IMPL_H
+
+#include "precheck/compare/compare.h"
+
+/* Appends printf text to row->message, cutting it at PC_MESSAGE_MAX. */
+void row_append(pc_detail_row *row, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* A row with every cell SPACE, status pass and an empty message. */
+void row_init(pc_detail_row *row);
+
+/* _compare_torch_tensor: fills the dtype and shape columns, then the rest. PC_ERR_UNSUPPORTED
+ * where msprobe raises (the message is msprobe's exception text), PC_ERR_NOMEM. */
+pc_status compare_tensor(pc_detail_row *row, const char *api_name, const pc_tensor *bench,
+                         const pc_tensor *device, const pc_compare_options *opt);
+
+#endif

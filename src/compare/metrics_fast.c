@@ -1,0 +1,685 @@
+/*
+ * The fast chunk kernels: metrics_kernel.inc instantiated for the dtype pairs run_ut meets
+ * every day, each for three instruction sets (AVX-512, AVX2, the x86-64 baseline; other
+ * machines get the portable one), chosen once at run time. The kernels are written with the
+ * compiler's generic vector types (GCC/Clang vector_size), which each instruction set maps to
+ * its own registers; none of the sets enables FMA, so a*b+c is never fused and every set
+ * computes the same bits as the reference.
+ *
+ *   bench  device    promote  ULP type   lanes   when
+ *   f32    f16       f32      f32        16      float16 outputs
+ *   f32    bf16      f32      f32        16      bfloat16 outputs (read as float32)
+ *   f32    f32       f32      f64        8       float32 outputs with a float32 bench (conv)
+ *   f64    f32       f64      f64        8       float32 outputs
+ *   f64    f64       f64      f64        8       float64 outputs
+ */
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "metrics_impl.h"
+#include "precheck/core/convert.h"
+
+/* Every product and sum is rounded on its own, as numpy does; GCC never fuses a*b+c in ISO C
+ * mode, clang would (and its AVX-512 target has FMA). */
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#endif
+
+typedef double v8d __attribute__((vector_size(64)));
+typedef float v8f __attribute__((vector_size(32)));
+typedef int64_t v8l __attribute__((vector_size(64)));
+typedef int32_t v8i __attribute__((vector_size(32)));
+typedef float v16f __attribute__((vector_size(64)));
+typedef double v16d __attribute__((vector_size(128)));
+typedef int32_t v16i __attribute__((vector_size(64)));
+typedef int64_t v16l __attribute__((vector_size(128)));
+typedef uint8_t v8b __attribute__((vector_size(8)));
+typedef uint8_t v16b __attribute__((vector_size(16)));
+
+/* x broadcast to every lane of a vector of type T */
+#define VSPLAT(T, x) ((T){0} + (__typeof__(((T){0})[0]))(x))
+/* lane-wise m ? a : b, for masks of all ones / all zeros; V is the value type, M the mask's */
+#define VSEL(V, M, m, a, b) ((V)((((M)(a)) & (m)) | (((M)(b)) & ~(m))))
+#define VSEL_INT(m, a, b)   (((a) & (m)) | ((b) & ~(m)))
+/* |x| by clearing the sign bits */
+#define VABS(V, M, x)                                                                              \
+    ((V)(((M)(x)) & VSPLAT(M, sizeof(((M){0})[0]) == 4 ? (int64_t)INT32_MAX : INT64_MAX)))
+#define CVT(x, T) __builtin_convertvector((x), T)
+
+/* dst = eight values of a float or double array, as a vector of doubles */
+#define LOAD8_F64_FROM_F32(dst, p)                                                                 \
+    do {                                                                                           \
+        v8f v_;                                                                                    \
+        memcpy(&v_, (p), sizeof v_);                                                               \
+        (dst) = __builtin_convertvector(v_, v8d);                                                  \
+    } while (0)
+#define LOAD8_F64_FROM_F64(dst, p) memcpy(&(dst), (p), sizeof(dst))
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define HAVE_X86_SETS 1
+#else
+#define HAVE_X86_SETS 0
+#endif
+
+#define TARGET_AVX512 __attribute__((target("avx512f,avx512vl,avx512bw,avx512dq")))
+#define TARGET_AVX2   __attribute__((target("avx2")))
+#define TARGET_BASE
+
+/* ---- k_f32_f16: bench float, device float (from float16), promote float, ULP float ---- */
+#define KW                  16
+#define KFLAGS              v16b
+#define TB                  float
+#define TD                  float
+#define TP                  float
+#define TU                  float
+#define VB                  v16f
+#define VD                  v16f
+#define VP                  v16f
+#define VU                  v16f
+#define MB                  v16i
+#define MD                  v16i
+#define MP                  v16i
+#define MU                  v16i
+#define VSEL_B(m, a, b)     VSEL(v16f, v16i, m, a, b)
+#define VABS_B(x)           VABS(v16f, v16i, x)
+#define VSEL_D(m, a, b)     VSEL(v16f, v16i, m, a, b)
+#define VABS_D(x)           VABS(v16f, v16i, x)
+#define VSEL_P(m, a, b)     VSEL(v16f, v16i, m, a, b)
+#define VABS_P(x)           VABS(v16f, v16i, x)
+#define VSEL_U(m, a, b)     VSEL(v16f, v16i, m, a, b)
+#define VABS_U(x)           VABS(v16f, v16i, x)
+#define VSEL_MB(m, a, b)    VSEL_INT(m, a, b)
+#define KB_TO_P(x)          (x)
+#define KD_TO_P(x)          (x)
+#define KB_TO_D(x)          (x)
+#define KB_TO_U(x)          (x)
+#define KD_TO_U(x)          (x)
+#define KD_MASK_TO_P(x)     (x)
+#define KB_MASK_TO_P(x)     (x)
+#define KB_INT_TO_P(x)      (x)
+#define KB_MASK_TO_U(x)     (x)
+#define KB_LOAD_F64(dst, p) LOAD8_F64_FROM_F32(dst, p)
+#define KD_LOAD_F64(dst, p) LOAD8_F64_FROM_F32(dst, p)
+#define KB_UINT             uint32_t
+#define KB_MANT             23
+#define KB_BIAS             127
+#define KB_EXPMAX           255
+#define KB_MAX              FLT_MAX
+#define KPAIRWISE_TP        np_pairwise_f32
+#define KPAIRWISE_TU        np_pairwise_f32
+#define DEV_CONVERT         1
+#define DEV_LOAD            pc_convert_f16_to_f32
+#define CAST_F16            1
+#define KNAME               k_f32_f16_base
+#define KTARGET             TARGET_BASE
+#include "metrics_kernel.inc"
+#undef KNAME
+#undef KTARGET
+#if HAVE_X86_SETS
+#define KNAME   k_f32_f16_avx2
+#define KTARGET TARGET_AVX2
+#include "metrics_kernel.inc"
+#undef KNAME
+#undef KTARGET
+#endif
+#if HAVE_X86_SETS
+#define KNAME   k_f32_f16_avx512
+#define KTARGET TARGET_AVX512
+#include "metrics_kernel.inc"
+#undef KNAME
+#undef KTARGET
+#endif
+#undef KW
+#undef KFLAGS
+#undef TB
+#undef TD
+#undef TP
+#undef TU
+#undef VB
+#undef VD
+#undef VP
+#undef VU
+#undef MB
+#undef MD
+#undef MP
+#undef MU
+#undef VSEL_B
+#undef VSEL_D
+#undef VSEL_P
+#undef VSEL_U
+#undef VABS_B
+#undef VABS_D
+#undef VABS_P
+#undef VABS_U
+#undef VSEL_MB
+#undef KB_TO_P
+#undef KD_TO_P
+#undef KB_TO_D
+#undef KB_TO_U
+#undef KD_TO_U
+#undef KD_MASK_TO_P
+#undef KB_MASK_TO_P
+#undef KB_INT_TO_P
+#undef KB_MASK_TO_U
+#undef KB_LOAD_F64
+#undef KD_LOAD_F64
+#undef KB_UINT
+#undef KB_MANT
+#undef KB_BIAS
+#undef KB_EXPMAX
+#undef KB_MAX
+#undef KPAIRWISE_TP
+#undef KPAIRWISE_TU
+#undef DEV_CONVERT
+#undef CAST_F16
+#undef DEV_LOAD
+
+/* ---- k_f32_bf16: bench float, device float (from float16), promote float, ULP float ---- */
+#define KW                  16
+#define KFLAGS              v16b
+#define TB                  float
+#define TD                  float
+#define TP                  float
+#define TU                  float
+#define VB                  v16f
+#define VD                  v16f
+#define VP                  v16f
+#define VU                  v16f
+#define MB                  v16i
+#define MD                  v16i
+#define MP                  v16i
+#define MU                  v16i
+#define VSEL_B(m, a, b)     VSEL(v16f, v16i, m, a, b)
+#define VABS_B(x)           VABS(v16f, v16i, x)
+#define VSEL_D(m, a, b)     VSEL(v16f, v16i, m, a, b)
+#define VABS_D(x)           VABS(v16f, v16i, x)
+#define VSEL_P(m, a, b)     VSEL(v16f, v16i, m, a, b)
+#define VABS_P(x)           VABS(v16f, v16i, x)
+#define VSEL_U(m, a, b)     VSEL(v16f, v16i, m, a, b)
+#define VABS_U(x)           VABS(v16f, v16i, x)
+#define VSEL_MB(m, a, b)    VSEL_INT(m, a, b)
+#define KB_TO_P(x)          (x)
+#define KD_TO_P(x)          (x)
+#define KB_TO_D(x)          (x)
+#define KB_TO_U(x)          (x)
+#define KD_TO_U(x)          (x)
+#define KD_MASK_TO_P(x)     (x)
+#define KB_MASK_TO_P(x)     (x)
+#define KB_INT_TO_P(x)      (x)
+#define KB_MASK_TO_U(x)     (x)
+#define KB_LOAD_F64(dst, p) LOAD8_F64_FROM_F32(dst, p)
+#define KD_LOAD_F64(dst, p) LOAD8_F64_FROM_F32(dst, p)
+#define KB_UINT             uint32_t
+#define KB_MANT             23
+#define KB_BIAS             127
+#define KB_EXPMAX           255
+#define KB_MAX              FLT_MAX
+#define KPAIRWISE_TP        np_pairwise_f32
+#define KPAIRWISE_TU        np_pairwise_f32
+#define DEV_CONVERT         1
+#define DEV_LOAD            pc_convert_bf16_to_f32
+#define CAST_F16            0
+#define KNAME               k_f32_bf16_base
+#define KTARGET             TARGET_BASE
+#include "metrics_kernel.inc"
+#undef KNAME
+#undef KTARGET
+#if HAVE_X86_SETS
+#define KNAME   k_f32_bf16_avx2
+#define KTARGET TARGET_AVX2
+#include "metrics_kernel.inc"
+#undef KNAME
+#undef KTARGET
+#endif
+#if HAVE_X86_SETS
+#define KNAME   k_f32_bf16_avx512
+#define KTARGET TARGET_AVX512
+#include "metrics_kernel.inc"
+#undef KNAME
+#undef KTARGET
+#endif
+#undef KW
+#undef KFLAGS
+#undef TB
+#undef TD
+#undef TP
+#undef TU
+#undef VB
+#undef VD
+#undef VP
+#undef VU
+#undef MB
+#undef MD
+#undef MP
+#undef MU
+#undef VSEL_B
+#undef VSEL_D
+#undef VSEL_P
+#undef VSEL_U
+#undef VABS_B
+#undef VABS_D
+#undef VABS_P
+#undef VABS_U
+#undef VSEL_MB
+#undef KB_TO_P
+#undef KD_TO_P
+#undef KB_TO_D
+#undef KB_TO_U
+#undef KD_TO_U
+#undef KD_MASK_TO_P
+#undef KB_MASK_TO_P
+#undef KB_INT_TO_P
+#undef KB_MASK_TO_U
+#undef KB_LOAD_F64
+#undef KD_LOAD_F64
+#undef KB_UINT
+#undef KB_MANT
+#undef KB_BIAS
+#undef KB_EXPMAX
+#undef KB_MAX
+#undef KPAIRWISE_TP
+#undef KPAIRWISE_TU
+#undef DEV_CONVERT
+#undef CAST_F16
+#undef DEV_LOAD
+
+/* ---- k_f32_f32: bench float, device float, promote float, ULP double ---- */
+#define KW                  8
+#define KFLAGS              v8b
+#define TB                  float
+#define TD                  float
+#define TP                  float
+#define TU                  double
+#define VB                  v8f
+#define VD                  v8f
+#define VP                  v8f
+#define VU                  v8d
+#define MB                  v8i
+#define MD                  v8i
+#define MP                  v8i
+#define MU                  v8l
+#define VSEL_B(m, a, b)     VSEL(v8f, v8i, m, a, b)
+#define VABS_B(x)           VABS(v8f, v8i, x)
+#define VSEL_D(m, a, b)     VSEL(v8f, v8i, m, a, b)
+#define VABS_D(x)           VABS(v8f, v8i, x)
+#define VSEL_P(m, a, b)     VSEL(v8f, v8i, m, a, b)
+#define VABS_P(x)           VABS(v8f, v8i, x)
+#define VSEL_U(m, a, b)     VSEL(v8d, v8l, m, a, b)
+#define VABS_U(x)           VABS(v8d, v8l, x)
+#define VSEL_MB(m, a, b)    VSEL_INT(m, a, b)
+#define KB_TO_P(x)          (x)
+#define KD_TO_P(x)          (x)
+#define KB_TO_D(x)          (x)
+#define KB_TO_U(x)          CVT(x, v8d)
+#define KD_TO_U(x)          CVT(x, v8d)
+#define KD_MASK_TO_P(x)     (x)
+#define KB_MASK_TO_P(x)     (x)
+#define KB_INT_TO_P(x)      (x)
+#define KB_MASK_TO_U(x)     CVT(x, v8l)
+#define KB_LOAD_F64(dst, p) LOAD8_F64_FROM_F32(dst, p)
+#define KD_LOAD_F64(dst, p) LOAD8_F64_FROM_F32(dst, p)
+#define KB_UINT             uint32_t
+#define KB_MANT             23
+#define KB_BIAS             127
+#define KB_EXPMAX           255
+#define KB_MAX              FLT_MAX
+#define KPAIRWISE_TP        np_pairwise_f32
+#define KPAIRWISE_TU        np_pairwise_f64
+#define DEV_CONVERT         0
+#define CAST_F16            0
+#define KNAME               k_f32_f32_base
+#define KTARGET             TARGET_BASE
+#include "metrics_kernel.inc"
+#undef KNAME
+#undef KTARGET
+#if HAVE_X86_SETS
+#define KNAME   k_f32_f32_avx2
+#define KTARGET TARGET_AVX2
+#include "metrics_kernel.inc"
+#undef KNAME
+#undef KTARGET
+#endif
+#if HAVE_X86_SETS
+#define KNAME   k_f32_f32_avx512
+#define KTARGET TARGET_AVX512
+#include "metrics_kernel.inc"
+#undef KNAME
+#undef KTARGET
+#endif
+#undef KW
+#undef KFLAGS
+#undef TB
+#undef TD
+#undef TP
+#undef TU
+#undef VB
+#undef VD
+#undef VP
+#undef VU
+#undef MB
+#undef MD
+#undef MP
+#undef MU
+#undef VSEL_B
+#undef VSEL_D
+#undef VSEL_P
+#undef VSEL_U
+#undef VABS_B
+#undef VABS_D
+#undef VABS_P
+#undef VABS_U
+#undef VSEL_MB
+#undef KB_TO_P
+#undef KD_TO_P
+#undef KB_TO_D
+#undef KB_TO_U
+#undef KD_TO_U
+#undef KD_MASK_TO_P
+#undef KB_MASK_TO_P
+#undef KB_INT_TO_P
+#undef KB_MASK_TO_U
+#undef KB_LOAD_F64
+#undef KD_LOAD_F64
+#undef KB_UINT
+#undef KB_MANT
+#undef KB_BIAS
+#undef KB_EXPMAX
+#undef KB_MAX
+#undef KPAIRWISE_TP
+#undef KPAIRWISE_TU
+#undef DEV_CONVERT
+#undef CAST_F16
+
+/* ---- k_f64_f32: bench double, device float, promote double, ULP double ---- */
+#define KW                  8
+#define KFLAGS              v8b
+#define TB                  double
+#define TD                  float
+#define TP                  double
+#define TU                  double
+#define VB                  v8d
+#define VD                  v8f
+#define VP                  v8d
+#define VU                  v8d
+#define MB                  v8l
+#define MD                  v8i
+#define MP                  v8l
+#define MU                  v8l
+#define VSEL_B(m, a, b)     VSEL(v8d, v8l, m, a, b)
+#define VABS_B(x)           VABS(v8d, v8l, x)
+#define VSEL_D(m, a, b)     VSEL(v8f, v8i, m, a, b)
+#define VABS_D(x)           VABS(v8f, v8i, x)
+#define VSEL_P(m, a, b)     VSEL(v8d, v8l, m, a, b)
+#define VABS_P(x)           VABS(v8d, v8l, x)
+#define VSEL_U(m, a, b)     VSEL(v8d, v8l, m, a, b)
+#define VABS_U(x)           VABS(v8d, v8l, x)
+#define VSEL_MB(m, a, b)    VSEL_INT(m, a, b)
+#define KB_TO_P(x)          (x)
+#define KD_TO_P(x)          CVT(x, v8d)
+#define KB_TO_D(x)          CVT(x, v8f)
+#define KB_TO_U(x)          (x)
+#define KD_TO_U(x)          CVT(x, v8d)
+#define KD_MASK_TO_P(x)     CVT(x, v8l)
+#define KB_MASK_TO_P(x)     (x)
+#define KB_INT_TO_P(x)      (x)
+#define KB_MASK_TO_U(x)     (x)
+#define KB_LOAD_F64(dst, p) LOAD8_F64_FROM_F64(dst, p)
+#define KD_LOAD_F64(dst, p) LOAD8_F64_FROM_F32(dst, p)
+#define KB_UINT             uint64_t
+#define KB_MANT             52
+#define KB_BIAS             1023
+#define KB_EXPMAX           2047
+#define KB_MAX              DBL_MAX
+#define KPAIRWISE_TP        np_pairwise_f64
+#define KPAIRWISE_TU        np_pairwise_f64
+#define DEV_CONVERT         0
+#define CAST_F16            0
+#define KNAME               k_f64_f32_base
+#define KTARGET             TARGET_BASE
+#include "metrics_kernel.inc"
+#undef KNAME
+#undef KTARGET
+#if HAVE_X86_SETS
+#define KNAME   k_f64_f32_avx2
+#define KTARGET TARGET_AVX2
+#include "metrics_kernel.inc"
+#undef KNAME
+#undef KTARGET
+#endif
+#if HAVE_X86_SETS
+#define KNAME   k_f64_f32_avx512
+#define KTARGET TARGET_AVX512
+#include "metrics_kernel.inc"
+#undef KNAME
+#undef KTARGET
+#endif
+#undef KW
+#undef KFLAGS
+#undef TB
+#undef TD
+#undef TP
+#undef TU
+#undef VB
+#undef VD
+#undef VP
+#undef VU
+#undef MB
+#undef MD
+#undef MP
+#undef MU
+#undef VSEL_B
+#undef VSEL_D
+#undef VSEL_P
+#undef VSEL_U
+#undef VABS_B
+#undef VABS_D
+#undef VABS_P
+#undef VABS_U
+#undef VSEL_MB
+#undef KB_TO_P
+#undef KD_TO_P
+#undef KB_TO_D
+#undef KB_TO_U
+#undef KD_TO_U
+#undef KD_MASK_TO_P
+#undef KB_MASK_TO_P
+#undef KB_INT_TO_P
+#undef KB_MASK_TO_U
+#undef KB_LOAD_F64
+#undef KD_LOAD_F64
+#undef KB_UINT
+#undef KB_MANT
+#undef KB_BIAS
+#undef KB_EXPMAX
+#undef KB_MAX
+#undef KPAIRWISE_TP
+#undef KPAIRWISE_TU
+#undef DEV_CONVERT
+#undef CAST_F16
+
+/* ---- k_f64_f64: bench double, device double, promote double, ULP double ---- */
+#define KW                  8
+#define KFLAGS              v8b
+#define TB                  double
+#define TD                  double
+#define TP                  double
+#define TU                  double
+#define VB                  v8d
+#define VD                  v8d
+#define VP                  v8d
+#define VU                  v8d
+#define MB                  v8l
+#define MD                  v8l
+#define MP                  v8l
+#define MU                  v8l
+#define VSEL_B(m, a, b)     VSEL(v8d, v8l, m, a, b)
+#define VABS_B(x)           VABS(v8d, v8l, x)
+#define VSEL_D(m, a, b)     VSEL(v8d, v8l, m, a, b)
+#define VABS_D(x)           VABS(v8d, v8l, x)
+#define VSEL_P(m, a, b)     VSEL(v8d, v8l, m, a, b)
+#define VABS_P(x)           VABS(v8d, v8l, x)
+#define VSEL_U(m, a, b)     VSEL(v8d, v8l, m, a, b)
+#define VABS_U(x)           VABS(v8d, v8l, x)
+#define VSEL_MB(m, a, b)    VSEL_INT(m, a, b)
+#define KB_TO_P(x)          (x)
+#define KD_TO_P(x)          (x)
+#define KB_TO_D(x)          (x)
+#define KB_TO_U(x)          (x)
+#define KD_TO_U(x)          (x)
+#define KD_MASK_TO_P(x)     (x)
+#define KB_MASK_TO_P(x)     (x)
+#define KB_INT_TO_P(x)      (x)
+#define KB_MASK_TO_U(x)     (x)
+#define KB_LOAD_F64(dst, p) LOAD8_F64_FROM_F64(dst, p)
+#define KD_LOAD_F64(dst, p) LOAD8_F64_FROM_F64(dst, p)
+#define KB_UINT             uint64_t
+#define KB_MANT             52
+#define KB_BIAS             1023
+#define KB_EXPMAX           2047
+#define KB_MAX              DBL_MAX
+#define KPAIRWISE_TP        np_pairwise_f64
+#define KPAIRWISE_TU        np_pairwise_f64
+#define DEV_CONVERT         0
+#define CAST_F16            0
+#define KNAME               k_f64_f64_base
+#define KTARGET             TARGET_BASE
+#include "metrics_kernel.inc"
+#undef KNAME
+#undef KTARGET
+#if HAVE_X86_SETS
+#define KNAME   k_f64_f64_avx2
+#define KTARGET TARGET_AVX2
+#include "metrics_kernel.inc"
+#undef KNAME
+#undef KTARGET
+#endif
+#if HAVE_X86_SETS
+#define KNAME   k_f64_f64_avx512
+#define KTARGET TARGET_AVX512
+#include "metrics_kernel.inc"
+#undef KNAME
+#undef KTARGET
+#endif
+#undef KW
+#undef KFLAGS
+#undef TB
+#undef TD
+#undef TP
+#undef TU
+#undef VB
+#undef VD
+#undef VP
+#undef VU
+#undef MB
+#undef MD
+#undef MP
+#undef MU
+#undef VSEL_B
+#undef VSEL_D
+#undef VSEL_P
+#undef VSEL_U
+#undef VABS_B
+#undef VABS_D
+#undef VABS_P
+#undef VABS_U
+#undef VSEL_MB
+#undef KB_TO_P
+#undef KD_TO_P
+#undef KB_TO_D
+#undef KB_TO_U
+#undef KD_TO_U
+#undef KD_MASK_TO_P
+#undef KB_MASK_TO_P
+#undef KB_INT_TO_P
+#undef KB_MASK_TO_U
+#undef KB_LOAD_F64
+#undef KD_LOAD_F64
+#undef KB_UINT
+#undef KB_MANT
+#undef KB_BIAS
+#undef KB_EXPMAX
+#undef KB_MAX
+#undef KPAIRWISE_TP
+#undef KPAIRWISE_TU
+#undef DEV_CONVERT
+#undef CAST_F16
+
+typedef struct kernel_row {
+    pc_dtype bench, device;
+    np_type ulp;    /* the ULP computation type the kernel uses */
+    chunk_fn fn[3]; /* baseline, AVX2, AVX-512 */
+} kernel_row;
+
+#if HAVE_X86_SETS
+#define KROW(b, d, u, name)                                                                        \
+    {                                                                                              \
+        b, d, u,                                                                                   \
+        {                                                                                          \
+            name##_base_chunk, name##_avx2_chunk, name##_avx512_chunk                              \
+        }                                                                                          \
+    }
+#else
+#define KROW(b, d, u, name)                                                                        \
+    {                                                                                              \
+        b, d, u,                                                                                   \
+        {                                                                                          \
+            name##_base_chunk, name##_base_chunk, name##_base_chunk                                \
+        }                                                                                          \
+    }
+#endif
+
+static const kernel_row kernels[] = {
+    KROW(PC_DTYPE_F32, PC_DTYPE_F16, NP_F32, k_f32_f16),
+    KROW(PC_DTYPE_F32, PC_DTYPE_BF16, NP_F32, k_f32_bf16),
+    KROW(PC_DTYPE_F32, PC_DTYPE_F32, NP_F64, k_f32_f32),
+    KROW(PC_DTYPE_F64, PC_DTYPE_F32, NP_F64, k_f64_f32),
+    KROW(PC_DTYPE_F64, PC_DTYPE_F64, NP_F64, k_f64_f64),
+};
+
+static int cpu_level(void)
+{
+#if HAVE_X86_SETS
+    static int level = -1;
+    if (level < 0) {
+        __builtin_cpu_init();
+        if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+            __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq"))
+            level = 2;
+        else if (__builtin_cpu_supports("avx2"))
+            level = 1;
+        else
+            level = 0;
+    }
+    return level;
+#else
+    return 0;
+#endif
+}
+
+static int level_cap = -1;
+
+int metrics_fast_set_isa(int level)
+{
+    level_cap = level;
+    return level < 0 ? cpu_level() : level;
+}
+
+chunk_fn fast_chunk_for(const metrics_plan *p, const pc_metrics_input *in)
+{
+    if (p->zero_dim || p->ulp_fp8)
+        return NULL;
+    for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++) {
+        const kernel_row *k = &kernels[i];
+        if (k->bench != in->bench_dtype || k->device != in->device_dtype)
+            continue;
+        if ((p->groups & GROUP_ULP) && k->ulp != p->t_ulp)
+            return NULL;
+        int level = cpu_level();
+        if (level_cap >= 0 && level_cap < level)
+            level = level_cap;
+        return k->fn[level];
+    }
+    return NULL;
+}

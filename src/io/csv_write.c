@@ -1,0 +1,443 @@
+#include "precheck/io/csv.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <float.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "precheck/core/convert.h"
+
+pc_csv_cell pc_csv_space(void)
+{
+    return (pc_csv_cell){.kind = PC_CSV_SPACE};
+}
+
+pc_csv_cell pc_csv_text(const char *text)
+{
+    return (pc_csv_cell){.kind = PC_CSV_TEXT, .v.text = text};
+}
+
+pc_csv_cell pc_csv_f64(double x)
+{
+    return (pc_csv_cell){.kind = PC_CSV_F64, .v.f64 = x};
+}
+
+pc_csv_cell pc_csv_f32(float x)
+{
+    return (pc_csv_cell){.kind = PC_CSV_F32, .v.f32 = x};
+}
+
+pc_csv_cell pc_csv_f16(uint16_t bits)
+{
+    return (pc_csv_cell){.kind = PC_CSV_F16, .v.f16 = bits};
+}
+
+pc_csv_cell pc_csv_int(int64_t x)
+{
+    return (pc_csv_cell){.kind = PC_CSV_INT, .v.i64 = x};
+}
+
+/* Copies text into dst like snprintf("%s") and returns its length. */
+static int put_text(char *dst, size_t size, const char *text)
+{
+    size_t n = strlen(text);
+    if (size > 0) {
+        size_t k = n < size - 1 ? n : size - 1;
+        memcpy(dst, text, k);
+        dst[k] = '\0';
+    }
+    return (int)n;
+}
+
+int pc_format_fixed(char *dst, size_t size, double x, int precision)
+{
+    if (precision < 0)
+        precision = 0;
+    if (precision > PC_CSV_MAX_PRECISION)
+        precision = PC_CSV_MAX_PRECISION;
+    /* C prints a NaN with its sign bit as "-nan"; Python prints every NaN as "nan". */
+    if (isnan(x))
+        return put_text(dst, size, "nan");
+    return snprintf(dst, size, "%.*f", precision, x);
+}
+
+/*
+ * numpy's shortest round-trip digits (Dragon4 in "unique" mode) for a value of a narrow float
+ * type: the fewest significant digits whose decimal value reads back as the same value of that
+ * type, and among those the one nearest to the value. A correctly rounded "%.*e" gives the
+ * nearest decimal of each length; at a power of two the rounding interval is lopsided, so its
+ * neighbours one unit in the last digit away are tried too.
+ */
+typedef bool (*roundtrip_fn)(const char *text, double value);
+
+static bool roundtrip_f32(const char *text, double value)
+{
+    return (double)strtof(text, NULL) == value;
+}
+
+static bool roundtrip_f16(const char *text, double value)
+{
+    /* Decimal -> double -> float16 rounds like decimal -> float16 for the at most 5 digits
+     * tried: such a decimal never lies within half a double ulp of a float16 midpoint unless
+     * it is that midpoint, which double holds exactly. */
+    return (double)pc_f16_to_f32(pc_f64_to_f16(strtod(text, NULL))) == value;
+}
+
+typedef struct digits {
+    char d[24]; /* significant digits, no trailing zeros (at least one digit) */
+    int n;      /* how many */
+    int exp10;  /* the value is 0.d * 10^(exp10 + 1), i.e. d[0] is the 10^exp10 digit */
+} digits;
+
+/* Parses the mantissa digits and exponent of "%.*e" output of a positive number. */
+static void parse_sci(const char *s, digits *out)
+{
+    out->n = 0;
+    const char *p = s;
+    for (; *p && *p != 'e'; p++)
+        if (*p >= '0' && *p <= '9' && out->n < (int)sizeof out->d - 1)
+            out->d[out->n++] = *p;
+    out->exp10 = *p == 'e' ? atoi(p + 1) : 0;
+    while (out->n > 1 && out->d[out->n - 1] == '0')
+        out->n--;
+    out->d[out->n] = '\0';
+}
+
+/* Writes "d.ddde+XX" of the digits (all n of them, none trimmed) into buf. */
+static void sci_text(char *buf, size_t size, const char *d, int n, int exp10)
+{
+    if (n == 1)
+        snprintf(buf, size, "%ce%d", d[0], exp10);
+    else
+        snprintf(buf, size, "%c.%.*se%d", d[0], n - 1, d + 1, exp10);
+}
+
+/* Adds delta (+1 or -1) in the last of the n digits of d (carrying); returns false when the
+ * result leaves the n-digit range (it would change the exponent). */
+static bool bump_digits(char *d, int n, int delta)
+{
+    for (int i = n - 1; i >= 0; i--) {
+        int v = d[i] - '0' + delta;
+        if (v >= 0 && v <= 9) {
+            d[i] = (char)('0' + v);
+            return !(i == 0 && v == 0);
+        }
+        d[i] = delta > 0 ? '0' : '9';
+    }
+    return false;
+}
+
+static void shortest_digits(double value, int max_digits, roundtrip_fn ok, digits *out)
+{
+    char buf[64];
+    for (int n = 1; n <= max_digits; n++) {
+        snprintf(buf, sizeof buf, "%.*e", n - 1, value);
+        digits near;
+        near.n = 0;
+        const char *p = buf;
+        for (; *p && *p != 'e'; p++)
+            if (*p >= '0' && *p <= '9')
+                near.d[near.n++] = *p;
+        near.d[near.n] = '\0';
+        near.exp10 = atoi(p + 1);
+        /* The correctly rounded candidate (glibc rounds ties to even, as numpy's Dragon4
+         * does); its neighbours only when it does not read back. */
+        char text[64];
+        sci_text(text, sizeof text, near.d, near.n, near.exp10);
+        if (ok(text, value)) {
+            parse_sci(text, out);
+            return;
+        }
+        bool found = false;
+        double best_dist = 0;
+        digits best = near;
+        for (int delta = -1; delta <= 1; delta += 2) {
+            digits c = near;
+            if (!bump_digits(c.d, c.n, delta))
+                continue;
+            sci_text(text, sizeof text, c.d, c.n, c.exp10);
+            if (!ok(text, value))
+                continue;
+            double dist = fabs(strtod(text, NULL) - value);
+            if (!found || dist < best_dist) {
+                found = true;
+                best_dist = dist;
+                best = c;
+            }
+        }
+        if (found) {
+            sci_text(text, sizeof text, best.d, best.n, best.exp10);
+            parse_sci(text, out);
+            return;
+        }
+    }
+    snprintf(buf, sizeof buf, "%.*e", max_digits - 1, value);
+    parse_sci(buf, out);
+}
+
+/* numpy's str() layout of the shortest digits of a finite nonzero |value| (sign added by the
+ * caller): positional with at least one fraction digit, or scientific with the fraction
+ * trimmed and a signed exponent of at least two digits. */
+static int layout_repr(char *dst, size_t size, bool negative, double magnitude, const digits *dg)
+{
+    char out[PC_CSV_NUMBER_MAX];
+    size_t k = 0;
+    if (negative)
+        out[k++] = '-';
+    bool positional = magnitude < 1e16 && magnitude >= 1e-4;
+    if (positional) {
+        if (dg->exp10 >= 0) {
+            for (int i = 0; i <= dg->exp10; i++)
+                out[k++] = i < dg->n ? dg->d[i] : '0';
+            out[k++] = '.';
+            if (dg->n > dg->exp10 + 1)
+                for (int i = dg->exp10 + 1; i < dg->n; i++)
+                    out[k++] = dg->d[i];
+            else
+                out[k++] = '0';
+        } else {
+            out[k++] = '0';
+            out[k++] = '.';
+            for (int i = 0; i < -dg->exp10 - 1; i++)
+                out[k++] = '0';
+            for (int i = 0; i < dg->n; i++)
+                out[k++] = dg->d[i];
+        }
+        out[k] = '\0';
+    } else {
+        out[k++] = dg->d[0];
+        if (dg->n > 1) {
+            out[k++] = '.';
+            for (int i = 1; i < dg->n; i++)
+                out[k++] = dg->d[i];
+        }
+        int e = dg->exp10;
+        snprintf(out + k, sizeof out - k, "e%c%02d", e < 0 ? '-' : '+', e < 0 ? -e : e);
+    }
+    return put_text(dst, size, out);
+}
+
+static int format_repr(char *dst, size_t size, double x, int max_digits, roundtrip_fn ok)
+{
+    if (isnan(x))
+        return put_text(dst, size, "nan");
+    if (isinf(x))
+        return put_text(dst, size, x < 0 ? "-inf" : "inf");
+    if (x == 0)
+        return put_text(dst, size, signbit(x) ? "-0.0" : "0.0");
+    digits dg;
+    shortest_digits(fabs(x), max_digits, ok, &dg);
+    return layout_repr(dst, size, signbit(x) != 0, fabs(x), &dg);
+}
+
+int pc_format_f32_repr(char *dst, size_t size, float x)
+{
+    return format_repr(dst, size, (double)x, 9, roundtrip_f32);
+}
+
+int pc_format_f16_repr(char *dst, size_t size, uint16_t bits)
+{
+    return format_repr(dst, size, (double)pc_f16_to_f32(bits), 5, roundtrip_f16);
+}
+
+int pc_csv_format_cell(char *dst, size_t size, const pc_csv_cell *cell, int precision)
+{
+    switch (cell->kind) {
+    case PC_CSV_SPACE:
+        return put_text(dst, size, " ");
+    case PC_CSV_EMPTY:
+        return put_text(dst, size, "");
+    case PC_CSV_TEXT:
+        return put_text(dst, size, cell->v.text ? cell->v.text : "");
+    case PC_CSV_F64:
+        return pc_format_fixed(dst, size, cell->v.f64, precision);
+    case PC_CSV_F32:
+        return pc_format_f32_repr(dst, size, cell->v.f32);
+    case PC_CSV_F16:
+        return pc_format_f16_repr(dst, size, cell->v.f16);
+    case PC_CSV_INT:
+        return snprintf(dst, size, "%" PRId64, cell->v.i64);
+    }
+    return put_text(dst, size, "");
+}
+
+/* ---- buffers ---- */
+
+void pc_csv_buffer_free(pc_csv_buffer *buf)
+{
+    free(buf->data);
+    *buf = PC_CSV_BUFFER_INIT;
+}
+
+void pc_csv_buffer_clear(pc_csv_buffer *buf)
+{
+    buf->len = 0;
+    if (buf->data)
+        buf->data[0] = '\0';
+}
+
+static pc_status reserve(pc_csv_buffer *buf, size_t extra)
+{
+    if (buf->cap - buf->len > extra)
+        return PC_OK;
+    size_t need = buf->len + extra + 1;
+    if (need < buf->len)
+        return pc_error_set(PC_ERR_NOMEM, "CSV buffer: size overflow");
+    size_t cap = buf->cap ? buf->cap : 1024;
+    while (cap < need)
+        cap = cap > SIZE_MAX / 2 ? need : cap * 2;
+    char *p = realloc(buf->data, cap);
+    if (!p)
+        return pc_error_set(PC_ERR_NOMEM, "CSV buffer: cannot allocate %zu bytes", cap);
+    buf->data = p;
+    buf->cap = cap;
+    return PC_OK;
+}
+
+static bool needs_quotes(const char *s)
+{
+    return strpbrk(s, ",\"\r\n") != NULL;
+}
+
+static pc_status append_field(pc_csv_buffer *buf, const char *s)
+{
+    size_t n = strlen(s);
+    if (!needs_quotes(s)) {
+        pc_status st = reserve(buf, n);
+        if (st != PC_OK)
+            return st;
+        memcpy(buf->data + buf->len, s, n);
+        buf->len += n;
+        buf->data[buf->len] = '\0';
+        return PC_OK;
+    }
+    size_t quotes = 0;
+    for (const char *p = s; *p; p++)
+        quotes += *p == '"';
+    pc_status st = reserve(buf, n + quotes + 2);
+    if (st != PC_OK)
+        return st;
+    char *o = buf->data + buf->len;
+    *o++ = '"';
+    for (const char *p = s; *p; p++) {
+        if (*p == '"')
+            *o++ = '"';
+        *o++ = *p;
+    }
+    *o++ = '"';
+    buf->len = (size_t)(o - buf->data);
+    buf->data[buf->len] = '\0';
+    return PC_OK;
+}
+
+static pc_status append_raw(pc_csv_buffer *buf, const char *s, size_t n)
+{
+    pc_status st = reserve(buf, n);
+    if (st != PC_OK)
+        return st;
+    memcpy(buf->data + buf->len, s, n);
+    buf->len += n;
+    buf->data[buf->len] = '\0';
+    return PC_OK;
+}
+
+pc_status pc_csv_append_row(pc_csv_buffer *buf, const pc_csv_cell *cells, size_t n, int precision)
+{
+    size_t start = buf->len;
+    pc_status st = PC_OK;
+    for (size_t i = 0; i < n && st == PC_OK; i++) {
+        if (i > 0)
+            st = append_raw(buf, ",", 1);
+        if (st != PC_OK)
+            break;
+        if (cells[i].kind == PC_CSV_TEXT) {
+            st = append_field(buf, cells[i].v.text ? cells[i].v.text : "");
+        } else {
+            char num[PC_CSV_NUMBER_MAX];
+            pc_csv_format_cell(num, sizeof num, &cells[i], precision);
+            st = append_field(buf, num);
+        }
+    }
+    if (st == PC_OK)
+        st = append_raw(buf, "\r\n", 2);
+    if (st != PC_OK && buf->data) { /* a row is appended whole or not at all */
+        buf->len = start;
+        buf->data[start] = '\0';
+    }
+    return st;
+}
+
+pc_status pc_csv_append_text_row(pc_csv_buffer *buf, const char *const *fields, size_t n)
+{
+    pc_csv_cell cells[64];
+    if (n > sizeof cells / sizeof cells[0])
+        return pc_error_set(PC_ERR_RANGE, "CSV row: %zu fields, at most 64", n);
+    for (size_t i = 0; i < n; i++)
+        cells[i] = pc_csv_text(fields[i]);
+    return pc_csv_append_row(buf, cells, n, 0);
+}
+
+/* ---- files ---- */
+
+static const char utf8_bom[3] = {'\xEF', '\xBB', '\xBF'};
+
+static pc_status write_all(int fd, const char *p, size_t n, const char *path)
+{
+    while (n > 0) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            return pc_error_set(PC_ERR_IO, "%s: cannot write: %s", path, strerror(errno));
+        }
+        p += w;
+        n -= (size_t)w;
+    }
+    return PC_OK;
+}
+
+pc_status pc_csv_append_file(const char *path, const pc_csv_buffer *buf)
+{
+    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0640);
+    if (fd < 0) {
+        int e = errno;
+        return pc_error_set(e == ENOENT ? PC_ERR_NOT_FOUND : PC_ERR_IO, "%s: cannot open: %s", path,
+                            strerror(e));
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        int e = errno;
+        close(fd);
+        return pc_error_set(PC_ERR_IO, "%s: cannot stat: %s", path, strerror(e));
+    }
+    pc_status status = PC_OK;
+    if (buf->len > 0) {
+        /* BOM and rows go out in one write, so that a reader never sees half of them. */
+        bool bom = st.st_size == 0;
+        size_t total = buf->len + (bom ? sizeof utf8_bom : 0);
+        char *out = bom ? malloc(total) : buf->data;
+        if (!out) {
+            close(fd);
+            return pc_error_set(PC_ERR_NOMEM, "%s: cannot allocate %zu bytes", path, total);
+        }
+        if (bom) {
+            memcpy(out, utf8_bom, sizeof utf8_bom);
+            memcpy(out + sizeof utf8_bom, buf->data, buf->len);
+        }
+        status = write_all(fd, out, total, path);
+        if (bom)
+            free(out);
+    }
+    if (status == PC_OK && fchmod(fd, 0640) != 0)
+        status = pc_error_set(PC_ERR_IO, "%s: cannot set mode 0640: %s", path, strerror(errno));
+    if (close(fd) != 0 && status == PC_OK)
+        status = pc_error_set(PC_ERR_IO, "%s: cannot close: %s", path, strerror(errno));
+    return status;
+}
