@@ -5,6 +5,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc 2>/dev/null || echo 2)
 
+if command -v clang-format >/dev/null && git rev-parse --git-dir >/dev/null 2>&1; then
+    echo "== clang-format"
+    git ls-files '*.c' '*.h' '*.inc' | xargs clang-format --dry-run -Werror
+fi
+
 echo "== Release build"
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build -j "$jobs"

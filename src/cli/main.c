@@ -21,8 +21,7 @@ static int cmd_dtypes(int argc, char **argv);
 static const cli_command commands[] = {
     {"check_dump", "check that an msprobe dump and its tensor files are readable and agree",
      pc_cli_check_dump},
-    {"compare", "the details row run_ut writes for one bench/device tensor pair",
-     pc_cli_compare},
+    {"compare", "the details row run_ut writes for one bench/device tensor pair", pc_cli_compare},
     {"dtypes", "print the dtype table with msprobe's per-dtype thresholds", cmd_dtypes},
 };
 enum { COMMAND_COUNT = sizeof commands / sizeof commands[0] };
