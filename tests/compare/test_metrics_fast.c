@@ -268,12 +268,75 @@ static void huge_n(void **state)
     }
 }
 
+/* Full chunks of ordinary values with a single special value inside one of them: the fast
+ * paths that handle whole clean chunks must notice it (all-special data hides such bugs). */
+static void sparse_special_values(void **state)
+{
+    (void)state;
+    const size_t n = 3 * 8192;
+    void *bench = malloc(n * 8), *device = malloc(n * 8);
+    assert_non_null(bench);
+    assert_non_null(device);
+    struct {
+        size_t at;
+        int on_device;
+        double value;
+    } specials[] = {
+        {8192 + 100, 0, INFINITY}, {2 * 8192 + 5, 1, NAN},  {8192 + 7, 0, 1e30},
+        {8192 + 9, 1, -INFINITY},  {2 * 8192 + 77, 0, NAN}, {8192 + 3, 1, 70000.0},
+    };
+    int compared = 0;
+    for (int isa = 0; isa <= 2; isa++) {
+        metrics_fast_set_isa(isa);
+        for (size_t pi = 0; pi < sizeof pairs / sizeof pairs[0]; pi++) {
+            const pair_case *pc = &pairs[pi];
+            for (size_t sp = 0; sp < sizeof specials / sizeof specials[0]; sp++) {
+                for (size_t i = 0; i < n; i++) {
+                    double b = ldexp(1 + uniform(), (int)(next_u64() % 16) - 8);
+                    store(bench, pc->bench, i, b);
+                    store(device, pc->device, i, b * (1 + (uniform() - 0.5) * 0x1p-9));
+                }
+                store(specials[sp].on_device ? device : bench,
+                      specials[sp].on_device ? pc->device : pc->bench, specials[sp].at,
+                      specials[sp].value);
+                for (size_t k = 0; k < sizeof standards / sizeof standards[0]; k++) {
+                    if (standards[k] == PC_STANDARD_ULP && pc->output == PC_DTYPE_F64)
+                        continue;
+                    pc_metrics_input in = {
+                        .bench = bench,
+                        .bench_dtype = pc->bench,
+                        .device = device,
+                        .device_dtype = pc->device,
+                        .n = (int64_t)n,
+                        .output_dtype = pc->output,
+                        .standard = standards[k],
+                        .threads = 1,
+                    };
+                    pc_metrics_result fast, ref;
+                    assert_int_equal(pc_metrics_compute(&in, &fast), PC_OK);
+                    assert_int_equal(pc_metrics_compute_reference(&in, &ref), PC_OK);
+                    char what[128];
+                    snprintf(what, sizeof what, "isa %d, %s vs %s, special %zu", isa,
+                             pc_dtype_name(pc->bench), pc_dtype_name(pc->device), sp);
+                    assert_same_result(&fast, &ref, what);
+                    compared++;
+                }
+            }
+        }
+    }
+    metrics_fast_set_isa(-1);
+    print_message("%d sparse-special comparisons, all bit-identical\n", compared);
+    free(bench);
+    free(device);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(fast_matches_reference),
         cmocka_unit_test(thread_count_does_not_matter),
         cmocka_unit_test(huge_n),
+        cmocka_unit_test(sparse_special_values),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
