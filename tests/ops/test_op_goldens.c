@@ -23,8 +23,9 @@
  * except for the ops below, whose VJPs do not match torch's yet. Each limit is what the code
  * reaches today, so any regression fails; they are known gaps, listed in docs/ops.md, to be
  * closed (the target is the default):
- *   tanh, silu, gelu: the derivative is computed from a different formula than torch's (the
- *     float64 bench differs by thousands of ULP near the zero crossings, where 1 - y^2 cancels);
+ *   tanh, silu, gelu: the gradient is computed from the output (dy * (1 - y^2), as torch
+ *     does); where y is near +-1 that cancels, so a 1-ULP difference between our tanh and
+ *     torch's vectorised one becomes thousands of ULP of the gradient;
  *   mul, div, rsub: a float16 tensor with a 0-dim float32 tensor: torch forms the scalar's
  *     gradient from float16 products, precheck rounds once.
  */
