@@ -3,6 +3,7 @@
 #ifndef PC_CLI_COMMANDS_H
 #define PC_CLI_COMMANDS_H
 
+int pc_cli_api_precision_compare(int argc, char **argv);
 int pc_cli_check_dump(int argc, char **argv);
 int pc_cli_compare(int argc, char **argv);
 

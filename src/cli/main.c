@@ -19,6 +19,8 @@ typedef struct cli_command {
 static int cmd_dtypes(int argc, char **argv);
 
 static const cli_command commands[] = {
+    {"api_precision_compare", "judge NPU run_ut details against GPU ones (msprobe's standards)",
+     pc_cli_api_precision_compare},
     {"check_dump", "check that an msprobe dump and its tensor files are readable and agree",
      pc_cli_check_dump},
     {"compare", "the details row run_ut writes for one bench/device tensor pair", pc_cli_compare},
@@ -34,8 +36,8 @@ static void print_usage(FILE *out)
                  "accuracy.\n\ncommands:\n");
     for (int i = 0; i < COMMAND_COUNT; i++)
         fprintf(out, "  %-22s %s\n", commands[i].name, commands[i].summary);
-    fprintf(out, "\nThe msprobe pre-check commands (run_ut, multi_run_ut, "
-                 "api_precision_compare) are not in this build yet.\n"
+    fprintf(out, "\nmsprobe's spelling 'precheck -f pytorch <command> ...' is accepted too.\n"
+                 "run_ut and multi_run_ut are not in this build yet.\n"
                  "Run 'precheck <command> --help' for a command's options.\n");
 }
 
@@ -86,6 +88,19 @@ int main(int argc, char **argv)
     if (argc < 2) {
         print_usage(stderr);
         return 2;
+    }
+    /* msprobe's spelling: msprobe -f pytorch <command> ... */
+    if (argc >= 3 && (strcmp(argv[1], "-f") == 0 || strcmp(argv[1], "--framework") == 0)) {
+        if (strcmp(argv[2], "pytorch") != 0) {
+            fprintf(stderr, "precheck: -f %s: only the pytorch framework is supported\n", argv[2]);
+            return 2;
+        }
+        argc -= 2;
+        argv += 2;
+        if (argc < 2) {
+            print_usage(stderr);
+            return 2;
+        }
     }
     const char *cmd = argv[1];
     if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "help") == 0) {

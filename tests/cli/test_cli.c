@@ -94,12 +94,64 @@ static void test_check_dump(void **state)
     assert_non_null(strstr(out, "usage: precheck check_dump"));
 }
 
+/* Reads a whole small file into buf (NUL-terminated); returns its length. */
+static size_t slurp(const char *path, char *buf, size_t size)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    size_t n = fread(buf, 1, size - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    return n;
+}
+
+/* The msprobe spelling through the binary, on a real pair: both outputs byte-identical. */
+static void test_api_precision_compare(void **state)
+{
+    (void)state;
+    static char out[16384], got[1 << 17], want[1 << 17];
+    char dir[512], args[2048], cmd[1200];
+    assert_non_null(pc_test_tmpdir(dir, sizeof dir));
+    const char *f = PC_TEST_FIXTURES "/msprobe";
+    snprintf(args, sizeof args,
+             "-f pytorch api_precision_compare -npu '%s/run_ut/gpt_bf16_tensor/"
+             "accuracy_checking_details_20261202102156.csv' -gpu '%s/run_ut/gpt_tensor/"
+             "accuracy_checking_details_20261202102100.csv' -o '%s'",
+             f, f, dir);
+    assert_int_equal(run(args, 1, out, sizeof out), 0);
+    const char *kinds[] = {"details", "result"};
+    for (int k = 0; k < 2; k++) {
+        snprintf(cmd, sizeof cmd, "ls '%s'/api_precision_compare_%s_*.csv", dir, kinds[k]);
+        FILE *p = popen(cmd, "r");
+        char path[1024] = "";
+        assert_non_null(fgets(path, sizeof path, p));
+        pclose(p);
+        path[strcspn(path, "\n")] = '\0';
+        size_t n = slurp(path, got, sizeof got);
+        snprintf(cmd, sizeof cmd,
+                 "ls '%s'/precision_compare/gpt_bf16_vs_fp32/"
+                 "api_precision_compare_%s_*.csv",
+                 f, kinds[k]);
+        p = popen(cmd, "r");
+        assert_non_null(fgets(path, sizeof path, p));
+        pclose(p);
+        path[strcspn(path, "\n")] = '\0';
+        size_t m = slurp(path, want, sizeof want);
+        assert_int_equal(n, m);
+        assert_memory_equal(got, want, n);
+    }
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+    assert_int_equal(run("-f tensorflow dtypes", 1, out, sizeof out), 2);
+    assert_non_null(strstr(out, "only the pytorch framework is supported"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_help),         cmocka_unit_test(test_version),
         cmocka_unit_test(test_dtypes_table), cmocka_unit_test(test_usage_errors),
-        cmocka_unit_test(test_check_dump),
+        cmocka_unit_test(test_check_dump),   cmocka_unit_test(test_api_precision_compare),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,117 @@
+/*
+ * api_precision_compare (spec compare.md §9): judges the NPU's run_ut errors against the GPU's,
+ * row by row with the precision standard of each API, from two accuracy_checking_details CSVs,
+ * and writes api_precision_compare_details_<ts>.csv (28 columns, one row per NPU row) and
+ * api_precision_compare_result_<ts>.csv (one row per API: forward and backward verdicts).
+ *
+ * Two levels:
+ *   - pc_pcmp_judge_row(): the verdict of one NPU row against its GPU row, from the cells as
+ *     text (pure function; for tests and for other front ends);
+ *   - pc_pcmp_run(): the whole command on two files.
+ *
+ * Where precheck does what msprobe documents rather than what its code does (grouping of an
+ * API's rows that are not consecutive, the all-numeric-column quirk, a missing Shape column,
+ * outputs on failure) see docs/precision_compare.md and docs/COMPATIBILITY.md.
+ */
+#ifndef PC_PRECISION_COMPARE_H
+#define PC_PRECISION_COMPARE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "precheck/core/status.h"
+#include "precheck/io/csv.h"
+
+/* The run_ut details columns api_precision_compare reads, in this order. */
+typedef enum pc_pcmp_col {
+    PC_PCMP_COL_API_NAME = 0,
+    PC_PCMP_COL_DEVICE_DTYPE,
+    PC_PCMP_COL_SMALL_VALUE, /* 小值域错误占比 */
+    PC_PCMP_COL_RMSE,        /* 均方根误差 */
+    PC_PCMP_COL_MAX_REL,     /* 相对误差最大值 */
+    PC_PCMP_COL_MEAN_REL,    /* 相对误差平均值 */
+    PC_PCMP_COL_EB,          /* 误差均衡性 */
+    PC_PCMP_COL_BINARY,      /* 二进制一致错误率 */
+    PC_PCMP_COL_INF_NAN,     /* inf/nan错误率 */
+    PC_PCMP_COL_REL_ERR,     /* 相对误差错误率 */
+    PC_PCMP_COL_ABS_ERR,     /* 绝对误差错误率 */
+    PC_PCMP_COL_ULP_MEAN,    /* ULP误差平均值 */
+    PC_PCMP_COL_ULP_PROP,    /* ULP误差大于阈值占比 */
+    PC_PCMP_COL_THOUSANDTH,  /* 双千指标 */
+    PC_PCMP_COL_REQUIRED_COUNT,
+    PC_PCMP_COL_SHAPE = PC_PCMP_COL_REQUIRED_COUNT, /* read, not required */
+    PC_PCMP_COL_MESSAGE,                            /* read, not required */
+    PC_PCMP_COL_COUNT
+} pc_pcmp_col;
+
+/* The column's header text, e.g. "小值域错误占比". */
+const char *pc_pcmp_col_name(pc_pcmp_col col);
+
+/* One input row: the cells as read (after CSV unquoting); NULL means the column is absent. */
+typedef struct pc_pcmp_row {
+    const char *cell[PC_PCMP_COL_COUNT];
+} pc_pcmp_row;
+
+/* The 28 output columns of the details CSV. */
+enum { PC_PCMP_DETAILS_COLUMNS = 28 };
+const char *const *pc_pcmp_details_header(void);
+const char *const *pc_pcmp_result_header(void); /* 4 columns */
+
+/* A row verdict. Statuses are the words "pass", "error", "SKIP". */
+typedef struct pc_pcmp_verdict {
+    const char *status; /* 比对结果 */
+    bool raised;        /* SKIP because a cell was not a number (msprobe's exception path) */
+    pc_csv_cell cells[PC_PCMP_DETAILS_COLUMNS]; /* the details row, API Name first */
+    char message[1024];                         /* backing store for the Message cell */
+} pc_pcmp_verdict;
+
+/*
+ * The verdict of an NPU row against its GPU row (spec §9.4-§9.5; gpu is read only by the
+ * benchmark and ULP rules). The cells of *out borrow npu's strings and out's own buffers, so
+ * both must outlive the use of out->cells. A cell that must be a number and is not (blank, or
+ * not Python float() syntax) makes the row SKIP with msprobe's message, e.g. "ERROR: Input data
+ * is an empty string". Never fails.
+ */
+void pc_pcmp_judge_row(const pc_pcmp_row *npu, const pc_pcmp_row *gpu, pc_pcmp_verdict *out);
+
+/* Python float() on a cell after pandas' NA handling: "" and pandas' NA words give NaN,
+ * surrounding whitespace is ignored, whitespace only is PC_ERR_INVALID ("ERROR: Input data is
+ * an empty string"), anything else that is not a Python float literal PC_ERR_INVALID too. */
+pc_status pc_pcmp_parse_float(const char *text, double *out);
+
+/* AGG of §9.8 over a list of statuses, incrementally: start from PC_PCMP_AGG_INIT, add each. */
+typedef unsigned pc_pcmp_agg;
+#define PC_PCMP_AGG_INIT 0u
+pc_pcmp_agg pc_pcmp_agg_add(pc_pcmp_agg agg, const char *status);
+/* " " for an empty list, else "SKIP", "error", "Warning" or "pass". Static storage. */
+const char *pc_pcmp_agg_result(pc_pcmp_agg agg);
+
+typedef struct pc_pcmp_options {
+    const char *npu_path;  /* -npu */
+    const char *gpu_path;  /* -gpu */
+    const char *out_dir;   /* -o; NULL means "./" */
+    const char *timestamp; /* YYYYmmddHHMMSS for the file names; NULL means now (local time) */
+} pc_pcmp_options;
+
+typedef struct pc_pcmp_summary {
+    size_t npu_rows;       /* data rows read from the NPU CSV */
+    size_t gpu_rows;       /* data rows read from the GPU CSV */
+    size_t details_rows;   /* rows written to the details CSV */
+    size_t result_rows;    /* rows written to the result CSV */
+    size_t unmatched_rows; /* NPU rows without a GPU row of the same name (skipped) */
+    char details_path[4200];
+    char result_path[4200];
+} pc_pcmp_summary;
+
+/*
+ * Runs api_precision_compare. Both outputs are written under temporary names and renamed into
+ * place only when the whole analysis succeeded; on failure neither output exists. NPU rows
+ * without a GPU match are logged as WARNINGs (the first ones by name, then a count) and skipped,
+ * as msprobe does. Errors (message set): the path checks' statuses, PC_ERR_FORMAT for a CSV that
+ * is not a run_ut details CSV (missing columns, empty file) or a row name that would be a CSV
+ * formula, PC_ERR_INVALID for an NPU row whose name has several GPU rows, PC_ERR_IO, PC_ERR_NOMEM.
+ * summary may be NULL.
+ */
+pc_status pc_pcmp_run(const pc_pcmp_options *opt, pc_pcmp_summary *summary);
+
+#endif

@@ -1,0 +1,19 @@
+/* Private to precision_compare/: the parts of a details row name. */
+#ifndef PC_PCMP_IMPL_H
+#define PC_PCMP_IMPL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct pcmp_name {
+    bool valid;            /* 6 or 7 dot-separated parts */
+    char api[256];         /* the basic API name ("matmul", "pre.api"); "" when invalid */
+    size_t full_len;       /* bytes of "Type.api.idx" at the start of the name */
+    const char *direction; /* "forward" / "backward" (not NUL-terminated), inside the name */
+    size_t direction_len;
+} pcmp_name;
+
+/* Splits name as msprobe does (§9.3 step 3); false (and a zeroed *out) when invalid. */
+bool pcmp_name_parse(const char *name, pcmp_name *out);
+
+#endif

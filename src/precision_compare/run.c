@@ -1,0 +1,586 @@
+/*
+ * api_precision_compare on two files: the GPU CSV is indexed by API Name (only the cells the
+ * rules read from it are kept), the NPU CSV is streamed one row at a time, details rows go out
+ * as they are judged, and result rows, one per API in the order APIs first appear, are written
+ * at the end. Both outputs are written under temporary names and renamed when all went well, so
+ * a failed run leaves nothing that looks complete.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "precheck/core/log.h"
+#include "precheck/io/csv.h"
+#include "precheck/io/csv_read.h"
+#include "precheck/precision_compare/precision_compare.h"
+#include "precision_compare/pcmp_impl.h"
+
+/* ---- a bump allocator for strings that live as long as the run ---- */
+
+typedef struct chunk {
+    struct chunk *next;
+    size_t used, cap;
+    char data[];
+} chunk;
+
+typedef struct strpool {
+    chunk *head;
+} strpool;
+
+static const char *pool_dup(strpool *p, const char *s)
+{
+    size_t n = strlen(s) + 1;
+    if (!p->head || p->head->cap - p->head->used < n) {
+        size_t cap = n > 60000 ? n : 60000;
+        chunk *c = malloc(sizeof *c + cap);
+        if (!c)
+            return NULL;
+        c->next = p->head;
+        c->used = 0;
+        c->cap = cap;
+        p->head = c;
+    }
+    char *d = p->head->data + p->head->used;
+    memcpy(d, s, n);
+    p->head->used += n;
+    return d;
+}
+
+static void pool_free(strpool *p)
+{
+    while (p->head) {
+        chunk *n = p->head->next;
+        free(p->head);
+        p->head = n;
+    }
+}
+
+/* ---- a string-keyed open-addressing table of indices ---- */
+
+typedef struct table_slot {
+    uint64_t hash;
+    size_t index; /* index + 1; 0 = empty */
+} table_slot;
+
+typedef struct table {
+    table_slot *slot;
+    size_t cap; /* power of two */
+    size_t count;
+} table;
+
+static uint64_t hash_str(const char *s)
+{
+    uint64_t h = 1469598103934665603u;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211u;
+    return h ^ (h >> 29);
+}
+
+/* key(ctx, i) gives the key of index i. */
+typedef const char *(*key_fn)(const void *ctx, size_t i);
+
+/* The slot holding name, or the empty slot where it would go. The hash is kept in the slot so
+ * that probing past other names, and growing, read no key. */
+static size_t table_find(const table *t, const char *name, uint64_t h, key_fn key, const void *ctx)
+{
+    size_t mask = t->cap - 1, pos = (size_t)h & mask;
+    while (t->slot[pos].index &&
+           (t->slot[pos].hash != h || strcmp(key(ctx, t->slot[pos].index - 1), name) != 0))
+        pos = (pos + 1) & mask;
+    return pos;
+}
+
+static pc_status table_grow(table *t)
+{
+    if (t->cap && (t->count + 1) * 2 <= t->cap)
+        return PC_OK;
+    size_t cap = t->cap ? t->cap * 2 : 1024;
+    table_slot *slot = calloc(cap, sizeof *slot);
+    if (!slot)
+        return pc_error_set(PC_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < t->cap; i++) {
+        if (!t->slot[i].index)
+            continue;
+        size_t pos = (size_t)t->slot[i].hash & (cap - 1);
+        while (slot[pos].index)
+            pos = (pos + 1) & (cap - 1);
+        slot[pos] = t->slot[i];
+    }
+    free(t->slot);
+    t->slot = slot;
+    t->cap = cap;
+    return PC_OK;
+}
+
+/* ---- the GPU index ---- */
+
+static const pc_pcmp_col gpu_kept[] = {
+    PC_PCMP_COL_SMALL_VALUE, PC_PCMP_COL_RMSE,     PC_PCMP_COL_MAX_REL, PC_PCMP_COL_MEAN_REL,
+    PC_PCMP_COL_EB,          PC_PCMP_COL_ULP_MEAN, PC_PCMP_COL_ULP_PROP};
+enum { GPU_KEPT = sizeof gpu_kept / sizeof gpu_kept[0] };
+
+typedef struct gpu_row {
+    const char *name;
+    const char *cell[GPU_KEPT];
+    size_t count; /* rows with this name */
+} gpu_row;
+
+typedef struct gpu_index {
+    gpu_row *rows;
+    size_t n, cap;
+    table t;
+} gpu_index;
+
+static const char *gpu_key(const void *ctx, size_t i)
+{
+    return ((const gpu_index *)ctx)->rows[i].name;
+}
+
+/* ---- the per-API result table ---- */
+
+typedef struct api_entry {
+    const char *name;    /* full name, or the row name of a direct row */
+    const char *api;     /* basic API name */
+    const char *message; /* direct rows: the message; others: skip_msg (malloc'd) */
+    pc_pcmp_agg fwd, bwd;
+    bool direct; /* an invalid-name or raised row: [name, SKIP, SKIP, message] */
+    bool last_skip_dtype;
+} api_entry;
+
+typedef struct api_table {
+    api_entry *e;
+    size_t n, cap;
+    table t;
+} api_table;
+
+static const char *api_key(const void *ctx, size_t i)
+{
+    return ((const api_table *)ctx)->e[i].name;
+}
+
+static pc_status api_push(api_table *a, api_entry entry)
+{
+    if (a->n == a->cap) {
+        size_t cap = a->cap ? a->cap * 2 : 256;
+        api_entry *e = realloc(a->e, cap * sizeof *e);
+        if (!e)
+            return pc_error_set(PC_ERR_NOMEM, "out of memory");
+        a->e = e;
+        a->cap = cap;
+    }
+    a->e[a->n++] = entry;
+    return PC_OK;
+}
+
+/* ---- reading ---- */
+
+typedef struct columns {
+    long at[PC_PCMP_COL_COUNT]; /* field index of each column, -1 when absent */
+} columns;
+
+static pc_status read_header(pc_csv_reader *r, const char *which, columns *cols)
+{
+    bool has;
+    pc_status st = pc_csv_reader_next(r, &has);
+    if (st != PC_OK)
+        return st;
+    if (!has)
+        return pc_error_set(PC_ERR_FORMAT,
+                            "%s is empty: expected a run_ut accuracy_checking_details CSV (%s)",
+                            pc_csv_reader_name(r), which);
+    for (int c = 0; c < PC_PCMP_COL_COUNT; c++)
+        cols->at[c] = -1;
+    bool result_csv = false;
+    for (size_t i = 0; i < pc_csv_reader_field_count(r); i++) {
+        const char *f = pc_csv_reader_field(r, i, NULL);
+        if (strcmp(f, "Forward Test Success") == 0)
+            result_csv = true;
+        for (int c = 0; c < PC_PCMP_COL_COUNT; c++)
+            if (cols->at[c] < 0 && strcmp(f, pc_pcmp_col_name((pc_pcmp_col)c)) == 0)
+                cols->at[c] = (long)i;
+    }
+    char missing[2048] = "";
+    size_t len = 0;
+    for (int c = 0; c < PC_PCMP_COL_REQUIRED_COUNT; c++)
+        if (cols->at[c] < 0 && len < sizeof missing)
+            len += (size_t)snprintf(missing + len, sizeof missing - len, "%s'%s'", len ? ", " : "",
+                                    pc_pcmp_col_name((pc_pcmp_col)c));
+    if (len)
+        return pc_error_set(PC_ERR_FORMAT, "The following columns {%s} are missing in%s (%s)%s",
+                            missing, which, pc_csv_reader_name(r),
+                            result_csv ? ": this is an accuracy_checking_result CSV; pass the "
+                                         "accuracy_checking_details CSV of the same run"
+                                       : "");
+    return PC_OK;
+}
+
+static void row_of(const pc_csv_reader *r, const columns *cols, pc_pcmp_row *row)
+{
+    for (int c = 0; c < PC_PCMP_COL_COUNT; c++)
+        row->cell[c] = cols->at[c] < 0 ? NULL : pc_csv_reader_field(r, (size_t)cols->at[c], NULL);
+    if (!row->cell[PC_PCMP_COL_API_NAME])
+        row->cell[PC_PCMP_COL_API_NAME] = "";
+}
+
+static pc_status gpu_load(const char *path, gpu_index *g, strpool *pool, size_t *rows)
+{
+    pc_csv_reader *r;
+    pc_status st = pc_csv_reader_open(path, &r);
+    if (st != PC_OK)
+        return st;
+    columns cols;
+    if ((st = read_header(r, "gpu_csv", &cols)) != PC_OK)
+        goto done;
+    bool has;
+    while ((st = pc_csv_reader_next(r, &has)) == PC_OK && has) {
+        pc_pcmp_row row;
+        row_of(r, &cols, &row);
+        (*rows)++;
+        if ((st = table_grow(&g->t)) != PC_OK)
+            goto done;
+        uint64_t h = hash_str(row.cell[PC_PCMP_COL_API_NAME]);
+        size_t pos = table_find(&g->t, row.cell[PC_PCMP_COL_API_NAME], h, gpu_key, g);
+        if (g->t.slot[pos].index) {
+            g->rows[g->t.slot[pos].index - 1].count++;
+            continue;
+        }
+        if (g->n == g->cap) {
+            size_t cap = g->cap ? g->cap * 2 : 1024;
+            gpu_row *p = realloc(g->rows, cap * sizeof *p);
+            if (!p) {
+                st = pc_error_set(PC_ERR_NOMEM, "out of memory reading %s", path);
+                goto done;
+            }
+            g->rows = p;
+            g->cap = cap;
+        }
+        gpu_row *gr = &g->rows[g->n];
+        gr->count = 1;
+        if (!(gr->name = pool_dup(pool, row.cell[PC_PCMP_COL_API_NAME]))) {
+            st = pc_error_set(PC_ERR_NOMEM, "out of memory reading %s", path);
+            goto done;
+        }
+        for (int k = 0; k < GPU_KEPT; k++) {
+            const char *c = row.cell[gpu_kept[k]];
+            gr->cell[k] = c ? pool_dup(pool, c) : NULL;
+            if (c && !gr->cell[k]) {
+                st = pc_error_set(PC_ERR_NOMEM, "out of memory reading %s", path);
+                goto done;
+            }
+        }
+        g->n++;
+        g->t.slot[pos] = (table_slot){h, g->n};
+        g->t.count++;
+    }
+done:
+    pc_csv_reader_free(r);
+    return st;
+}
+
+/* msprobe refuses to write a value that a spreadsheet would run as a formula. */
+static bool formula_like(const char *s)
+{
+    static const char *const lead[] = {"＋", "－", "＝", "％", "＠", "+", "-", "=", "%", "@"};
+    for (const char *q = s; q; q = strchr(q, ';')) {
+        if (q != s)
+            q++;
+        for (size_t i = 0; i < sizeof lead / sizeof lead[0]; i++)
+            if (strncmp(q, lead[i], strlen(lead[i])) == 0)
+                return true;
+    }
+    return false;
+}
+
+/* ---- writing ---- */
+
+typedef struct out_file {
+    char tmp[4300];
+    char final[4200];
+    pc_csv_buffer buf;
+} out_file;
+
+static pc_status out_flush(out_file *o, bool force)
+{
+    if (!force && o->buf.len < (1u << 20))
+        return PC_OK;
+    pc_status st = pc_csv_append_file(o->tmp, &o->buf);
+    pc_csv_buffer_clear(&o->buf);
+    return st;
+}
+
+static pc_status out_open(out_file *o, const char *dir, const char *kind, const char *ts)
+{
+    size_t n = strlen(dir);
+    const char *sep = n && dir[n - 1] == '/' ? "" : "/";
+    snprintf(o->final, sizeof o->final, "%s%sapi_precision_compare_%s_%s.csv", dir, sep, kind, ts);
+    snprintf(o->tmp, sizeof o->tmp, "%s.partial", o->final);
+    if (access(o->final, F_OK) == 0)
+        return pc_error_set(PC_ERR_INVALID, "%s already exists; choose another output directory",
+                            o->final);
+    unlink(o->tmp);
+    return PC_OK;
+}
+
+static pc_status write_result_rows(out_file *o, const api_table *a)
+{
+    for (size_t i = 0; i < a->n; i++) {
+        const api_entry *e = &a->e[i];
+        const char *fields[4];
+        char msg[2048];
+        fields[0] = e->name;
+        if (e->direct) {
+            fields[1] = fields[2] = "SKIP";
+            fields[3] = e->message;
+        } else if (e->last_skip_dtype) {
+            fields[1] = fields[2] = "SKIP";
+            fields[3] = "This data type does not support benchmark compare.";
+        } else {
+            fields[1] = pc_pcmp_agg_result(e->fwd);
+            fields[2] = pc_pcmp_agg_result(e->bwd);
+            bool topk = strcmp(fields[1], "error") == 0 && strcmp(e->api, "topk") == 0;
+            snprintf(msg, sizeof msg, "%s%s",
+                     topk ? "在npu上，topk的入参sorted=False时不生效，会返回有序tensor，而cpu上会返"
+                            "回无序tensor。 如果topk精度不达标，请检查是否是该原因导致的。"
+                          : "",
+                     strcmp(fields[1], "SKIP") == 0 && e->message ? e->message : "");
+            fields[3] = msg;
+        }
+        pc_status st = pc_csv_append_text_row(&o->buf, fields, 4);
+        if (st == PC_OK)
+            st = out_flush(o, false);
+        if (st != PC_OK)
+            return st;
+    }
+    return PC_OK;
+}
+
+typedef struct run_state {
+    gpu_index gpu;
+    api_table apis;
+    strpool pool;
+    out_file details, result;
+    pc_pcmp_verdict verdict;
+} run_state;
+
+static pc_status set_skip_msg(api_entry *e, const char *msg)
+{
+    free((char *)e->message);
+    e->message = NULL;
+    if (!msg)
+        return PC_OK;
+    e->message = strdup(msg);
+    return e->message ? PC_OK : pc_error_set(PC_ERR_NOMEM, "out of memory");
+}
+
+static pc_status add_direct(run_state *s, const char *name, const char *msg)
+{
+    const char *n = pool_dup(&s->pool, name), *m = pool_dup(&s->pool, msg);
+    if (!n || !m)
+        return pc_error_set(PC_ERR_NOMEM, "out of memory");
+    return api_push(&s->apis, (api_entry){.name = n, .message = m, .direct = true});
+}
+
+enum { UNMATCHED_NAMED = 10 };
+
+static pc_status npu_loop(run_state *s, const char *path, pc_pcmp_summary *sum)
+{
+    pc_csv_reader *r;
+    pc_status st = pc_csv_reader_open(path, &r);
+    if (st != PC_OK)
+        return st;
+    columns cols;
+    if ((st = read_header(r, "npu_csv", &cols)) != PC_OK)
+        goto done;
+    bool has;
+    while ((st = pc_csv_reader_next(r, &has)) == PC_OK && has) {
+        pc_pcmp_row npu;
+        row_of(r, &cols, &npu);
+        sum->npu_rows++;
+        const char *name = npu.cell[PC_PCMP_COL_API_NAME];
+        if (formula_like(name)) {
+            st = pc_error_set(PC_ERR_FORMAT,
+                              "%s:%zu: the API Name '%s' starts with a character that makes it "
+                              "a spreadsheet formula; it is not written to the output",
+                              path, pc_csv_reader_line(r), name);
+            goto done;
+        }
+        size_t pos = table_find(&s->gpu.t, name, hash_str(name), gpu_key, &s->gpu);
+        const gpu_row *g =
+            s->gpu.t.slot[pos].index ? &s->gpu.rows[s->gpu.t.slot[pos].index - 1] : NULL;
+        pcmp_name parts;
+        if (!pcmp_name_parse(name, &parts)) {
+            char msg[1200];
+            snprintf(msg, sizeof msg, "The API name %.1000s is invalid.", name);
+            pc_pcmp_verdict *v = &s->verdict;
+            for (int i = 0; i < PC_PCMP_DETAILS_COLUMNS; i++)
+                v->cells[i] = pc_csv_space();
+            v->cells[0] = pc_csv_text(name);
+            v->cells[25] = pc_csv_text("SKIP");
+            v->cells[27] = pc_csv_text(msg);
+            if ((st = pc_csv_append_row(&s->details.buf, v->cells, PC_PCMP_DETAILS_COLUMNS, 14)) !=
+                    PC_OK ||
+                (st = add_direct(s, name, msg)) != PC_OK)
+                goto done;
+            sum->details_rows++;
+            continue;
+        }
+        if (!g) {
+            if (sum->unmatched_rows < UNMATCHED_NAMED)
+                pc_log_warning("This API : %s does not exist in the GPU data.", name);
+            sum->unmatched_rows++;
+            continue;
+        }
+        if (g->count > 1) {
+            st = pc_error_set(PC_ERR_INVALID,
+                              "This API : %s has multiple records in the GPU data (%zu rows).",
+                              name, g->count);
+            goto done;
+        }
+        pc_pcmp_row gpu = {{0}};
+        gpu.cell[PC_PCMP_COL_API_NAME] = g->name;
+        for (int k = 0; k < GPU_KEPT; k++)
+            gpu.cell[gpu_kept[k]] = g->cell[k];
+        pc_pcmp_verdict *v = &s->verdict;
+        pc_pcmp_judge_row(&npu, &gpu, v);
+        if ((st = pc_csv_append_row(&s->details.buf, v->cells, PC_PCMP_DETAILS_COLUMNS, 14)) !=
+            PC_OK)
+            goto done;
+        sum->details_rows++;
+        if ((st = out_flush(&s->details, false)) != PC_OK)
+            goto done;
+        if (v->raised) {
+            if ((st = add_direct(s, name, v->message)) != PC_OK)
+                goto done;
+            continue;
+        }
+        /* the API's entry, made on its first row */
+        char full[4096];
+        snprintf(full, sizeof full, "%.*s", (int)parts.full_len, name);
+        if ((st = table_grow(&s->apis.t)) != PC_OK)
+            goto done;
+        uint64_t fh = hash_str(full);
+        size_t ap = table_find(&s->apis.t, full, fh, api_key, &s->apis);
+        if (!s->apis.t.slot[ap].index) {
+            const char *n = pool_dup(&s->pool, full), *a = pool_dup(&s->pool, parts.api);
+            if (!n || !a) {
+                st = pc_error_set(PC_ERR_NOMEM, "out of memory");
+                goto done;
+            }
+            if ((st = api_push(&s->apis, (api_entry){.name = n, .api = a})) != PC_OK)
+                goto done;
+            s->apis.t.slot[ap] = (table_slot){fh, s->apis.n};
+            s->apis.t.count++;
+        }
+        api_entry *e = &s->apis.e[s->apis.t.slot[ap].index - 1];
+        const char *dt =
+            npu.cell[PC_PCMP_COL_DEVICE_DTYPE] ? npu.cell[PC_PCMP_COL_DEVICE_DTYPE] : "";
+        e->last_skip_dtype = strcmp(dt, "torch.float64") == 0 ||
+                             strcmp(dt, "torch.complex64") == 0 ||
+                             strcmp(dt, "torch.complex128") == 0;
+        if (e->last_skip_dtype)
+            continue;
+        if (parts.direction_len == 7 && strncmp(parts.direction, "forward", 7) == 0) {
+            e->fwd = pc_pcmp_agg_add(e->fwd, v->status);
+            const char *m = npu.cell[PC_PCMP_COL_MESSAGE];
+            if ((st = set_skip_msg(e, strcmp(v->status, "SKIP") == 0 ? (m && *m ? m : "nan")
+                                                                     : NULL)) != PC_OK)
+                goto done;
+        } else if (parts.direction_len == 8 && strncmp(parts.direction, "backward", 8) == 0) {
+            e->bwd = pc_pcmp_agg_add(e->bwd, v->status);
+        } else {
+            pc_log_error("The API name %s has neither forward nor backward as its direction.",
+                         name);
+        }
+    }
+done:
+    pc_csv_reader_free(r);
+    return st;
+}
+
+pc_status pc_pcmp_run(const pc_pcmp_options *opt, pc_pcmp_summary *summary)
+{
+    pc_pcmp_summary local;
+    pc_pcmp_summary *sum = summary ? summary : &local;
+    memset(sum, 0, sizeof *sum);
+    if (!opt || !opt->npu_path || !opt->gpu_path)
+        return pc_error_set(PC_ERR_INVALID, "api_precision_compare needs -npu and -gpu");
+    char ts[32];
+    if (opt->timestamp) {
+        snprintf(ts, sizeof ts, "%s", opt->timestamp);
+    } else {
+        time_t now = time(NULL);
+        struct tm tm;
+        localtime_r(&now, &tm);
+        strftime(ts, sizeof ts, "%Y%m%d%H%M%S", &tm);
+    }
+    run_state *s = calloc(1, sizeof *s);
+    if (!s)
+        return pc_error_set(PC_ERR_NOMEM, "out of memory");
+    const char *dir = opt->out_dir ? opt->out_dir : "./";
+    bool opened = false;
+    pc_status st;
+    /* both headers first, as msprobe checks both before it writes anything */
+    {
+        pc_csv_reader *r;
+        columns cols;
+        if ((st = pc_csv_reader_open(opt->npu_path, &r)) != PC_OK)
+            goto done;
+        st = read_header(r, "npu_csv", &cols);
+        pc_csv_reader_free(r);
+        if (st != PC_OK)
+            goto done;
+    }
+    if ((st = gpu_load(opt->gpu_path, &s->gpu, &s->pool, &sum->gpu_rows)) != PC_OK)
+        goto done;
+    if ((st = table_grow(&s->gpu.t)) != PC_OK)
+        goto done;
+    if ((st = out_open(&s->details, dir, "details", ts)) != PC_OK ||
+        (st = out_open(&s->result, dir, "result", ts)) != PC_OK)
+        goto done;
+    opened = true;
+    if ((st = pc_csv_append_text_row(&s->result.buf, pc_pcmp_result_header(), 4)) != PC_OK ||
+        (st = pc_csv_append_text_row(&s->details.buf, pc_pcmp_details_header(),
+                                     PC_PCMP_DETAILS_COLUMNS)) != PC_OK)
+        goto done;
+    if ((st = npu_loop(s, opt->npu_path, sum)) != PC_OK)
+        goto done;
+    if (sum->unmatched_rows)
+        pc_log_warning("%zu NPU row(s) have no row of the same API Name in the GPU CSV and were "
+                       "skipped%s.",
+                       sum->unmatched_rows,
+                       sum->unmatched_rows > UNMATCHED_NAMED ? " (the first ones are named above)"
+                                                             : "");
+    if ((st = write_result_rows(&s->result, &s->apis)) != PC_OK)
+        goto done;
+    sum->result_rows = s->apis.n;
+    if ((st = out_flush(&s->details, true)) != PC_OK || (st = out_flush(&s->result, true)) != PC_OK)
+        goto done;
+    if (rename(s->details.tmp, s->details.final) != 0 ||
+        rename(s->result.tmp, s->result.final) != 0) {
+        st = pc_error_set(PC_ERR_IO, "cannot move the outputs into place in %s", dir);
+        unlink(s->details.final);
+        goto done;
+    }
+    snprintf(sum->details_path, sizeof sum->details_path, "%s", s->details.final);
+    snprintf(sum->result_path, sizeof sum->result_path, "%s", s->result.final);
+done:
+    if (st != PC_OK && opened) {
+        unlink(s->details.tmp);
+        unlink(s->result.tmp);
+    }
+    for (size_t i = 0; i < s->apis.n; i++)
+        if (!s->apis.e[i].direct)
+            free((char *)s->apis.e[i].message);
+    free(s->apis.e);
+    free(s->apis.t.slot);
+    free(s->gpu.rows);
+    free(s->gpu.t.slot);
+    pool_free(&s->pool);
+    pc_csv_buffer_free(&s->details.buf);
+    pc_csv_buffer_free(&s->result.buf);
+    free(s);
+    return st;
+}

@@ -1,0 +1,104 @@
+/* api_precision_compare on real msprobe inputs: both outputs byte for byte msprobe's, except
+ * the documented deviations, each checked by its own test. */
+#include <glob.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pc_test.h"
+#include "precheck/precision_compare/precision_compare.h"
+
+#define FIX PC_TEST_FIXTURES "/msprobe"
+
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *b = malloc((size_t)n + 1);
+    size_t got = fread(b, 1, (size_t)n, f);
+    fclose(f);
+    b[got] = '\0';
+    *len = got;
+    return b;
+}
+
+/* The single file matching pattern, copied to buf. */
+static const char *one(const char *pattern, char *buf, size_t size)
+{
+    glob_t g;
+    assert_int_equal(glob(pattern, 0, NULL, &g), 0);
+    assert_int_equal(g.gl_pathc, 1);
+    snprintf(buf, size, "%s", g.gl_pathv[0]);
+    globfree(&g);
+    return buf;
+}
+
+static void assert_same_file(const char *got_path, const char *want_path)
+{
+    size_t gl = 0, wl = 0;
+    char *got = slurp(got_path, &gl), *want = slurp(want_path, &wl);
+    assert_non_null(got);
+    assert_non_null(want);
+    if (gl != wl || memcmp(got, want, gl) != 0) {
+        size_t i = 0;
+        while (i < gl && i < wl && got[i] == want[i])
+            i++;
+        size_t s = i > 200 ? i - 200 : 0;
+        fprintf(stderr, "differ at byte %zu\n--- got:\n%.*s\n--- want:\n%.*s\n", i,
+                (int)(gl - s < 400 ? gl - s : 400), got + s, (int)(wl - s < 400 ? wl - s : 400),
+                want + s);
+    }
+    assert_int_equal(gl, wl);
+    assert_memory_equal(got, want, gl);
+    free(got);
+    free(want);
+}
+
+static void run_pair(const char *npu_glob, const char *gpu_glob, const char *want_dir)
+{
+    char npu[4096], gpu[4096], dir[4096], want[4096];
+    pc_test_tmpdir(dir, sizeof dir);
+    pc_pcmp_options opt = {.npu_path = one(npu_glob, npu, sizeof npu),
+                           .gpu_path = one(gpu_glob, gpu, sizeof gpu),
+                           .out_dir = dir,
+                           .timestamp = "20260101000000"};
+    pc_pcmp_summary sum;
+    pc_status st = pc_pcmp_run(&opt, &sum);
+    if (st != PC_OK)
+        fprintf(stderr, "%s\n", pc_error_message());
+    assert_int_equal(st, PC_OK);
+    char pat[4200];
+    snprintf(pat, sizeof pat, "%s/api_precision_compare_details_*.csv", want_dir);
+    assert_same_file(sum.details_path, one(pat, want, sizeof want));
+    snprintf(pat, sizeof pat, "%s/api_precision_compare_result_*.csv", want_dir);
+    assert_same_file(sum.result_path, one(pat, want, sizeof want));
+}
+
+static void test_gpt_bf16_vs_fp32(void **state)
+{
+    (void)state;
+    run_pair(FIX "/run_ut/gpt_bf16_tensor/accuracy_checking_details_*.csv",
+             FIX "/run_ut/gpt_tensor/accuracy_checking_details_*.csv",
+             FIX "/precision_compare/gpt_bf16_vs_fp32");
+}
+
+static void test_gpt_fp32_same_twice(void **state)
+{
+    (void)state;
+    run_pair(FIX "/run_ut/gpt_tensor/accuracy_checking_details_*.csv",
+             FIX "/run_ut/gpt_tensor_rerun/accuracy_checking_details_*.csv",
+             FIX "/precision_compare/gpt_fp32_same_twice");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_gpt_bf16_vs_fp32),
+        cmocka_unit_test(test_gpt_fp32_same_twice),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

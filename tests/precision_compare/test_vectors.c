@@ -1,0 +1,268 @@
+/* api_precision_compare on the vectors of spec compare.md §11.7 and on msprobe's own unit-test
+ * tables, where precheck deviates on purpose (each deviation is one test), and on bad input. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "pc_test.h"
+#include "precheck/precision_compare/precision_compare.h"
+
+#define VEC PC_TEST_FIXTURES "/../precision_compare/vectors"
+#define UT  PC_TEST_FIXTURES "/msprobe/precision_compare/msprobe_unit_test_inputs"
+#define BOM "\xEF\xBB\xBF"
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *b = malloc((size_t)n + 1);
+    size_t got = fread(b, 1, (size_t)n, f);
+    fclose(f);
+    b[got] = '\0';
+    return b;
+}
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static pc_status run(const char *npu, const char *gpu, char *dir, size_t size, pc_pcmp_summary *sum)
+{
+    pc_test_tmpdir(dir, size);
+    pc_pcmp_options opt = {
+        .npu_path = npu, .gpu_path = gpu, .out_dir = dir, .timestamp = "20260101000000"};
+    return pc_pcmp_run(&opt, sum);
+}
+
+static void assert_text(const char *path, const char *want)
+{
+    char *got = slurp(path);
+    if (strcmp(got, want) != 0)
+        fprintf(stderr, "--- got:\n%s\n--- want:\n%s\n", got, want);
+    assert_string_equal(got, want);
+    free(got);
+}
+
+static void assert_no_outputs(const char *dir)
+{
+    char p[4200];
+    snprintf(p, sizeof p, "%s/api_precision_compare_details_20260101000000.csv", dir);
+    assert_int_not_equal(access(p, F_OK), 0);
+    snprintf(p, sizeof p, "%s/api_precision_compare_result_20260101000000.csv", dir);
+    assert_int_not_equal(access(p, F_OK), 0);
+    snprintf(p, sizeof p, "%s/api_precision_compare_details_20260101000000.csv.partial", dir);
+    assert_int_not_equal(access(p, F_OK), 0);
+}
+
+/* §11.7 (a): the run_ut details rows of §11.6 on both sides. */
+static void test_spec_11_7_a(void **state)
+{
+    (void)state;
+    char dir[4096];
+    pc_pcmp_summary sum;
+    assert_int_equal(run(VEC "/e2e_npu.csv", VEC "/e2e_gpu.csv", dir, sizeof dir, &sum), PC_OK);
+    char *want = slurp(VEC "/e2e_want_details.csv");
+    assert_text(sum.details_path, want);
+    free(want);
+    want = slurp(VEC "/e2e_want_result.csv");
+    assert_text(sum.result_path, want);
+    free(want);
+}
+
+/* §11.7 (b): the synthetic rows. The details CSV is msprobe's byte for byte; the result CSV
+ * differs by the grouping deviation (msprobe's own is synth_msprobe_result.csv: Torch.mean.0
+ * twice, and the invalid-name row before the pending Torch.exp.0). */
+static void test_spec_11_7_b(void **state)
+{
+    (void)state;
+    char dir[4096];
+    pc_pcmp_summary sum;
+    assert_int_equal(run(VEC "/synth_npu.csv", VEC "/synth_gpu.csv", dir, sizeof dir, &sum), PC_OK);
+    assert_int_equal(sum.unmatched_rows, 1); /* Torch.tan.0 */
+    char *want = slurp(VEC "/synth_want_details.csv");
+    assert_text(sum.details_path, want);
+    free(want);
+    want = slurp(VEC "/synth_want_result.csv");
+    assert_text(sum.result_path, want);
+    free(want);
+}
+
+#define DETAILS_HEADER                                                                                                                  \
+    BOM "API Name,小值域错误比值,小值域判定结果,均方根误差比值,均方根误差判定结果,相对误差最大值"  \
+        "比值,相对误差最大值判定结果,相对误差平均值比值,相对误差平均值判定结果,误差均衡性比值," \
+        "误差均衡性判定结果,inf/nan错误率,inf/nan判定结果,相对误差错误率,相对误差判定结果,绝对误"     \
+        "差错误率,绝对误差判定结果,二进制一致错误率,二进制一致错误率判定结果,ULP误差平均值,ULP误" \
+        "差大于阈值占比,ULP误差大于阈值占比比值,ULP误差判定结果,双千指标,双千指标判定结果,比对结" \
+        "果,比对算法,Message\r\n"
+#define RESULT_HEADER BOM "API Name,Forward Test Success,Backward Test Success,Message\r\n"
+#define ABS_PASS                                                                                   \
+    " , , , , , , , , , ,0.00000000000000,pass,0.00000000000000,pass,"                             \
+    "0.00000000000000,pass, , , , , , , , ,pass,绝对阈值法,\r\n"
+
+/* Deviation: msprobe reads the all-numeric 相对误差错误率 column as numbers and then fails on
+ * every row ("'int' object has no attribute 'isspace'"); precheck reads cells as text, so the
+ * row gets its verdict. */
+static void test_deviation_all_numeric_column(void **state)
+{
+    (void)state;
+    char dir[4096];
+    pc_pcmp_summary sum;
+    assert_int_equal(run(UT "/test_data_npu.csv", UT "/test_data_gpu.csv", dir, sizeof dir, &sum),
+                     PC_OK);
+    assert_text(sum.details_path, DETAILS_HEADER "torch.abs.0.forward.output.0," ABS_PASS);
+    assert_text(sum.result_path, RESULT_HEADER "torch.abs.0,pass, ,\r\n");
+}
+
+/* Deviation: without a Shape column msprobe fails every non-SKIP row with KeyError 'Shape';
+ * Shape is not a required column, so precheck judges the rows without it. */
+static void test_deviation_missing_shape_column(void **state)
+{
+    (void)state;
+    char dir[4096];
+    pc_pcmp_summary sum;
+    assert_int_equal(
+        run(UT "/test_data_2_npu.csv", UT "/test_data_2_gpu.csv", dir, sizeof dir, &sum), PC_OK);
+    assert_text(sum.details_path, DETAILS_HEADER
+                "torch.abs.0.forward.output.0," ABS_PASS "torch.matmul.0.forward.output.0," ABS_PASS
+                "torch.matmul.0.backward.output.0," ABS_PASS
+                "torch.add.0.forward.output.0, , , , , , , , , , , , , , , , , , , "
+                ", , , , , ,SKIP, ,pass\r\n");
+    assert_text(sum.result_path, RESULT_HEADER
+                "torch.abs.0,pass, ,\r\ntorch.matmul.0,pass,pass,\r\n"
+                "torch.add.0,SKIP,SKIP,This data type does not support benchmark compare.\r\n");
+}
+
+#define RUN_UT_HEADER                                                                                                                    \
+    BOM "API Name,Bench Dtype,DEVICE Dtype,Shape,余弦相似度,最大绝对误差,双百指标,双千指标,双万"                    \
+        "指标,二进制一致错误率,误差均衡性,均方根误差,小值域错误占比,相对误差最大值,相对误差平均" \
+        "值,inf/nan错误率,相对误差错误率,绝对误差错误率,ULP误差最大值,ULP误差平均值,ULP误差大于"         \
+        "阈值占比,Status,Message\r\n"
+/* a binary-rule row: 二进制一致错误率 = rate */
+#define BIN_ROW(name, rate)                                                                        \
+    name ",torch.int64,torch.int64,\"(8,)\", , , , , ," rate ", , , , , , , , , , , ,pass,x\r\n"
+
+/* Deviation: msprobe groups an API's rows only while they are consecutive (two result rows for
+ * Torch.max.0 here); precheck gives one row per API, at its first appearance. */
+static void test_deviation_grouping_not_consecutive(void **state)
+{
+    (void)state;
+    char dir[4096], npu[4200];
+    pc_test_tmpdir(dir, sizeof dir);
+    snprintf(npu, sizeof npu, "%s/npu.csv", dir);
+    write_file(npu, RUN_UT_HEADER BIN_ROW("Torch.max.0.forward.output.0", "0")
+                        BIN_ROW("Torch.min.0.forward.output.0", "0")
+                            BIN_ROW("Torch.max.0.backward.output.0", "0.5"));
+    pc_pcmp_summary sum;
+    char out[4096];
+    assert_int_equal(run(npu, npu, out, sizeof out, &sum), PC_OK);
+    assert_text(sum.result_path,
+                RESULT_HEADER "Torch.max.0,pass,error,\r\nTorch.min.0,pass, ,\r\n");
+    assert_int_equal(sum.result_rows, 2);
+}
+
+static void test_unmatched_rows_are_counted(void **state)
+{
+    (void)state;
+    char dir[4096], npu[4200], gpu[4200];
+    pc_test_tmpdir(dir, sizeof dir);
+    snprintf(npu, sizeof npu, "%s/npu.csv", dir);
+    snprintf(gpu, sizeof gpu, "%s/gpu.csv", dir);
+    write_file(npu, RUN_UT_HEADER BIN_ROW("Torch.max.0.forward.output.0", "0")
+                        BIN_ROW("Torch.tan.0.forward.output.0", "0"));
+    write_file(gpu, RUN_UT_HEADER BIN_ROW("Torch.max.0.forward.output.0", "0"));
+    pc_pcmp_summary sum;
+    char out[4096];
+    assert_int_equal(run(npu, gpu, out, sizeof out, &sum), PC_OK);
+    assert_int_equal(sum.unmatched_rows, 1);
+    assert_int_equal(sum.details_rows, 1);
+    assert_text(sum.result_path, RESULT_HEADER "Torch.max.0,pass, ,\r\n");
+}
+
+static void test_duplicate_gpu_rows_fail_without_output(void **state)
+{
+    (void)state;
+    char dir[4096], npu[4200], gpu[4200];
+    pc_test_tmpdir(dir, sizeof dir);
+    snprintf(npu, sizeof npu, "%s/npu.csv", dir);
+    snprintf(gpu, sizeof gpu, "%s/gpu.csv", dir);
+    write_file(npu, RUN_UT_HEADER BIN_ROW("Torch.max.0.forward.output.0", "0"));
+    write_file(gpu, RUN_UT_HEADER BIN_ROW("Torch.max.0.forward.output.0", "0")
+                        BIN_ROW("Torch.max.0.forward.output.0", "0"));
+    pc_pcmp_summary sum;
+    char out[4096];
+    assert_int_equal(run(npu, gpu, out, sizeof out, &sum), PC_ERR_INVALID);
+    assert_non_null(
+        strstr(pc_error_message(), "This API : Torch.max.0.forward.output.0 has multiple records"));
+    assert_no_outputs(out);
+}
+
+static void test_missing_columns(void **state)
+{
+    (void)state;
+    char dir[4096], npu[4200];
+    pc_test_tmpdir(dir, sizeof dir);
+    snprintf(npu, sizeof npu, "%s/npu.csv", dir);
+    write_file(npu, BOM "API Name,DEVICE Dtype,Shape\r\nTorch.max.0.forward.output.0,x,y\r\n");
+    pc_pcmp_summary sum;
+    char out[4096];
+    assert_int_equal(run(npu, VEC "/e2e_gpu.csv", out, sizeof out, &sum), PC_ERR_FORMAT);
+    assert_non_null(strstr(pc_error_message(), "The following columns {'小值域错误占比', "));
+    assert_non_null(strstr(pc_error_message(), "'双千指标'} are missing innpu_csv"));
+    assert_no_outputs(out);
+}
+
+static void test_result_csv_given(void **state)
+{
+    (void)state;
+    char dir[4096], gpu[4200];
+    pc_test_tmpdir(dir, sizeof dir);
+    snprintf(gpu, sizeof gpu, "%s/gpu.csv", dir);
+    write_file(gpu, RESULT_HEADER "Torch.max.0,pass, \r\n");
+    pc_pcmp_summary sum;
+    char out[4096];
+    assert_int_equal(run(VEC "/e2e_npu.csv", gpu, out, sizeof out, &sum), PC_ERR_FORMAT);
+    assert_non_null(strstr(pc_error_message(), "missing ingpu_csv"));
+    assert_non_null(strstr(pc_error_message(), "this is an accuracy_checking_result CSV"));
+    assert_no_outputs(out);
+}
+
+static void test_empty_and_missing_file(void **state)
+{
+    (void)state;
+    char dir[4096], npu[4200], out[4096];
+    pc_test_tmpdir(dir, sizeof dir);
+    snprintf(npu, sizeof npu, "%s/npu.csv", dir);
+    write_file(npu, "");
+    pc_pcmp_summary sum;
+    assert_int_equal(run(npu, VEC "/e2e_gpu.csv", out, sizeof out, &sum), PC_ERR_FORMAT);
+    assert_non_null(strstr(pc_error_message(), "is empty"));
+    snprintf(npu, sizeof npu, "%s/none.csv", dir);
+    assert_int_equal(run(npu, VEC "/e2e_gpu.csv", out, sizeof out, &sum), PC_ERR_NOT_FOUND);
+    assert_no_outputs(out);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_spec_11_7_a),
+        cmocka_unit_test(test_spec_11_7_b),
+        cmocka_unit_test(test_deviation_all_numeric_column),
+        cmocka_unit_test(test_deviation_missing_shape_column),
+        cmocka_unit_test(test_deviation_grouping_not_consecutive),
+        cmocka_unit_test(test_unmatched_rows_are_counted),
+        cmocka_unit_test(test_duplicate_gpu_rows_fail_without_output),
+        cmocka_unit_test(test_missing_columns),
+        cmocka_unit_test(test_result_csv_given),
+        cmocka_unit_test(test_empty_and_missing_file),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
