@@ -405,21 +405,13 @@ pc_status pc_npy_read_file(const char *path, pc_tensor *out, pc_npy_info *info)
         pc_file_map_close(&map);
         return st;
     }
-    size_t align = pc_dtype_traits_of(pc_dtype_traits_of(p.dtype)->component)->size;
     pc_storage *s;
-    bool mapped = p.nbytes > 0 && p.data_offset % align == 0;
+    bool mapped = pc_file_map_can_wrap(p.data_offset, p.nbytes, p.dtype);
     if (mapped) {
-        unsigned char *at = (unsigned char *)map.base + p.data_offset;
-        if (p.big_endian) /* the mapping is private: this changes only our pages */
-            pc_swap_elements(at, p.nbytes / pc_dtype_size(p.dtype), p.dtype);
-        pc_file_map *ctx = malloc(sizeof *ctx);
-        if (!ctx) {
-            pc_file_map_close(&map);
-            return pc_error_set(PC_ERR_NOMEM, "%s: out of memory", path);
-        }
-        *ctx = map;
-        if ((st = pc_storage_wrap(&s, at, p.nbytes, pc_file_map_release, ctx)) != PC_OK)
-            return pc_error_prefix(st, "%s", path);
+        st = pc_file_map_wrap(&map, p.data_offset, p.nbytes, p.big_endian,
+                              p.nbytes / pc_dtype_size(p.dtype), p.dtype, path, &s);
+        if (st != PC_OK)
+            return st;
     } else {
         st = copy_data(map.base, &p, &s, path);
         pc_file_map_close(&map);

@@ -546,22 +546,13 @@ pc_status pc_pt_read_file(const char *path, pc_tensor *out, pc_pt_info *info)
         pc_file_map_close(&map);
         return st;
     }
-    size_t align = pc_dtype_traits_of(pc_dtype_traits_of(p.dtype)->component)->size;
     pc_storage *s;
-    if (p.data_nbytes > 0 && p.data_offset % align == 0) {
+    if (pc_file_map_can_wrap(p.data_offset, (size_t)p.data_nbytes, p.dtype)) {
         /* In place: the storage owns the mapping from here on. */
-        unsigned char *at = (unsigned char *)map.base + p.data_offset;
-        if (p.info.big_endian)
-            pc_swap_elements(at, (size_t)p.info.storage_numel, p.dtype);
-        pc_file_map *ctx = malloc(sizeof *ctx);
-        if (!ctx) {
-            pc_file_map_close(&map);
-            return pc_error_set(PC_ERR_NOMEM, "%s: out of memory", path);
-        }
-        *ctx = map;
-        st = pc_storage_wrap(&s, at, (size_t)p.data_nbytes, pc_file_map_release, ctx);
+        st = pc_file_map_wrap(&map, p.data_offset, (size_t)p.data_nbytes, p.info.big_endian,
+                              (size_t)p.info.storage_numel, p.dtype, path, &s);
         if (st != PC_OK)
-            return pc_error_prefix(st, "%s", path); /* the release has unmapped it */
+            return st;
         p.info.mapped = true;
     } else {
         st = copy_storage(map.base, &p, &s);

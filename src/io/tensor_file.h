@@ -32,6 +32,7 @@
 
 #include "precheck/core/dtype.h"
 #include "precheck/core/status.h"
+#include "precheck/core/tensor.h"
 
 /* ---- little-endian access ---- */
 
@@ -167,6 +168,36 @@ static inline void pc_file_map_release(void *ctx, void *data, size_t nbytes)
     pc_file_map *map = ctx;
     pc_file_map_close(map);
     free(map);
+}
+
+/* Whether nbytes of dtype data at offset of a mapping can be used in place: not empty, and
+ * aligned for the element (component) type. */
+static inline bool pc_file_map_can_wrap(size_t offset, size_t nbytes, pc_dtype dtype)
+{
+    size_t align = pc_dtype_traits_of(pc_dtype_traits_of(dtype)->component)->size;
+    return nbytes > 0 && offset % align == 0;
+}
+
+/* A storage over nbytes at offset of the mapping, used in place; the storage takes the
+ * mapping over, also on failure (then it is unmapped). With swap, nelem elements of dtype are
+ * byte-swapped first: the mapping is private, so this changes only our pages. */
+static inline pc_status pc_file_map_wrap(pc_file_map *map, size_t offset, size_t nbytes, bool swap,
+                                         size_t nelem, pc_dtype dtype, const char *path,
+                                         pc_storage **out)
+{
+    unsigned char *at = (unsigned char *)map->base + offset;
+    if (swap)
+        pc_swap_elements(at, nelem, dtype);
+    pc_file_map *ctx = malloc(sizeof *ctx);
+    if (!ctx) {
+        pc_file_map_close(map);
+        return pc_error_set(PC_ERR_NOMEM, "%s: out of memory", path);
+    }
+    *ctx = *map;
+    pc_status st = pc_storage_wrap(out, at, nbytes, pc_file_map_release, ctx);
+    if (st != PC_OK)
+        return pc_error_prefix(st, "%s", path); /* the release has unmapped it */
+    return PC_OK;
 }
 
 /* ---- output sinks for the writers ---- */
