@@ -1,46 +1,48 @@
 /*
- * The op table as an X-macro list: X(id, schema, standard, forward, backward, param,
- * scalar_args). Included by op_table.c only. Adding an op = one line here, its kernels, a
+ * The op table as an X-macro list: X(id, schema, exact, forward, backward, param,
+ * scalar_args). exact: the result is an input's value or a cast of it, with no rounding of
+ * the op's own (casts, neg, abs, relu, max/min, clamp, where, masked_fill). Which comparison
+ * standard applies is not the op's business: msprobe picks it by API name (compare/standard.h). Included by op_table.c only. Adding an op = one line here, its kernels, a
  * name row in op_table.c and a golden case in tests/golden/make_op_goldens.py.
  * scalar_args: bit i lets schema argument i (a Tensor) be a Python number.
  */
 /* clang-format off */
-#define PC_FAM_UNARY(id, schema, std, p) \
-    X(id, schema, std, pc_k_unary_forward, pc_k_unary_backward, p, 0)
-#define PC_FAM_BINARY(id, schema, std, p, wrap) \
-    X(id, schema, std, pc_k_binary_forward, pc_k_binary_backward, p, wrap)
+#define PC_FAM_UNARY(id, schema, exact, p) \
+    X(id, schema, exact, pc_k_unary_forward, pc_k_unary_backward, p, 0)
+#define PC_FAM_BINARY(id, schema, exact, p, wrap) \
+    X(id, schema, exact, pc_k_binary_forward, pc_k_binary_backward, p, wrap)
 #define PC_FAM_CAST(id, schema, p, bwd) \
-    X(id, schema, "benchmark", pc_k_cast_forward, bwd, p, 0)
+    X(id, schema, true, pc_k_cast_forward, bwd, p, 0)
 
-PC_FAM_BINARY(ADD, "add(Tensor input, Tensor other, *, Scalar alpha=1) -> Tensor", "absolute", PC_BINARY_ADD, 3u)
-PC_FAM_BINARY(SUB, "sub(Tensor input, Tensor other, *, Scalar alpha=1) -> Tensor", "absolute", PC_BINARY_SUB, 3u)
-PC_FAM_BINARY(RSUB, "rsub(Tensor input, Tensor other, *, Scalar alpha=1) -> Tensor", "absolute", PC_BINARY_RSUB, 3u)
-PC_FAM_BINARY(MUL, "mul(Tensor input, Tensor other) -> Tensor", "absolute", PC_BINARY_MUL, 3u)
-PC_FAM_BINARY(DIV, "div(Tensor input, Tensor other, *, str? rounding_mode=None) -> Tensor", "absolute", PC_BINARY_DIV, 3u)
-PC_FAM_BINARY(POW, "pow(Tensor input, Tensor exponent) -> Tensor", "benchmark", PC_BINARY_POW, 3u)
-PC_FAM_BINARY(MAXIMUM, "maximum(Tensor input, Tensor other) -> Tensor", "binary", PC_BINARY_MAXIMUM, 0u)
-PC_FAM_BINARY(MINIMUM, "minimum(Tensor input, Tensor other) -> Tensor", "binary", PC_BINARY_MINIMUM, 0u)
-PC_FAM_UNARY(NEG, "neg(Tensor input) -> Tensor", "binary", PC_UNARY_NEG)
-PC_FAM_UNARY(ABS, "abs(Tensor input) -> Tensor", "binary", PC_UNARY_ABS)
-PC_FAM_UNARY(EXP, "exp(Tensor input) -> Tensor", "benchmark", PC_UNARY_EXP)
-PC_FAM_UNARY(LOG, "log(Tensor input) -> Tensor", "benchmark", PC_UNARY_LOG)
-PC_FAM_UNARY(SQRT, "sqrt(Tensor input) -> Tensor", "benchmark", PC_UNARY_SQRT)
-PC_FAM_UNARY(RSQRT, "rsqrt(Tensor input) -> Tensor", "absolute", PC_UNARY_RSQRT)
-PC_FAM_UNARY(SQUARE, "square(Tensor input) -> Tensor", "absolute", PC_UNARY_SQUARE)
-PC_FAM_UNARY(RECIPROCAL, "reciprocal(Tensor input) -> Tensor", "absolute", PC_UNARY_RECIPROCAL)
-PC_FAM_UNARY(SIGMOID, "sigmoid(Tensor input) -> Tensor", "benchmark", PC_UNARY_SIGMOID)
-PC_FAM_UNARY(TANH, "tanh(Tensor input) -> Tensor", "benchmark", PC_UNARY_TANH)
-PC_FAM_UNARY(RELU, "relu(Tensor input, bool inplace=False) -> Tensor", "binary", PC_UNARY_RELU)
-PC_FAM_UNARY(SILU, "silu(Tensor input, bool inplace=False) -> Tensor", "benchmark", PC_UNARY_SILU)
-PC_FAM_UNARY(GELU, "gelu(Tensor input, *, str approximate='none') -> Tensor", "benchmark", PC_UNARY_GELU)
-PC_FAM_UNARY(SIN, "sin(Tensor input) -> Tensor", "benchmark", PC_UNARY_SIN)
-PC_FAM_UNARY(COS, "cos(Tensor input) -> Tensor", "benchmark", PC_UNARY_COS)
-PC_FAM_UNARY(ERF, "erf(Tensor input) -> Tensor", "benchmark", PC_UNARY_ERF)
-X(CLAMP, "clamp(Tensor input, Tensor? min=None, Tensor? max=None) -> Tensor", "benchmark", pc_k_clamp_forward, pc_k_clamp_backward, PC_CLAMP_BOTH, 6u)
-X(CLAMP_MIN, "clamp_min(Tensor input, Tensor min) -> Tensor", "benchmark", pc_k_clamp_forward, pc_k_clamp_backward, PC_CLAMP_MIN, 2u)
-X(CLAMP_MAX, "clamp_max(Tensor input, Tensor max) -> Tensor", "benchmark", pc_k_clamp_forward, pc_k_clamp_backward, PC_CLAMP_MAX, 2u)
-X(MASKED_FILL, "masked_fill(Tensor input, Tensor mask, Tensor value) -> Tensor", "binary", pc_k_masked_fill_forward, pc_k_masked_fill_backward, 0, 4u)
-X(WHERE, "where(Tensor condition, Tensor input, Tensor other) -> Tensor", "benchmark", pc_k_where_forward, pc_k_where_backward, 0, 6u)
+PC_FAM_BINARY(ADD, "add(Tensor input, Tensor other, *, Scalar alpha=1) -> Tensor", false, PC_BINARY_ADD, 3u)
+PC_FAM_BINARY(SUB, "sub(Tensor input, Tensor other, *, Scalar alpha=1) -> Tensor", false, PC_BINARY_SUB, 3u)
+PC_FAM_BINARY(RSUB, "rsub(Tensor input, Tensor other, *, Scalar alpha=1) -> Tensor", false, PC_BINARY_RSUB, 3u)
+PC_FAM_BINARY(MUL, "mul(Tensor input, Tensor other) -> Tensor", false, PC_BINARY_MUL, 3u)
+PC_FAM_BINARY(DIV, "div(Tensor input, Tensor other, *, str? rounding_mode=None) -> Tensor", false, PC_BINARY_DIV, 3u)
+PC_FAM_BINARY(POW, "pow(Tensor input, Tensor exponent) -> Tensor", false, PC_BINARY_POW, 3u)
+PC_FAM_BINARY(MAXIMUM, "maximum(Tensor input, Tensor other) -> Tensor", true, PC_BINARY_MAXIMUM, 0u)
+PC_FAM_BINARY(MINIMUM, "minimum(Tensor input, Tensor other) -> Tensor", true, PC_BINARY_MINIMUM, 0u)
+PC_FAM_UNARY(NEG, "neg(Tensor input) -> Tensor", true, PC_UNARY_NEG)
+PC_FAM_UNARY(ABS, "abs(Tensor input) -> Tensor", true, PC_UNARY_ABS)
+PC_FAM_UNARY(EXP, "exp(Tensor input) -> Tensor", false, PC_UNARY_EXP)
+PC_FAM_UNARY(LOG, "log(Tensor input) -> Tensor", false, PC_UNARY_LOG)
+PC_FAM_UNARY(SQRT, "sqrt(Tensor input) -> Tensor", false, PC_UNARY_SQRT)
+PC_FAM_UNARY(RSQRT, "rsqrt(Tensor input) -> Tensor", false, PC_UNARY_RSQRT)
+PC_FAM_UNARY(SQUARE, "square(Tensor input) -> Tensor", false, PC_UNARY_SQUARE)
+PC_FAM_UNARY(RECIPROCAL, "reciprocal(Tensor input) -> Tensor", false, PC_UNARY_RECIPROCAL)
+PC_FAM_UNARY(SIGMOID, "sigmoid(Tensor input) -> Tensor", false, PC_UNARY_SIGMOID)
+PC_FAM_UNARY(TANH, "tanh(Tensor input) -> Tensor", false, PC_UNARY_TANH)
+PC_FAM_UNARY(RELU, "relu(Tensor input, bool inplace=False) -> Tensor", true, PC_UNARY_RELU)
+PC_FAM_UNARY(SILU, "silu(Tensor input, bool inplace=False) -> Tensor", false, PC_UNARY_SILU)
+PC_FAM_UNARY(GELU, "gelu(Tensor input, *, str approximate='none') -> Tensor", false, PC_UNARY_GELU)
+PC_FAM_UNARY(SIN, "sin(Tensor input) -> Tensor", false, PC_UNARY_SIN)
+PC_FAM_UNARY(COS, "cos(Tensor input) -> Tensor", false, PC_UNARY_COS)
+PC_FAM_UNARY(ERF, "erf(Tensor input) -> Tensor", false, PC_UNARY_ERF)
+X(CLAMP, "clamp(Tensor input, Tensor? min=None, Tensor? max=None) -> Tensor", true, pc_k_clamp_forward, pc_k_clamp_backward, PC_CLAMP_BOTH, 6u)
+X(CLAMP_MIN, "clamp_min(Tensor input, Tensor min) -> Tensor", true, pc_k_clamp_forward, pc_k_clamp_backward, PC_CLAMP_MIN, 2u)
+X(CLAMP_MAX, "clamp_max(Tensor input, Tensor max) -> Tensor", true, pc_k_clamp_forward, pc_k_clamp_backward, PC_CLAMP_MAX, 2u)
+X(MASKED_FILL, "masked_fill(Tensor input, Tensor mask, Tensor value) -> Tensor", true, pc_k_masked_fill_forward, pc_k_masked_fill_backward, 0, 4u)
+X(WHERE, "where(Tensor condition, Tensor input, Tensor other) -> Tensor", true, pc_k_where_forward, pc_k_where_backward, 0, 6u)
 PC_FAM_CAST(FLOAT, "float(Tensor input, MemoryFormat memory_format=preserve_format) -> Tensor", PC_DTYPE_F32, pc_k_cast_backward)
 PC_FAM_CAST(HALF, "half(Tensor input, MemoryFormat memory_format=preserve_format) -> Tensor", PC_DTYPE_F16, pc_k_cast_backward)
 PC_FAM_CAST(BFLOAT16, "bfloat16(Tensor input, MemoryFormat memory_format=preserve_format) -> Tensor", PC_DTYPE_BF16, pc_k_cast_backward)
@@ -49,7 +51,7 @@ PC_FAM_CAST(LONG, "long(Tensor input, MemoryFormat memory_format=preserve_format
 PC_FAM_CAST(INT, "int(Tensor input, MemoryFormat memory_format=preserve_format) -> Tensor", PC_DTYPE_I32, NULL)
 PC_FAM_CAST(BOOL, "bool(Tensor input, MemoryFormat memory_format=preserve_format) -> Tensor", PC_DTYPE_BOOL, NULL)
 PC_FAM_CAST(TO, "to(Tensor input, ScalarType dtype, bool non_blocking=False, bool copy=False, *, MemoryFormat? memory_format=None) -> Tensor", PC_CAST_TO_ARG, pc_k_cast_backward)
-X(TYPE_AS, "type_as(Tensor input, Tensor other) -> Tensor", "binary", pc_k_cast_forward, pc_k_cast_backward, PC_CAST_TYPE_AS, 0u)
+X(TYPE_AS, "type_as(Tensor input, Tensor other) -> Tensor", true, pc_k_cast_forward, pc_k_cast_backward, PC_CAST_TYPE_AS, 0u)
 
 #undef PC_FAM_UNARY
 #undef PC_FAM_BINARY

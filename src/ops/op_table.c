@@ -12,7 +12,7 @@
 #include "ops_impl.h"
 
 typedef enum pc_op_id {
-#define X(id, schema, std, fwd, bwd, param, wrap) PC_OP_##id,
+#define X(id, schema, exact, fwd, bwd, param, wrap) PC_OP_##id,
 #include "op_list.h"
 #undef X
     PC_OP_COUNT
@@ -21,8 +21,8 @@ typedef enum pc_op_id {
 static pc_schema op_schemas[PC_OP_COUNT];
 
 static pc_op op_table[] = {
-#define X(id, schema, std, fwd, bwd, param, wrap)                                                  \
-    [PC_OP_##id] = {NULL, schema, std, fwd, bwd, param, wrap, &op_schemas[PC_OP_##id]},
+#define X(id, schema, exact, fwd, bwd, param, wrap)                                                \
+    [PC_OP_##id] = {NULL, schema, exact, fwd, bwd, param, wrap, &op_schemas[PC_OP_##id]},
 #include "op_list.h"
 #undef X
 };

@@ -221,10 +221,7 @@ static int failures;
 
 static bool exact_op(const pc_op *op)
 {
-    return strcmp(op->standard, "binary") == 0 || op->forward == NULL ||
-           strstr(op->schema_text, "MemoryFormat") != NULL || strcmp(op->name, "clamp") == 0 ||
-           strcmp(op->name, "clamp_min") == 0 || strcmp(op->name, "clamp_max") == 0 ||
-           strcmp(op->name, "where") == 0;
+    return op->exact || op->forward == NULL;
 }
 
 static int64_t compare(const char *what, const char *key, const pc_tensor *got,

@@ -1,8 +1,7 @@
 /*
  * The op table ("ops are data"): one row per op with its PyTorch schema string, its forward
- * and backward (VJP) kernels, the comparison standard msprobe applies to it by default, and
- * the table of API names (Functional.x, Torch.x, Tensor.x, dunder, reflected, in-place) that
- * map dump records onto rows.
+ * and backward (VJP) kernels, whether it is exact, and the table of API names (Functional.x,
+ * Torch.x, Tensor.x, dunder, reflected, in-place) that map dump records onto rows.
  *
  * Everything here is static data; the schemas are parsed once, on the first call of any
  * function below (thread-safe), and a schema that does not parse is a broken invariant that
@@ -42,7 +41,7 @@ typedef pc_status (*pc_op_backward_fn)(const pc_op_call *call, pc_compute comput
 typedef struct pc_op {
     const char *name;        /* "add": the schema's name, unique in the table */
     const char *schema_text; /* the PyTorch schema string */
-    const char *standard;    /* default standard: "benchmark", "absolute", "binary", "ulp" */
+    bool exact; /* the result is an input's value or a cast of it: no rounding of its own */
     pc_op_forward_fn forward;
     pc_op_backward_fn backward; /* NULL: not differentiable / not implemented */
     int param;                  /* kernel selector shared by a family (unary function, dtype) */
