@@ -29,14 +29,8 @@ static int check_tensor(void *ctx, const pc_dump_api *api, const pc_dump_arg *ar
         return 0;
     }
     s->files++;
-    pc_tensor t = PC_TENSOR_NULL;
-    pc_tensor_stats stats;
     bool loose = false;
-    pc_status st = pc_dump_load_tensor(s->dump, api, arg, &t);
-    if (!st)
-        st = pc_tensor_stats_compute(&t, &stats);
-    if (!st)
-        st = pc_dump_verify_stats(api, arg, &stats, &loose);
+    pc_status st = pc_dump_check_tensor_file(s->dump, api, arg, &loose);
     if (st) {
         pc_log_error("%s", pc_error_message());
         s->bad_files++;
@@ -44,7 +38,6 @@ static int check_tensor(void *ctx, const pc_dump_api *api, const pc_dump_arg *ar
         pc_log_debug("%s", pc_error_message());
         s->loose++;
     }
-    pc_tensor_free(&t);
     return 0;
 }
 

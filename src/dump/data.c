@@ -266,6 +266,22 @@ pc_status pc_dump_verify_stats(const pc_dump_api *api, const pc_dump_arg *arg,
     return mismatch(api, arg, "Norm", &rec->norm, s->norm);
 }
 
+pc_status pc_dump_check_tensor_file(const pc_dump *dump, const pc_dump_api *api,
+                                    const pc_dump_arg *arg, bool *norm_loose)
+{
+    if (norm_loose)
+        *norm_loose = false;
+    pc_tensor t = PC_TENSOR_NULL;
+    pc_tensor_stats stats;
+    pc_status st = pc_dump_load_tensor(dump, api, arg, &t);
+    if (!st)
+        st = pc_tensor_stats_compute(&t, &stats);
+    if (!st)
+        st = pc_dump_verify_stats(api, arg, &stats, norm_loose);
+    pc_tensor_free(&t);
+    return st;
+}
+
 static int visit_arg(const pc_dump_api *api, const pc_dump_arg *arg, pc_dump_tensor_visitor fn,
                      void *ctx)
 {

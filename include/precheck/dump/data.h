@@ -61,6 +61,12 @@ pc_status pc_tensor_stats_compute(const pc_tensor *t, pc_tensor_stats *out);
 pc_status pc_dump_verify_stats(const pc_dump_api *api, const pc_dump_arg *arg,
                                const pc_tensor_stats *stats, bool *norm_loose);
 
+/* The whole check of one tensor argument with a file: pc_dump_load_tensor, then
+ * pc_tensor_stats_compute and pc_dump_verify_stats; the tensor is freed again. Same errors and
+ * norm_loose as those. */
+pc_status pc_dump_check_tensor_file(const pc_dump *dump, const pc_dump_api *api,
+                                    const pc_dump_arg *arg, bool *norm_loose);
+
 /* Calls fn for every tensor argument of api, depth first: the forward entry's input_args,
  * input_kwargs and output, then the paired backward entry's input and output. Stops at the
  * first non-zero return of fn and returns it; 0 when every call returned 0. */
