@@ -1,9 +1,10 @@
 /*
  * The op table as an X-macro list: X(id, schema, exact, forward, backward, param,
- * scalar_args). exact: the result is an input's value or a cast of it, with no rounding of
- * the op's own (casts, neg, abs, relu, max/min, clamp, where, masked_fill). Which comparison
- * standard applies is not the op's business: msprobe picks it by API name (compare/standard.h). Included by op_table.c only. Adding an op = one line here, its kernels, a
+ * scalar_args). Included by op_table.c only. Adding an op = one line here, its kernels, a
  * name row in op_table.c and a golden case in tests/golden/make_op_goldens.py.
+ * exact: the result is an input's value or a cast of it, with no rounding of the op's own
+ * (casts, neg, abs, relu, max/min, clamp, where, masked_fill). Which comparison standard
+ * applies is not the op's business: msprobe picks it by API name (compare/standard.h).
  * scalar_args: bit i lets schema argument i (a Tensor) be a Python number.
  */
 /* clang-format off */
