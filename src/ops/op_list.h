@@ -54,6 +54,10 @@ PC_FAM_CAST(BOOL, "bool(Tensor input, MemoryFormat memory_format=preserve_format
 PC_FAM_CAST(TO, "to(Tensor input, ScalarType dtype, bool non_blocking=False, bool copy=False, *, MemoryFormat? memory_format=None) -> Tensor", PC_CAST_TO_ARG, pc_k_cast_backward)
 X(TYPE_AS, "type_as(Tensor input, Tensor other) -> Tensor", true, pc_k_cast_forward, pc_k_cast_backward, PC_CAST_TYPE_AS, 0u)
 
+/* The other groups of ops, one list each (their kernels are declared in <group>_impl.h). */
+#include "op_list_shape.h"
+#include "op_list_nn.h"
+
 #undef PC_FAM_UNARY
 #undef PC_FAM_BINARY
 #undef PC_FAM_CAST

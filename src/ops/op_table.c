@@ -9,7 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nn_impl.h"
 #include "ops_impl.h"
+#include "shape_impl.h"
 
 typedef enum pc_op_id {
 #define X(id, schema, exact, fwd, bwd, param, wrap) PC_OP_##id,
@@ -167,6 +169,8 @@ static const pc_api_name api_names[] = {
     {"Tensor", "bool", OP(BOOL), PC_FORM_PLAIN},
     {"Tensor", "to", OP(TO), PC_FORM_PLAIN},
     {"Tensor", "type_as", OP(TYPE_AS), PC_FORM_PLAIN},
+#include "op_names_shape.inc"
+#include "op_names_nn.inc"
 };
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;

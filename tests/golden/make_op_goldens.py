@@ -1,9 +1,13 @@
 #!/usr/bin/python3
-"""Writes the op golden fixtures: tests/fixtures/ops/cases.json (a dump.json whose records name
-their tensors by data_name) and tests/fixtures/ops/tensors.txt (the tensors, and torch's
-results).
+"""Writes the op golden fixtures, one folder per group of ops: tests/fixtures/ops/<group>/cases.json
+(a dump.json whose records name their tensors by data_name) and tests/fixtures/ops/<group>/tensors.txt
+(the tensors, and torch's results). Groups: "elementwise" (this file), and one per module
+tests/golden/ops_<group>.py, whose cases(g) function makes the cases through this module's
+helpers (g.case, g.S, g.rnd, g.ints, g.special, g.F, g.torch).
 
-Run with Debian's PyTorch (python3-torch, 1.13): /usr/bin/python3 tests/golden/make_op_goldens.py
+Run with Debian's PyTorch (python3-torch, 1.13):
+  /usr/bin/python3 tests/golden/make_op_goldens.py [group ...]     (no group: all of them)
+Each group starts from the same seed, so regenerating one group leaves the others' files alone.
 
 Per case torch runs twice: on the inputs as given (the device reference, ".dev") and on the
 float inputs converted to float64 (".f64", what the fp64 bench must match). Gradients come
@@ -354,21 +358,48 @@ def binder_cases():
     pass
 
 
-def main():
-    os.makedirs(OUT, exist_ok=True)
+def elementwise_cases(g):
     unary_cases()
     binary_cases()
     select_cases()
     cast_cases()
+
+
+GROUPS = ["elementwise", "shape", "nn"]
+
+
+def group_cases(group):
+    if group == "elementwise":
+        return elementwise_cases
+    import importlib
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    return importlib.import_module("ops_" + group).cases
+
+
+def write_group(group):
+    lines.clear()
+    data.clear()
+    counter[0] = 0
+    torch.manual_seed(1234)
+    group_cases(group)(sys.modules[__name__])
+    out = os.path.join(OUT, group)
+    os.makedirs(out, exist_ok=True)
     dump = {"task": "tensor", "level": "L1", "dump_data_dir": None, "data": data}
-    with open(os.path.join(OUT, "cases.json"), "w") as f:
+    with open(os.path.join(out, "cases.json"), "w") as f:
         json.dump(dump, f, indent=None, separators=(",", ":"), allow_nan=True)
         f.write("\n")
-    with open(os.path.join(OUT, "tensors.txt"), "w") as f:
+    with open(os.path.join(out, "tensors.txt"), "w") as f:
         f.write("# written by tests/golden/make_op_goldens.py with torch %s\n" % torch.__version__)
         for line in lines:
             f.write(line + "\n")
-    print("%d cases, %d lines" % (counter[0], len(lines)), file=sys.stderr)
+    print("%s: %d cases, %d lines" % (group, counter[0], len(lines)), file=sys.stderr)
+
+
+def main():
+    for group in sys.argv[1:] or GROUPS:
+        if group not in GROUPS:
+            sys.exit("unknown group %s (groups: %s)" % (group, " ".join(GROUPS)))
+        write_group(group)
 
 
 if __name__ == "__main__":

@@ -1,5 +1,5 @@
 /*
- * Every op against PyTorch: the cases of tests/fixtures/ops (written by
+ * Every op against PyTorch: the cases of tests/fixtures/ops/<group>/ (written by
  * tests/golden/make_op_goldens.py) are bound from their dump records, run on the reference
  * device ("cpu" backend) and on the fp64 bench, and compared with torch's results: dtype and
  * shape exactly; values within 1 ULP of the dtype on the device (0 for exact ops) and within a
@@ -75,10 +75,16 @@ static const char *find_flag(const char *kind, const char *cid)
     return NULL;
 }
 
-static void load_fixtures(void)
+/* The fixture groups, as tests/golden/make_op_goldens.py names them. */
+static const char *const groups[] = {"elementwise", "shape", "nn"};
+
+static void load_fixtures(const char *group)
 {
-    FILE *f = fopen(PC_TEST_FIXTURES "/ops/tensors.txt", "r");
-    assert_non_null(f);
+    char path[512];
+    snprintf(path, sizeof path, "%s/ops/%s/tensors.txt", PC_TEST_FIXTURES, group);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        fail_msg("cannot open %s", path);
     static char line[1 << 16];
     while (fgets(line, sizeof line, f)) {
         line[strcspn(line, "\n")] = 0;
@@ -378,17 +384,34 @@ static void run_case(const pc_dump *dump, const pc_dump_api *api, const pc_backe
     (void)dump;
 }
 
+static void free_fixtures(void)
+{
+    for (int i = 0; i < nitems; i++) {
+        free(items[i].name);
+        pc_tensor_free(&items[i].t);
+    }
+    for (int i = 0; i < nflags; i++)
+        free(flags[i]);
+    nitems = nflags = 0;
+}
+
 static void test_goldens(void **state)
 {
     (void)state;
-    load_fixtures();
-    pc_dump *dump = NULL;
-    assert_int_equal(pc_dump_open(&dump, PC_TEST_FIXTURES "/ops/cases.json"), PC_OK);
     pc_backend dev, bench;
     assert_int_equal(pc_backend_open(&dev, pc_backend_find("cpu"), NULL), PC_OK);
     assert_int_equal(pc_backend_open(&bench, pc_backend_find("bench"), "fp64"), PC_OK);
-    for (size_t i = 0; i < dump->api_count; i++)
-        run_case(dump, &dump->apis[i], &dev, &bench);
+    for (size_t gi = 0; gi < sizeof groups / sizeof groups[0]; gi++) {
+        load_fixtures(groups[gi]);
+        char path[512];
+        snprintf(path, sizeof path, "%s/ops/%s/cases.json", PC_TEST_FIXTURES, groups[gi]);
+        pc_dump *dump = NULL;
+        assert_int_equal(pc_dump_open(&dump, path), PC_OK);
+        for (size_t i = 0; i < dump->api_count; i++)
+            run_case(dump, &dump->apis[i], &dev, &bench);
+        pc_dump_free(dump);
+        free_fixtures();
+    }
     printf("%-12s %5s %5s %5s %5s %5s | %7s %7s %9s %9s\n", "op", "cases", "dev", "bench", "grads",
            "errs", "devULP", "f64ULP", "devgULP", "f64gULP");
     for (int i = 0; i < nstats; i++)
@@ -400,13 +423,6 @@ static void test_goldens(void **state)
                stats[i].nodev ? " (some fp16 cases: torch CPU lacks the kernel)" : "");
     pc_backend_close(&dev);
     pc_backend_close(&bench);
-    pc_dump_free(dump);
-    for (int i = 0; i < nitems; i++) {
-        free(items[i].name);
-        pc_tensor_free(&items[i].t);
-    }
-    for (int i = 0; i < nflags; i++)
-        free(flags[i]);
     assert_int_equal(failures, 0);
 }
 
