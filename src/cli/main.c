@@ -25,6 +25,10 @@ static const cli_command commands[] = {
      pc_cli_check_dump},
     {"compare", "the details row run_ut writes for one bench/device tensor pair", pc_cli_compare},
     {"dtypes", "print the dtype table with msprobe's per-dtype thresholds", cmd_dtypes},
+    {"multi_run_ut", "run_ut with N worker processes (the same CSVs, row for row)",
+     pc_cli_multi_run_ut},
+    {"run_ut", "replay a dump's APIs on the device and the bench, write the accuracy CSVs",
+     pc_cli_run_ut},
 };
 enum { COMMAND_COUNT = sizeof commands / sizeof commands[0] };
 
@@ -37,7 +41,6 @@ static void print_usage(FILE *out)
     for (int i = 0; i < COMMAND_COUNT; i++)
         fprintf(out, "  %-22s %s\n", commands[i].name, commands[i].summary);
     fprintf(out, "\nmsprobe's spelling 'precheck -f pytorch <command> ...' is accepted too.\n"
-                 "run_ut and multi_run_ut are not in this build yet.\n"
                  "Run 'precheck <command> --help' for a command's options.\n");
 }
 

@@ -1,0 +1,82 @@
+/*
+ * run_ut and multi_run_ut (spec run_ut.md §1-§8): the per-API pipeline and the whole run.
+ *
+ * Per API (pc_api_run): msprobe's SKIP rules (unsupported prefixes, unsplittable names, black
+ * and white lists), the inputs (inputs/inputs.h), the bound call (ops/call.h), the bench run
+ * and the device run, the backward run with the incoming gradient of the backward record's
+ * input[0], the comparison (compare/compare.h), and -save_error_data. Any failure inside an
+ * API becomes that API's SKIP record with a message saying what happened; only running out
+ * of memory is an error of the run.
+ *
+ * The run (pc_run_ut): configuration, paths, CSV files, resume, and the worker processes.
+ * APIs run in forked worker processes; the parent process alone writes the CSVs, whole APIs
+ * at a time and in dump order, so the files of any number of workers are the same. A worker
+ * that dies (any signal) or overruns the per-API timeout is replaced, and its API gets a SKIP
+ * record naming the signal or the timeout. SIGINT/SIGTERM stop the run after flushing every
+ * finished API; the message tells how to resume. Resuming with -csv_path skips the APIs the
+ * result CSV holds and first cuts off what an interrupted run left half-written (a partial
+ * last record, details rows of an API without its result row).
+ */
+#ifndef PC_RUNNER_RUNNER_H
+#define PC_RUNNER_RUNNER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "precheck/backends/backend.h"
+#include "precheck/compare/compare.h"
+#include "precheck/dump/dump.h"
+#include "precheck/dump/filter.h"
+#include "precheck/ops/exec.h"
+
+/* ---- one API ---- */
+
+typedef struct pc_api_runner {
+    const pc_dump *dump;
+    const pc_backend *device;
+    const pc_backend *bench;
+    pc_bench_policy policy; /* the bench's, for the saved backward input */
+    uint64_t seed;
+    const pc_api_lists *lists;  /* NULL: no configured lists (the built-in black list applies) */
+    const char *error_data_dir; /* NULL: -save_error_data is off */
+    size_t max_tensor_bytes;    /* 0: the core limit */
+    pc_compare_options compare;
+} pc_api_runner;
+
+/* Runs api and fills res (a compared API or a SKIP record). PC_ERR_NOMEM only. */
+pc_status pc_api_run(const pc_api_runner *r, const pc_dump_api *api, pc_api_result *res);
+
+/* ---- the whole run ---- */
+
+#define PC_RUN_MAX_DEVICES 64
+#define PC_RUN_MAX_WORKERS 64
+
+typedef struct pc_run_options {
+    const char *api_info;    /* -api_info */
+    const char *out_path;    /* -o; NULL or "": "./" */
+    const char *csv_path;    /* -csv_path: resume; NULL: a new run */
+    const char *config_path; /* -config config.json; NULL: none */
+    const char *config_yaml; /* config.yaml; NULL: msprobe's defaults */
+    bool save_error_data;    /* -save_error_data */
+    bool filter_api;         /* -f */
+    bool multi;              /* multi_run_ut (its log lines and the -n rules) */
+    int device_ids[PC_RUN_MAX_DEVICES];
+    int device_count; /* -d; 0: [0] */
+    int workers;      /* worker processes; 0: run in this process (no isolation) */
+    const char *backend;
+    const char *bench_policy; /* "msprobe" / "fp64" */
+    uint64_t seed;
+    double timeout_s; /* per API, 0: none */
+    bool progress;    /* the progress bar on stderr */
+} pc_run_options;
+
+/* The exit status of the run: 0 done, 1 failed (a message was logged), 130 interrupted. */
+int pc_run_ut(const pc_run_options *opt);
+
+/* Test hook: when the environment variable PRECHECK_TEST_FAULT is "crash:<full name>" or
+ * "hang:<full name>", the worker running that API kills itself with SIGSEGV or sleeps forever;
+ * "delay:<ms>" makes every API take ms milliseconds longer (< 1000). Used by the isolation and
+ * interruption tests; never set it otherwise. */
+#define PC_RUN_FAULT_ENV "PRECHECK_TEST_FAULT"
+
+#endif

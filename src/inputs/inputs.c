@@ -1,0 +1,343 @@
+/* Rebuilding API inputs from dump records: real tensors, random tensors from statistics, and
+ * msprobe's per-API preprocessing (spec run_ut.md §4). */
+#include "precheck/inputs/inputs.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "precheck/core/convert.h"
+#include "precheck/core/log.h"
+#include "precheck/core/rng.h"
+#include "precheck/dump/data.h"
+
+void pc_inputs_begin(pc_inputs *ctx, const pc_dump *dump, uint64_t seed, const pc_dump_api *api)
+{
+    const char *name = api && api->api_name ? api->api_name : "";
+    size_t max_bytes = ctx->max_bytes;
+    memset(ctx, 0, sizeof *ctx);
+    ctx->dump = dump;
+    ctx->seed = seed;
+    ctx->max_bytes = max_bytes;
+    ctx->convert_from = ctx->convert_to = PC_DTYPE_INVALID;
+    ctx->cross_entropy = strcmp(name, "cross_entropy") == 0;
+    ctx->histc = strcmp(name, "histc") == 0;
+    ctx->hf32 = strcmp(name, "conv1d") == 0 || strcmp(name, "conv2d") == 0;
+    if (ctx->cross_entropy) {
+        ctx->convert_from = PC_DTYPE_I32;
+        ctx->convert_to = PC_DTYPE_I64;
+    } else if (ctx->histc) {
+        ctx->convert_from = PC_DTYPE_I64;
+        ctx->convert_to = PC_DTYPE_F32;
+    }
+}
+
+/* Python's repr of a statistic for msprobe's message. */
+static void value_repr(char *buf, size_t size, const pc_dump_value *v)
+{
+    switch (v->kind) {
+    case PC_DUMP_VALUE_ABSENT:
+    case PC_DUMP_VALUE_NULL:
+        snprintf(buf, size, "None");
+        break;
+    case PC_DUMP_VALUE_BOOL:
+        snprintf(buf, size, "%s", v->u.b ? "True" : "False");
+        break;
+    case PC_DUMP_VALUE_INT:
+        snprintf(buf, size, "%lld", (long long)v->u.i);
+        break;
+    case PC_DUMP_VALUE_FLOAT:
+        snprintf(buf, size, "%.17g", v->u.f);
+        break;
+    case PC_DUMP_VALUE_STR:
+        snprintf(buf, size, "'%s'", v->u.s);
+        break;
+    case PC_DUMP_VALUE_LIST:
+        snprintf(buf, size, "[...]");
+        break;
+    default:
+        snprintf(buf, size, "{...}");
+        break;
+    }
+}
+
+static bool truthy(const pc_dump_value *v)
+{
+    return pc_dump_value_is_number(v) && pc_dump_value_as_double(v) != 0.0;
+}
+
+/* torch's arithmetic of a tensor of dtype with a Python float: float opmath below float64,
+ * the result rounded to the dtype. */
+static double round_to(pc_dtype dtype, double x)
+{
+    switch (dtype) {
+    case PC_DTYPE_F16:
+        return pc_f16_to_f32(pc_f32_to_f16((float)x));
+    case PC_DTYPE_BF16:
+        return pc_bf16_to_f32(pc_f32_to_bf16((float)x));
+    case PC_DTYPE_F64:
+        return x;
+    default:
+        return (float)x;
+    }
+}
+
+static void store_flat(pc_tensor *t, int64_t i, double v)
+{
+    char *p = (char *)pc_tensor_data(t) + (size_t)i * pc_dtype_size(t->dtype);
+    pc_element_store(p, t->dtype, v, 0);
+}
+
+static void store_flat_i64(pc_tensor *t, int64_t i, int64_t v)
+{
+    char *p = (char *)pc_tensor_data(t) + (size_t)i * pc_dtype_size(t->dtype);
+    switch (t->dtype) {
+    case PC_DTYPE_I64:
+        memcpy(p, &v, 8);
+        break;
+    case PC_DTYPE_I32: {
+        int32_t x = (int32_t)(uint32_t)v;
+        memcpy(p, &x, 4);
+        break;
+    }
+    case PC_DTYPE_I16: {
+        int16_t x = (int16_t)(uint16_t)v;
+        memcpy(p, &x, 2);
+        break;
+    }
+    case PC_DTYPE_I8:
+    case PC_DTYPE_U8:
+    case PC_DTYPE_BOOL:
+        *(uint8_t *)p = (uint8_t)v;
+        break;
+    default:
+        pc_element_store(p, t->dtype, (double)v, 0);
+        break;
+    }
+}
+
+/* Python's int() of a statistic: truncation; NaN and infinities raise. */
+static pc_status to_int(double x, int64_t *out)
+{
+    if (isnan(x))
+        return pc_error_set(PC_ERR_INVALID, "cannot convert float NaN to integer");
+    if (isinf(x))
+        return pc_error_set(PC_ERR_INVALID, "cannot convert float infinity to integer");
+    if (x >= 9223372036854775808.0 || x < -9223372036854775808.0)
+        return pc_error_set(PC_ERR_RANGE, "value cannot be converted to type int64 without "
+                                          "overflow");
+    *out = (int64_t)x;
+    return PC_OK;
+}
+
+static pc_status random_float(pc_tensor *t, const pc_rng_stream *s, double low, double high,
+                              double low_origin, double high_origin, bool high_origin_truthy)
+{
+    int64_t n = pc_tensor_numel(t);
+    pc_dtype dt = t->dtype;
+    /* fp8: drawn and computed in float32, cast at the end (the caller casts) */
+    if (isnan(high)) {
+        pc_tensor_fill(t, NAN);
+        return PC_OK;
+    }
+    if (high_origin_truthy && isinf(high)) {
+        if (t->rank == 0)
+            return pc_error_set(PC_ERR_INVALID,
+                                "invalid index of a 0-dim tensor. Use `tensor.item()` in Python "
+                                "or `tensor.item<T>()` in C++ to convert a 0-dim tensor to a "
+                                "number");
+        pc_tensor_fill(t, high);
+        int64_t slice = n / t->shape[0];
+        for (int64_t i = n - slice; i < n; i++)
+            store_flat(t, i, low);
+        return PC_OK;
+    }
+    const pc_dtype_traits *tr = pc_dtype_traits_of(dt);
+    double low_s = isinf(low) ? (low > 0 ? tr->max_finite : tr->lowest) : low;
+    double high_s = isinf(high) ? (high > 0 ? tr->max_finite : tr->lowest) : high;
+    double scale = high_s - low_s;
+    if (dt == PC_DTYPE_F64) {
+        double *p = pc_tensor_data(t);
+        pc_rng_fill_uniform_f64(s, 0, p, (size_t)n);
+        for (int64_t i = 0; i < n; i++)
+            p[i] = p[i] * scale + low_s;
+    } else if (dt == PC_DTYPE_F32) {
+        float *p = pc_tensor_data(t);
+        pc_rng_fill_uniform_f32(s, 0, p, (size_t)n);
+        float fs = (float)scale, fl = (float)low_s;
+        for (int64_t i = 0; i < n; i++)
+            p[i] = p[i] * fs + fl;
+    } else {
+        for (int64_t i = 0; i < n; i++) {
+            double u = pc_rng_uniform(s, (uint64_t)i, dt);
+            double v = round_to(dt, round_to(dt, u * (float)scale) + (float)low_s);
+            store_flat(t, i, v);
+        }
+    }
+    if (n == 0)
+        return PC_OK;
+    if (high_origin_truthy && isnan(high_origin)) {
+        if (n <= 2) {
+            store_flat(t, 0, NAN);
+        } else {
+            store_flat(t, 0, low);
+            store_flat(t, 1, NAN);
+        }
+        store_flat(t, n - 1, high);
+        return PC_OK;
+    }
+    store_flat(t, 0, low);
+    store_flat(t, n - 1, high);
+    if (isinf(high_origin))
+        store_flat(t, n - 1, high_origin);
+    if (isinf(low_origin))
+        store_flat(t, 0, low_origin);
+    return PC_OK;
+}
+
+pc_status pc_inputs_random(const pc_dump_tensor *rec, pc_dtype dtype, bool min_floor_zero,
+                           uint64_t seed, const char *key, pc_tensor *out)
+{
+    const pc_dump_value *lo_v =
+        rec->min_except_inf_nan.kind != PC_DUMP_VALUE_ABSENT ? &rec->min_except_inf_nan : &rec->min;
+    const pc_dump_value *hi_v =
+        rec->max_except_inf_nan.kind != PC_DUMP_VALUE_ABSENT ? &rec->max_except_inf_nan : &rec->max;
+    bool empty = false;
+    for (int64_t d = 0; d < rec->rank; d++)
+        empty |= rec->shape[d] == 0;
+    if (dtype == PC_DTYPE_INVALID || pc_dtype_is_complex(dtype)) {
+        pc_log_error("Dtype is not supported: %s", rec->dtype_name ? rec->dtype_name : "None");
+        return pc_error_set(PC_ERR_UNSUPPORTED, "%s", "");
+    }
+    double low = 0, high = 0, low_origin = 0, high_origin = 0;
+    bool high_truthy = false;
+    if (!empty) {
+        if (!pc_dump_value_is_number(lo_v) || !pc_dump_value_is_number(hi_v)) {
+            char a[64], b[64];
+            value_repr(a, sizeof a, lo_v);
+            value_repr(b, sizeof b, hi_v);
+            return pc_error_set(PC_ERR_INVALID,
+                                "Data info Min: %s , Max: %s, info type must be int or float.", a,
+                                b);
+        }
+        low = pc_dump_value_as_double(lo_v);
+        high = pc_dump_value_as_double(hi_v);
+        low_origin = pc_dump_value_as_double(&rec->min);
+        high_origin = pc_dump_value_as_double(&rec->max);
+        high_truthy = truthy(&rec->max);
+        if (min_floor_zero && low_origin <= 0) /* cross_entropy: args[1].Min = 0 */
+            low = low_origin = 0;
+    }
+    pc_dtype gen = dtype == PC_DTYPE_F8E4M3FN || dtype == PC_DTYPE_F8E5M2 ? PC_DTYPE_F32 : dtype;
+    pc_tensor t = PC_TENSOR_NULL;
+    pc_status st = pc_tensor_alloc(&t, gen, rec->shape, (int)rec->rank);
+    if (st != PC_OK)
+        return st;
+    pc_rng_stream s;
+    pc_rng_stream_init(&s, seed, key);
+    int64_t n = pc_tensor_numel(&t);
+    if (empty || n == 0) {
+        /* nothing to draw */
+    } else if (gen == PC_DTYPE_BOOL) {
+        int64_t lo = (int64_t)low, hi = (int64_t)high;
+        if (isnan(low) || isnan(high)) {
+            st = pc_error_set(PC_ERR_INVALID, "cannot convert float NaN to integer");
+        } else {
+            if (lo > hi) {
+                int64_t x = lo;
+                lo = hi;
+                hi = x;
+            }
+            for (int64_t i = 0; i < n; i++)
+                store_flat_i64(&t, i, pc_rng_int_range(&s, (uint64_t)i, lo, hi) > 0);
+        }
+    } else if (pc_dtype_is_float(gen)) {
+        st = random_float(&t, &s, low, high, low_origin, high_origin, high_truthy);
+    } else {
+        int64_t lo = 0, hi = 0;
+        st = to_int(low, &lo);
+        if (st == PC_OK)
+            st = to_int(high, &hi);
+        if (st == PC_OK && (hi == INT64_MAX || lo >= hi + 1))
+            st = pc_error_set(PC_ERR_INVALID,
+                              "random_ expects 'from' to be less than 'to', but got from=%lld "
+                              ">= to=%lld",
+                              (long long)lo, (long long)(hi == INT64_MAX ? hi : hi + 1));
+        if (st == PC_OK) {
+            for (int64_t i = 0; i < n; i++)
+                store_flat_i64(&t, i, pc_rng_int_range(&s, (uint64_t)i, lo, hi));
+            store_flat_i64(&t, 0, lo);
+            store_flat_i64(&t, n - 1, hi);
+        }
+    }
+    if (st == PC_OK && gen != dtype)
+        st = pc_tensor_cast(&t, &t, dtype);
+    if (st != PC_OK) {
+        pc_tensor_free(&t);
+        return st;
+    }
+    *out = t;
+    return PC_OK;
+}
+
+pc_status pc_inputs_provide(void *vctx, const pc_dump_api *api, const pc_dump_arg *arg,
+                            pc_tensor *out)
+{
+    const pc_inputs *ctx = vctx;
+    const pc_dump_tensor *rec = arg->u.tensor;
+    char path[256];
+    pc_dump_arg_path(api, arg, path, sizeof path);
+    pc_tensor t = PC_TENSOR_NULL;
+    pc_status st;
+    if (pc_dump_tensor_file(rec)) {
+        if (!ctx->dump || !ctx->dump->has_real_data)
+            return pc_error_set(PC_ERR_INVALID,
+                                "expected str, bytes or os.PathLike object, not NoneType");
+        st = pc_dump_load_tensor(ctx->dump, api, arg, &t);
+        if (st != PC_OK)
+            return st;
+    } else {
+        st = pc_dump_tensor_check(api, arg, ctx->max_bytes, NULL, NULL);
+        if (st != PC_OK)
+            return st;
+        pc_dtype dt = rec->dtype;
+        if (ctx->histc && (dt == PC_DTYPE_I8 || dt == PC_DTYPE_I32 || dt == PC_DTYPE_I64) &&
+            strcmp(path, "input_args[0]") == 0)
+            dt = PC_DTYPE_F32;
+        if (ctx->convert_from != PC_DTYPE_INVALID && dt == ctx->convert_from)
+            dt = ctx->convert_to;
+        char key[512];
+        snprintf(key, sizeof key, "%s/%s", api->full_name, path);
+        bool floor_zero = ctx->cross_entropy && strcmp(path, "input_args[1]") == 0;
+        st = pc_inputs_random(rec, dt, floor_zero, ctx->seed, key, &t);
+        if (st != PC_OK)
+            return st;
+    }
+    if (ctx->convert_from != PC_DTYPE_INVALID && t.dtype == ctx->convert_from) {
+        st = pc_tensor_cast(&t, &t, ctx->convert_to);
+        if (st != PC_OK) {
+            pc_tensor_free(&t);
+            return st;
+        }
+    }
+    if (ctx->hf32 && t.dtype == PC_DTYPE_F32) {
+        pc_tensor c = PC_TENSOR_NULL;
+        st = pc_tensor_contiguous(&c, &t);
+        if (st == PC_OK && c.storage == t.storage) {
+            /* the data may be a mapped file or shared: round a private copy */
+            pc_tensor_free(&c);
+            st = pc_tensor_alloc_like(&c, &t, PC_DTYPE_F32);
+            if (st == PC_OK)
+                st = pc_tensor_copy(&c, &t);
+        }
+        pc_tensor_free(&t);
+        if (st != PC_OK) {
+            pc_tensor_free(&c);
+            return st;
+        }
+        pc_hf32_round_buffer(pc_tensor_data(&c), (size_t)pc_tensor_numel(&c));
+        t = c;
+    }
+    *out = t;
+    return PC_OK;
+}

@@ -1,0 +1,414 @@
+/* One API of run_ut: SKIP rules, inputs, bench and device runs, backward, comparison and
+ * error data (spec run_ut.md §3-§7). */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "precheck/core/log.h"
+#include "precheck/inputs/inputs.h"
+#include "precheck/io/path_check.h"
+#include "precheck/io/pt.h"
+#include "precheck/ops/schema.h"
+#include "precheck/runner/runner.h"
+
+#define MSG_MAX 2048
+
+static const char *const executed_types[] = {"Functional", "Tensor", "Torch", "Aten", "NPU"};
+
+static bool is_executed_type(const char *type)
+{
+    for (size_t i = 0; i < sizeof executed_types / sizeof executed_types[0]; i++)
+        if (strcmp(type, executed_types[i]) == 0)
+            return true;
+    return false;
+}
+
+static bool has_kwarg(const pc_dump_entry *e, const char *key)
+{
+    for (size_t i = 0; i < e->kwarg_count; i++)
+        if (strcmp(e->kwargs[i].key, key) == 0)
+            return true;
+    return false;
+}
+
+/* The failure of an API inside msprobe's catch-all: logged, and the API's SKIP record. */
+static pc_status api_error(pc_api_result *res, const pc_dump_api *api, const char *msg)
+{
+    if (strstr(msg, "expected scalar type Long"))
+        pc_log_warning("API %s not support int32 tensor in CPU, please add %s to CONVERT_API "
+                       "'int32_to_int64' list in accuracy_tools/msprobe/core/common/const.py "
+                       "file.",
+                       api->api_name, api->api_name);
+    else
+        pc_log_error("Run %s UT Error: %s", api->full_name, msg);
+    return pc_api_result_skip(res, api->full_name, msg);
+}
+
+/* ---- outputs as compare values ---- */
+
+typedef struct cmp_tree {
+    pc_cmp_value root;
+    pc_cmp_value items[PC_SCHEMA_MAX_ARGS > PC_OP_MAX_OUTPUTS ? PC_SCHEMA_MAX_ARGS + 64
+                                                              : PC_OP_MAX_OUTPUTS + 64];
+    size_t count;
+} cmp_tree;
+
+static bool returns_tuple(const pc_op *op)
+{
+    return op->schema->nreturns > 1 ||
+           (op->schema->nreturns == 1 && op->schema->returns[0].is_list);
+}
+
+static void outputs_tree(cmp_tree *t, const pc_op *op, const pc_op_result *r)
+{
+    if (!returns_tuple(op)) {
+        t->root = r->count > 0 ? pc_cmp_tensor(&r->tensors[0]) : pc_cmp_none();
+        return;
+    }
+    t->count = 0;
+    for (int i = 0; i < r->count && t->count < sizeof t->items / sizeof t->items[0]; i++)
+        t->items[t->count++] = pc_cmp_tensor(&r->tensors[i]);
+    t->root = pc_cmp_tuple(t->items, t->count);
+}
+
+/* The call argument that came from input_args[pos], or NULL. */
+static const pc_value *positional(const pc_op_call *call, int pos, int *index)
+{
+    for (int i = 0; i < call->nargs; i++)
+        if (call->args[i].src_pos == pos) {
+            if (index)
+                *index = i;
+            return &call->args[i];
+        }
+    return NULL;
+}
+
+static size_t input_arg_count(const pc_dump_api *api)
+{
+    const pc_dump_arg *a = &api->forward.input_args;
+    return a->kind == PC_DUMP_ARG_LIST ? a->u.list.count : 0;
+}
+
+/* The gradient list msprobe collects: one slot per tensor among the positional arguments,
+ * depth first, None where the tensor did not require grad. */
+static void grads_tree(cmp_tree *t, const pc_dump_api *api, const pc_op_call *call,
+                       const pc_op_grads *g)
+{
+    t->count = 0;
+    size_t cap = sizeof t->items / sizeof t->items[0];
+    for (size_t pos = 0; pos < input_arg_count(api); pos++) {
+        int idx = -1;
+        const pc_value *v = positional(call, (int)pos, &idx);
+        if (!v)
+            continue;
+        if (v->kind == PC_VALUE_TENSOR && !v->wrapped && t->count < cap) {
+            const pc_tensor *gt =
+                v->requires_grad && !pc_tensor_is_null(&g->grads[idx]) ? &g->grads[idx] : NULL;
+            t->items[t->count++] = gt ? pc_cmp_tensor(gt) : pc_cmp_none();
+        } else if (v->kind == PC_VALUE_TENSOR_LIST) {
+            for (int k = 0; k < v->tensors.count && t->count < cap; k++)
+                t->items[t->count++] = pc_cmp_none(); /* per-item gradients: not yet */
+        }
+    }
+    t->root = pc_cmp_list(t->items, t->count);
+}
+
+static bool any_requires_grad(const pc_op_call *call)
+{
+    for (int i = 0; i < call->nargs; i++)
+        if (call->args[i].kind == PC_VALUE_TENSOR && call->args[i].requires_grad &&
+            pc_dtype_is_float(call->args[i].tensor.dtype))
+            return true;
+    return false;
+}
+
+/* ---- -save_error_data ---- */
+
+typedef struct saver {
+    const char *dir;
+    const char *prefix;
+    int k;
+} saver;
+
+static void save_tensor(saver *s, const pc_tensor *t)
+{
+    char path[PC_PATH_BUFFER_SIZE];
+    int n = snprintf(path, sizeof path, "%s/%s.%d.pt", s->dir, s->prefix, s->k++);
+    if (n < 0 || (size_t)n >= sizeof path) {
+        pc_log_warning("error data path too long for %s", s->prefix);
+        return;
+    }
+    if (pc_pt_write_file(path, t) != PC_OK || pc_path_set_file_mode(path) != PC_OK)
+        pc_log_warning("saving error data %s failed: %s", path, pc_error_message());
+}
+
+static void save_value(saver *s, const pc_cmp_value *v)
+{
+    switch (v->kind) {
+    case PC_CMP_TENSOR:
+        save_tensor(s, v->tensor);
+        break;
+    case PC_CMP_LIST:
+    case PC_CMP_TUPLE:
+    case PC_CMP_DICT:
+        for (size_t i = 0; i < v->count; i++)
+            save_value(s, &v->items[i]);
+        break;
+    default:
+        s->k++;
+        break;
+    }
+}
+
+/* The generated positional inputs, walked as the dump lists them. */
+static void save_arg(saver *s, const pc_dump_arg *a, const pc_value *v)
+{
+    if (a->kind == PC_DUMP_ARG_LIST) {
+        for (size_t i = 0; i < a->u.list.count; i++) {
+            const pc_dump_arg *item = &a->u.list.items[i];
+            if (v && v->kind == PC_VALUE_TENSOR_LIST && (int)i < v->tensors.count &&
+                item->kind == PC_DUMP_ARG_TENSOR)
+                save_tensor(s, &v->tensors.items[i]);
+            else
+                save_arg(s, item, NULL);
+        }
+        return;
+    }
+    if (a->kind == PC_DUMP_ARG_TENSOR && v && v->kind == PC_VALUE_TENSOR)
+        save_tensor(s, &v->tensor);
+    else
+        s->k++;
+}
+
+typedef struct api_run {
+    const pc_api_runner *r;
+    const pc_dump_api *api;
+    pc_op_call call;
+    pc_op_result bench_out, dev_out;
+    pc_op_grads bench_grads, dev_grads;
+    pc_tensor grad, bench_grad;
+    bool ran_backward;
+    cmp_tree bo, dvo, bg, dg;
+} api_run;
+
+static void save_error_data(api_run *x)
+{
+    const char *dir = x->r->error_data_dir;
+    const char *full = x->api->full_name;
+    char prefix[1024];
+    saver s = {dir, prefix, 0};
+    snprintf(prefix, sizeof prefix, "%s.forward.input", full);
+    const pc_dump_arg *args = &x->api->forward.input_args;
+    for (size_t i = 0; args->kind == PC_DUMP_ARG_LIST && i < args->u.list.count; i++)
+        save_arg(&s, &args->u.list.items[i], positional(&x->call, (int)i, NULL));
+    s.k = 0; /* msprobe restarts the counter for the kwargs (same names as the args) */
+    for (size_t i = 0; i < x->api->forward.kwarg_count; i++) {
+        const pc_dump_field *f = &x->api->forward.kwargs[i];
+        int si = pc_schema_find_arg(x->call.op->schema, f->key);
+        save_arg(&s, &f->value, si >= 0 ? &x->call.args[si] : NULL);
+    }
+    s.k = 0;
+    snprintf(prefix, sizeof prefix, "%s.forward.output.bench", full);
+    save_value(&s, &x->bo.root);
+    s.k = 0;
+    snprintf(prefix, sizeof prefix, "%s.forward.output.device", full);
+    save_value(&s, &x->dvo.root);
+    if (!x->ran_backward)
+        return;
+    s.k = 0;
+    snprintf(prefix, sizeof prefix, "%s.backward.input", full);
+    save_tensor(&s, &x->bench_grad);
+    s.k = 0;
+    snprintf(prefix, sizeof prefix, "%s.backward.output.bench", full);
+    save_value(&s, &x->bg.root);
+    s.k = 0;
+    snprintf(prefix, sizeof prefix, "%s.backward.output.device", full);
+    save_value(&s, &x->dg.root);
+}
+
+/* ---- the pipeline ---- */
+
+/* The incoming gradient: the backward record's input[0], rebuilt like any input. */
+static pc_status incoming_grad(api_run *x, pc_inputs *in)
+{
+    const pc_dump_entry *b = x->api->backward;
+    const pc_dump_arg *gin = &b->input;
+    if (b->error)
+        return pc_error_set(PC_ERR_INVALID, "%s", b->error);
+    if (gin->kind != PC_DUMP_ARG_LIST)
+        return pc_error_set(PC_ERR_INVALID, "%s", "");
+    if (gin->u.list.count == 0)
+        return pc_error_set(PC_ERR_INVALID, "list index out of range");
+    const pc_dump_arg *g0 = &gin->u.list.items[0];
+    const pc_tensor *out0 = &x->dev_out.tensors[0];
+    if (g0->kind == PC_DUMP_ARG_NULL) {
+        if (pc_tensor_numel(out0) != 1)
+            return pc_error_set(PC_ERR_INVALID,
+                                "grad can be implicitly created only for scalar outputs");
+        pc_status st = pc_tensor_alloc_like(&x->grad, out0, out0->dtype);
+        if (st == PC_OK)
+            pc_tensor_fill(&x->grad, 1.0);
+        return st;
+    }
+    if (g0->kind != PC_DUMP_ARG_TENSOR)
+        return pc_error_set(PC_ERR_INVALID, "%s", g0->error ? g0->error : "");
+    return pc_inputs_provide(in, x->api, g0, &x->grad);
+}
+
+static void api_run_free(api_run *x)
+{
+    pc_op_call_free(&x->call);
+    pc_op_result_free(&x->bench_out);
+    pc_op_result_free(&x->dev_out);
+    pc_op_grads_free(&x->bench_grads);
+    pc_op_grads_free(&x->dev_grads);
+    pc_tensor_free(&x->grad);
+    pc_tensor_free(&x->bench_grad);
+}
+
+/* The isolation tests' trigger (runner.h, PC_RUN_FAULT_ENV). */
+static void run_fault_hook(const char *full_name)
+{
+    const char *f = getenv(PC_RUN_FAULT_ENV);
+    const char *colon = f ? strchr(f, ':') : NULL;
+    if (colon && strncmp(f, "delay:", 6) == 0) {
+        struct timespec ts = {0, atol(colon + 1) % 1000 * 1000000L};
+        nanosleep(&ts, NULL);
+        return;
+    }
+    if (!colon || strcmp(colon + 1, full_name) != 0)
+        return;
+    if (strncmp(f, "crash:", 6) == 0)
+        raise(SIGSEGV);
+    if (strncmp(f, "hang:", 5) == 0)
+        for (;;)
+            pause();
+}
+
+pc_status pc_api_run(const pc_api_runner *r, const pc_dump_api *api, pc_api_result *res)
+{
+    char msg[MSG_MAX];
+    if (strcmp(api->prefix, "Distributed") == 0 || strcmp(api->prefix, "MindSpeed") == 0) {
+        pc_log_info("%s api is not supported for run ut. SKIP.", api->prefix);
+        snprintf(msg, sizeof msg, "API %s not support for run ut. SKIP.", api->full_name);
+        return pc_api_result_skip(res, api->full_name, msg);
+    }
+    if (!api->api_name) {
+        snprintf(msg, sizeof msg, "API %s not support for run ut. SKIP.", api->full_name);
+        pc_log_error("%s", msg);
+        return pc_api_result_skip(res, api->full_name, msg);
+    }
+    if (pc_api_lists_skip(r->lists, api->api_name)) {
+        pc_api_lists_skip_message(api->api_name, msg, sizeof msg);
+        pc_log_info("%s", msg);
+        return pc_api_result_skip(res, api->full_name, msg);
+    }
+    if (api->forward.error)
+        return api_error(res, api, api->forward.error);
+    run_fault_hook(api->full_name);
+
+    /* backward messages, decided before execution (§5.6) */
+    char bwd_msg[MSG_MAX] = "";
+    bool need_grad = true;
+    if (has_kwarg(&api->forward, "out")) {
+        pc_log_warning("%s function with out=... arguments don't support automatic "
+                       "differentiation, skip backward.",
+                       api->full_name);
+        strcat(bwd_msg, "function with out=... arguments don't support automatic "
+                        "differentiation, skip backward.");
+        need_grad = false;
+    }
+    if (strcmp(api->api_name, "repeat_interleave") == 0) {
+        pc_log_info("This API does not have backward input data, skip backward.");
+        strcat(bwd_msg, "This API does not have backward input data, skip backward.");
+        need_grad = false;
+    }
+    if (strcmp(api->api_name, "masked_select") == 0) {
+        pc_log_info("This API does not support backward ut, skip backward.");
+        strcat(bwd_msg, "This API does not support backward ut, skip backward.");
+        need_grad = false;
+    }
+
+    if (!is_executed_type(api->api_type)) {
+        /* msprobe runs nothing for these types (VF, ...): both outputs are None */
+        pc_cmp_value none = pc_cmp_none();
+        pc_api_outputs outs = {&none, &none, NULL, NULL, bwd_msg};
+        return pc_compare_api(res, api->full_name, &outs, &r->compare);
+    }
+    const pc_api_name *name = pc_api_lookup(api->api_type, api->api_name);
+    if (!name) {
+        pc_api_supported(api->api_type, api->api_name, msg, sizeof msg);
+        return api_error(res, api, msg);
+    }
+
+    api_run *x = calloc(1, sizeof *x);
+    if (!x)
+        return pc_error_set(PC_ERR_NOMEM, "out of memory");
+    x->r = r;
+    x->api = api;
+    pc_inputs in = {.max_bytes = r->max_tensor_bytes};
+    pc_inputs_begin(&in, r->dump, r->seed, api);
+    pc_status st = pc_op_bind(api, name, pc_inputs_provide, &in, &x->call);
+    if (st == PC_OK && !pc_backend_supports(r->device, &x->call, msg, sizeof msg))
+        st = pc_error_set(PC_ERR_UNSUPPORTED, "%s", msg);
+    /* the CPU bench runs first, then the device (§5.4) */
+    if (st == PC_OK)
+        st = pc_backend_forward(r->bench, &x->call, &x->bench_out);
+    if (st == PC_OK)
+        st = pc_backend_forward(r->device, &x->call, &x->dev_out);
+    if (st == PC_ERR_NOMEM)
+        goto done;
+    if (st != PC_OK) {
+        snprintf(msg, sizeof msg, "%s", pc_error_message());
+        st = api_error(res, api, msg);
+        goto done;
+    }
+    outputs_tree(&x->bo, x->call.op, &x->bench_out);
+    outputs_tree(&x->dvo, x->call.op, &x->dev_out);
+
+    if (api->backward && need_grad && x->bench_out.count > 0) {
+        if (returns_tuple(x->call.op)) {
+            strcat(bwd_msg, "Multiple backward is not supported.");
+        } else if (!x->call.op->backward) {
+            snprintf(bwd_msg + strlen(bwd_msg), sizeof bwd_msg - strlen(bwd_msg),
+                     "precheck has no backward for %s yet, skip backward.", x->call.op->name);
+        } else {
+            st = incoming_grad(x, &in);
+            if (st == PC_OK && !any_requires_grad(&x->call))
+                st = pc_error_set(PC_ERR_INVALID, "element 0 of tensors does not require grad "
+                                                  "and does not have a grad_fn");
+            if (st == PC_OK)
+                st = pc_backend_backward(r->bench, &x->call, &x->grad, &x->bench_grads);
+            if (st == PC_OK)
+                st = pc_backend_backward(r->device, &x->call, &x->grad, &x->dev_grads);
+            if (st == PC_ERR_NOMEM)
+                goto done;
+            if (st != PC_OK) {
+                snprintf(msg, sizeof msg, "%s", pc_error_message());
+                st = api_error(res, api, msg);
+                goto done;
+            }
+            x->ran_backward = true;
+            grads_tree(&x->bg, api, &x->call, &x->bench_grads);
+            grads_tree(&x->dg, api, &x->call, &x->dev_grads);
+        }
+    }
+    pc_api_outputs outs = {&x->bo.root, &x->dvo.root, x->ran_backward ? &x->bg.root : NULL,
+                           x->ran_backward ? &x->dg.root : NULL, bwd_msg};
+    st = pc_compare_api(res, api->full_name, &outs, &r->compare);
+    if (st == PC_OK && r->error_data_dir && res->forward != PC_VERDICT_SKIP &&
+        (res->forward != PC_VERDICT_PASS ||
+         (res->backward != PC_VERDICT_PASS && res->backward != PC_VERDICT_SPACE))) {
+        if (x->ran_backward &&
+            pc_bench_prepare_grad(&x->call, r->policy, &x->grad, &x->bench_grad) != PC_OK)
+            pc_tensor_share(&x->bench_grad, &x->grad);
+        save_error_data(x);
+    }
+done:
+    api_run_free(x);
+    free(x);
+    return st;
+}

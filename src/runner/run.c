@@ -1,0 +1,332 @@
+/* The whole run_ut / multi_run_ut run (spec run_ut.md §1.4, §3, §7, §8). */
+#include <errno.h>
+#include <regex.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "precheck/core/log.h"
+#include "precheck/core/progress.h"
+#include "precheck/io/config.h"
+#include "precheck/io/path_check.h"
+#include "runner_impl.h"
+
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+    interrupted = sig;
+}
+
+typedef struct run_state {
+    const pc_run_options *opt;
+    /* a checked directory plus a file name of ours always fits */
+    char result_path[PC_PATH_BUFFER_SIZE + 64];
+    char details_path[PC_PATH_BUFFER_SIZE + 64];
+    char error_dir[PC_PATH_BUFFER_SIZE + 64];
+    pc_progress *progress;
+    size_t done_before, total;
+} run_state;
+
+static int write_api(void *ctx, size_t pos, const pc_api_text *t)
+{
+    run_state *s = ctx;
+    /* details first: a result row is the mark that the API is complete (resume relies on it) */
+    if (pc_csv_append_file(s->details_path, &t->details) != PC_OK ||
+        pc_csv_append_file(s->result_path, &t->result) != PC_OK) {
+        pc_log_error("%s", pc_error_message());
+        return 1;
+    }
+    if (s->progress)
+        pc_progress_update(s->progress, s->done_before + pos + 1);
+    return 0;
+}
+
+static pc_status write_headers(const run_state *s)
+{
+    pc_csv_buffer b = PC_CSV_BUFFER_INIT;
+    pc_status st = PC_OK;
+    FILE *f = fopen(s->result_path, "rb");
+    if (f) {
+        fclose(f);
+    } else {
+        st = pc_result_header_append(&b);
+        if (st == PC_OK)
+            st = pc_csv_append_file(s->result_path, &b);
+    }
+    pc_csv_buffer_clear(&b);
+    f = fopen(s->details_path, "rb");
+    if (f) {
+        fclose(f);
+    } else if (st == PC_OK) {
+        st = pc_details_header_append(&b);
+        if (st == PC_OK)
+            st = pc_csv_append_file(s->details_path, &b);
+    }
+    pc_csv_buffer_free(&b);
+    return st;
+}
+
+/* -csv_path: the result file, its details twin, and the timestamp of its name. */
+static pc_status resume_paths(run_state *s, const char *csv_path, char *ts)
+{
+    char resolved[PC_PATH_BUFFER_SIZE];
+    pc_status st = pc_path_check(csv_path, PC_PATH_FILE, PC_PATH_READ | PC_PATH_WRITE, ".csv",
+                                 resolved, sizeof resolved);
+    if (st != PC_OK)
+        return st;
+    const char *base = strrchr(resolved, '/');
+    base = base ? base + 1 : resolved;
+    regex_t re;
+    regcomp(&re, "^accuracy_checking_result_[0-9]{14}\\.csv$", REG_EXTENDED | REG_NOSUB);
+    bool ok = regexec(&re, base, 0, NULL, 0) == 0;
+    regfree(&re);
+    if (!ok)
+        return pc_error_set(PC_ERR_INVALID,
+                            "When continue run ut, please do not modify the result csv name.");
+    memcpy(ts, base + strlen("accuracy_checking_result_"), 14);
+    ts[14] = 0;
+    snprintf(s->result_path, sizeof s->result_path, "%s", resolved);
+    size_t dir_len = (size_t)(base - resolved);
+    snprintf(s->details_path, sizeof s->details_path, "%.*saccuracy_checking_details_%s.csv",
+             (int)dir_len, resolved, ts);
+    return pc_path_check(s->details_path, PC_PATH_FILE, PC_PATH_READ | PC_PATH_WRITE, ".csv", NULL,
+                         0);
+}
+
+static pc_status error_data_dir(run_state *s, const char *base, const char *ts)
+{
+    pc_status st = pc_path_make_dir(base);
+    char resolved[PC_PATH_BUFFER_SIZE];
+    if (st == PC_OK)
+        st = pc_path_check(base, PC_PATH_DIR, PC_PATH_WRITE, NULL, resolved, sizeof resolved);
+    if (st != PC_OK)
+        return st;
+    snprintf(s->error_dir, sizeof s->error_dir, "%s/ut_error_data%s", resolved, ts);
+    return pc_path_make_dir(s->error_dir);
+}
+
+static pc_status load_config(const pc_run_options *o, pc_config *cfg)
+{
+    cfg->precision = PC_CONFIG_DEFAULT_PRECISION;
+    pc_status st = PC_OK;
+    if (o->config_yaml)
+        st = pc_config_load_yaml(cfg, o->config_yaml, pc_api_is_wrappable);
+    if (st == PC_OK && o->config_path)
+        st = pc_config_load_json(cfg, o->config_path, pc_api_is_wrappable);
+    return st;
+}
+
+/* Which APIs run, in order: -f's dedup, minus the done set; the first unsafe name ends the
+ * list (msprobe aborts the run there). *unsafe: that API, or NULL. */
+static pc_status work_list(const pc_dump *dump, const bool *keep, const pc_name_set *done,
+                           size_t **out, size_t *count, const pc_dump_api **unsafe)
+{
+    size_t *list = malloc((dump->api_count + 1) * sizeof *list);
+    if (!list)
+        return pc_error_set(PC_ERR_NOMEM, "out of memory");
+    size_t n = 0;
+    *unsafe = NULL;
+    for (size_t i = 0; i < dump->api_count; i++) {
+        const pc_dump_api *api = &dump->apis[i];
+        if (keep && !keep[i])
+            continue;
+        if (api->unsafe_name) {
+            *unsafe = api;
+            break;
+        }
+        if (pc_name_set_has(done, api->full_name, strlen(api->full_name)))
+            continue;
+        list[n++] = i;
+    }
+    *out = list;
+    *count = n;
+    return PC_OK;
+}
+
+static int fail(const char *what)
+{
+    pc_log_error("%s", what);
+    return 1;
+}
+
+int pc_run_ut(const pc_run_options *o)
+{
+    char ts[16];
+    time_t start = time(NULL);
+    struct tm lt;
+    localtime_r(&start, &lt);
+    strftime(ts, sizeof ts, "%Y%m%d%H%M%S", &lt);
+
+    pc_config cfg = {0};
+    if (load_config(o, &cfg) != PC_OK)
+        return fail(pc_error_message());
+    int rc = 1;
+    pc_dump *dump = NULL;
+    bool *keep = NULL;
+    size_t *list = NULL;
+    pc_name_set done = {0};
+    pc_backend device = {0}, bench = {0};
+    run_state s = {.opt = o};
+    if (!o->api_info || !*o->api_info) {
+        pc_log_error("Please provide api_info_file for offline run ut.");
+        goto out;
+    }
+    const pc_backend_vtable *dvt = pc_backend_find(o->backend ? o->backend : "cpu");
+    if (!dvt) {
+        pc_log_error("Set device id failed. device id is: [%d] (precheck has no backend '%s')",
+                     o->device_count ? o->device_ids[0] : 0, o->backend);
+        goto out;
+    }
+    if (pc_backend_open(&device, dvt, NULL) != PC_OK ||
+        pc_backend_open(&bench, pc_backend_find("bench"), o->bench_policy) != PC_OK) {
+        fail(pc_error_message());
+        goto out;
+    }
+    char dump_path[PC_PATH_BUFFER_SIZE];
+    if (pc_path_check(o->api_info, PC_PATH_FILE, PC_PATH_READ, ".json", dump_path,
+                      sizeof dump_path) != PC_OK ||
+        pc_dump_open(&dump, dump_path) != PC_OK) {
+        fail(pc_error_message());
+        goto out;
+    }
+    if (dump->data_empty)
+        pc_log_warning("data field is empty, no overflow data found.");
+    if (o->filter_api) {
+        pc_log_info("Start filtering the api in the api_info_file.");
+        keep = calloc(dump->api_count + 1, sizeof *keep);
+        if (!keep || pc_dump_filter_dedup(dump, keep, NULL) != PC_OK) {
+            fail(keep ? pc_error_message() : "out of memory");
+            goto out;
+        }
+        pc_log_info("Finish filtering the api in the api_info_file.");
+    }
+    const char *out_path = o->out_path && *o->out_path ? o->out_path : "./";
+    char out_dir[PC_PATH_BUFFER_SIZE];
+    if (pc_path_make_dir(out_path) != PC_OK ||
+        pc_path_check(out_path, PC_PATH_DIR, PC_PATH_WRITE, NULL, out_dir, sizeof out_dir) !=
+            PC_OK) {
+        fail(pc_error_message());
+        goto out;
+    }
+    bool resume = o->csv_path && *o->csv_path;
+    if (resume) {
+        if (resume_paths(&s, o->csv_path, ts) != PC_OK) {
+            fail(pc_error_message());
+            goto out;
+        }
+    } else {
+        snprintf(s.result_path, sizeof s.result_path, "%s/accuracy_checking_result_%s.csv", out_dir,
+                 ts);
+        snprintf(s.details_path, sizeof s.details_path, "%s/accuracy_checking_details_%s.csv",
+                 out_dir, ts);
+    }
+    if (o->save_error_data &&
+        error_data_dir(&s, cfg.error_data_path ? cfg.error_data_path : "./", ts) != PC_OK) {
+        fail(pc_error_message());
+        goto out;
+    }
+    if (o->multi)
+        pc_log_info("UT task result will be saved in %s", s.result_path);
+    else
+        pc_log_info("start UT test");
+    if (!o->multi)
+        pc_log_info("UT task result will be saved in %s", s.result_path);
+    pc_log_info("UT task details will be saved in %s", s.details_path);
+    if (o->save_error_data)
+        pc_log_info("UT task error_data will be saved in %s", s.error_dir);
+    if (!resume && write_headers(&s) != PC_OK) {
+        fail(pc_error_message());
+        goto out;
+    }
+    size_t repaired = 0;
+    if (pc_resume_prepare(s.result_path, s.details_path, &done, &repaired) != PC_OK) {
+        fail(pc_error_message());
+        goto out;
+    }
+    if (repaired)
+        pc_log_warning("%zu record(s) that an interrupted run left incomplete were removed from "
+                       "%s and %s; those APIs run again.",
+                       repaired, s.result_path, s.details_path);
+    const pc_dump_api *unsafe = NULL;
+    size_t count = 0;
+    if (work_list(dump, keep, &done, &list, &count, &unsafe) != PC_OK) {
+        fail(pc_error_message());
+        goto out;
+    }
+
+    pc_api_lists lists = {(const char *const *)cfg.white_list.items, cfg.white_list.count,
+                          (const char *const *)cfg.black_list.items, cfg.black_list.count};
+    pc_api_runner runner = {
+        .dump = dump,
+        .device = &device,
+        .bench = &bench,
+        .policy = PC_BENCH_MSPROBE,
+        .seed = o->seed,
+        .lists = &lists,
+        .error_data_dir = o->save_error_data ? s.error_dir : NULL,
+    };
+    if (o->bench_policy)
+        pc_bench_policy_from_name(o->bench_policy, &runner.policy);
+    pc_pool_job job = {&runner, o, dump, list, count, cfg.precision, &interrupted};
+    s.done_before = 0;
+    s.total = count;
+    if (o->multi) {
+        if (o->save_error_data)
+            pc_log_info("UT task error data will be saved");
+        pc_log_info("Starting parallel UT with %d processes", o->workers);
+    }
+    if (o->progress)
+        s.progress = pc_progress_new(o->multi ? "Total items" : "Processing", count, stderr);
+
+    struct sigaction sa = {0}, old_int, old_term;
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    interrupted = 0;
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    size_t written = 0;
+    pc_status st = pc_pool_run(&job, write_api, &s, &written);
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    if (s.progress)
+        pc_progress_finish(s.progress);
+    pc_path_set_file_mode(s.result_path);
+    pc_path_set_file_mode(s.details_path);
+    if (st != PC_OK) {
+        fail(pc_error_message());
+        goto out;
+    }
+    if (written < count) {
+        pc_log_warning("Interrupted by %s: %zu of %zu APIs were written.",
+                       interrupted == SIGTERM ? "SIGTERM" : "user", written, count);
+        pc_log_warning("The UT task has not been completed. The parameter '-csv_path' along with "
+                       "the path to the result CSV file will be utilized to resume the UT task.");
+        pc_log_warning("To resume: precheck %s -api_info %s -csv_path %s",
+                       o->multi ? "multi_run_ut" : "run_ut", o->api_info, s.result_path);
+        rc = 130;
+        goto out;
+    }
+    if (unsafe) {
+        pc_log_error("api name contains special characters, please check!");
+        goto out;
+    }
+    pc_log_info("UT task result csv is saved in %s", s.result_path);
+    pc_log_info("UT task details csv is saved in %s", s.details_path);
+    pc_log_info("Successfully completed run_ut/multi_run_ut.");
+    if (!o->multi)
+        pc_log_info("UT task completed.");
+    rc = 0;
+out:
+    pc_progress_free(s.progress);
+    pc_backend_close(&device);
+    pc_backend_close(&bench);
+    pc_name_set_free(&done);
+    free(list);
+    free(keep);
+    pc_dump_free(dump);
+    pc_config_free(&cfg);
+    return rc;
+}

@@ -1,0 +1,66 @@
+/* Private to src/runner: the done set of a resumed run, CSV repair, and the worker pool. */
+#ifndef PC_RUNNER_IMPL_H
+#define PC_RUNNER_IMPL_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "precheck/io/csv.h"
+#include "precheck/runner/runner.h"
+
+/* ---- a set of API names ---- */
+
+typedef struct pc_name_set {
+    char **slots; /* open addressing, NULL = empty; owned strings */
+    size_t cap, count;
+} pc_name_set;
+
+pc_status pc_name_set_add(pc_name_set *s, const char *name, size_t len);
+bool pc_name_set_has(const pc_name_set *s, const char *name, size_t len);
+void pc_name_set_free(pc_name_set *s);
+
+/* ---- resume ---- */
+
+/* Makes the two CSVs of an interrupted run consistent and reads the done set: a partial last
+ * record of either file is cut off; details rows of APIs that have no result row (the API in
+ * flight when the run was killed) are removed. *repaired counts the records dropped. */
+pc_status pc_resume_prepare(const char *result_path, const char *details_path, pc_name_set *done,
+                            size_t *repaired);
+
+/* The API name of a details row name: "Torch.add.0.forward.output.1" -> length of
+ * "Torch.add.0"; the whole length when the name has no such suffix. */
+size_t pc_details_row_api_len(const char *name, size_t len);
+
+/* ---- one API's CSV text, as a worker sends it ---- */
+
+typedef struct pc_api_text {
+    pc_csv_buffer details;
+    pc_csv_buffer result;
+    bool ready;
+} pc_api_text;
+
+/* ---- the pool ---- */
+
+typedef struct pc_pool_job {
+    const pc_api_runner *runner; /* opened before the workers fork; they inherit it */
+    const pc_run_options *opt;
+    const pc_dump *dump;
+    const size_t *apis; /* indices into dump->apis, in writing order */
+    size_t count;
+    int precision;
+    volatile sig_atomic_t *interrupted;
+} pc_pool_job;
+
+/* Called in order for every finished API (the parent writes it). Non-zero stops the run. */
+typedef int (*pc_pool_sink)(void *ctx, size_t pos, const pc_api_text *text);
+
+/* Runs the APIs in opt->workers processes (0: in this process) and hands their text to sink in
+ * order. *written: how many were handed over. PC_OK also when interrupted (check *written). */
+pc_status pc_pool_run(const pc_pool_job *job, pc_pool_sink sink, void *ctx, size_t *written);
+
+/* The text of one API, computed here (what a worker does). */
+pc_status pc_api_text_make(const pc_api_runner *r, const pc_dump_api *api, int precision,
+                           pc_api_text *out);
+
+#endif
