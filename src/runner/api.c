@@ -12,7 +12,7 @@
 #include "precheck/io/path_check.h"
 #include "precheck/io/pt.h"
 #include "precheck/ops/schema.h"
-#include "precheck/runner/runner.h"
+#include "runner_impl.h"
 
 #define MSG_MAX 2048
 
@@ -187,6 +187,8 @@ typedef struct api_run {
     const pc_api_runner *r;
     const pc_dump_api *api;
     pc_op_call call;
+    pc_op_call dev_call; /* the device's: autocast applied */
+    bool autocast;
     pc_op_result bench_out, dev_out;
     pc_op_grads bench_grads, dev_grads;
     pc_tensor grad, bench_grad;
@@ -261,6 +263,8 @@ static pc_status incoming_grad(api_run *x, pc_inputs *in)
 static void api_run_free(api_run *x)
 {
     pc_op_call_free(&x->call);
+    if (x->autocast)
+        pc_op_call_free(&x->dev_call);
     pc_op_result_free(&x->bench_out);
     pc_op_result_free(&x->dev_out);
     pc_op_grads_free(&x->bench_grads);
@@ -352,13 +356,19 @@ pc_status pc_api_run(const pc_api_runner *r, const pc_dump_api *api, pc_api_resu
     pc_inputs in = {.max_bytes = r->max_tensor_bytes};
     pc_inputs_begin(&in, r->dump, r->seed, api);
     pc_status st = pc_op_bind(api, name, pc_inputs_provide, &in, &x->call);
-    if (st == PC_OK && !pc_backend_supports(r->device, &x->call, msg, sizeof msg))
+    if (st == PC_OK) {
+        pc_dtype ac = pc_autocast_dtype(&x->call, api);
+        if (ac != PC_DTYPE_INVALID)
+            st = pc_autocast_apply(&x->call, ac, &x->dev_call, &x->autocast);
+    }
+    const pc_op_call *dev_call = x->autocast ? &x->dev_call : &x->call;
+    if (st == PC_OK && !pc_backend_supports(r->device, dev_call, msg, sizeof msg))
         st = pc_error_set(PC_ERR_UNSUPPORTED, "%s", msg);
     /* the CPU bench runs first, then the device (§5.4) */
     if (st == PC_OK)
         st = pc_backend_forward(r->bench, &x->call, &x->bench_out);
     if (st == PC_OK)
-        st = pc_backend_forward(r->device, &x->call, &x->dev_out);
+        st = pc_backend_forward(r->device, dev_call, &x->dev_out);
     if (st == PC_ERR_NOMEM)
         goto done;
     if (st != PC_OK) {
@@ -383,7 +393,14 @@ pc_status pc_api_run(const pc_api_runner *r, const pc_dump_api *api, pc_api_resu
             if (st == PC_OK)
                 st = pc_backend_backward(r->bench, &x->call, &x->grad, &x->bench_grads);
             if (st == PC_OK)
-                st = pc_backend_backward(r->device, &x->call, &x->grad, &x->dev_grads);
+                st = pc_backend_backward(r->device, dev_call, &x->grad, &x->dev_grads);
+            /* autograd hands the gradients of autocast copies back in the inputs' dtypes */
+            for (int i = 0; st == PC_OK && x->autocast && i < x->call.nargs; i++)
+                if (x->call.args[i].kind == PC_VALUE_TENSOR &&
+                    !pc_tensor_is_null(&x->dev_grads.grads[i]) &&
+                    x->dev_grads.grads[i].dtype != x->call.args[i].tensor.dtype)
+                    st = pc_tensor_cast(&x->dev_grads.grads[i], &x->dev_grads.grads[i],
+                                        x->call.args[i].tensor.dtype);
             if (st == PC_ERR_NOMEM)
                 goto done;
             if (st != PC_OK) {

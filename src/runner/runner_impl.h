@@ -9,6 +9,15 @@
 #include "precheck/io/csv.h"
 #include "precheck/runner/runner.h"
 
+/* ---- the device run's autocast (autocast.c) ---- */
+
+/* The autocast dtype of the device run (float16 / bfloat16), or PC_DTYPE_INVALID for none. */
+pc_dtype pc_autocast_dtype(const pc_op_call *call, const pc_dump_api *api);
+
+/* *out: the call as autocast to dtype runs it (inputs cast per the AMP op lists); *changed
+ * false (and *out untouched) when autocast leaves the op alone. */
+pc_status pc_autocast_apply(const pc_op_call *call, pc_dtype dtype, pc_op_call *out, bool *changed);
+
 /* ---- a set of API names ---- */
 
 typedef struct pc_name_set {

@@ -491,6 +491,23 @@ static void test_save_error_data(void **state)
     assert_int_not_equal(access(p, F_OK), 0);
 }
 
+/* ---- device autocast (§5.1) ---- */
+
+static void test_device_autocast(void **state)
+{
+    (void)state;
+    char dir[512], args[2048], r[1024], t[1024];
+    out_dir(dir, sizeof dir);
+    snprintf(args, sizeof args, "run_ut -api_info %s/runner/autocast_dump.json", PC_TEST_FIXTURES);
+    run_to(args, NULL, dir, r, t, sizeof r);
+    /* float32 inputs, a bfloat16 output recorded: the device runs linear under bf16 autocast,
+     * the bench in float64; the gradients come back in the inputs' float32 */
+    assert_true(contains(t, "Functional.linear.0.forward.output.0,torch.float64,torch.bfloat16,"));
+    assert_true(contains(t, "Functional.linear.0.backward.output.0,torch.float64,torch.float32,"));
+    /* mixed float16 + float32: autocast is on, but add is on no AMP list: it promotes */
+    assert_true(contains(t, "Tensor.__add__.0.forward.output.0,torch.float32,torch.float32,"));
+}
+
 /* ---- configuration, usage ---- */
 
 static void test_black_list_and_filter(void **state)
@@ -560,6 +577,7 @@ int main(void)
         cmocka_unit_test(test_sigkill_resume),
         cmocka_unit_test(test_sigint_then_resume),
         cmocka_unit_test(test_save_error_data),
+        cmocka_unit_test(test_device_autocast),
         cmocka_unit_test(test_black_list_and_filter),
         cmocka_unit_test(test_usage_and_input_errors),
     };
