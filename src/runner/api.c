@@ -233,6 +233,23 @@ static void save_error_data(api_run *x)
 
 /* ---- the pipeline ---- */
 
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* Adds the time since *t to *acc (when timing) and restarts *t. */
+static void lap(const pc_api_runner *r, double *acc, double *t)
+{
+    if (!r->timing)
+        return;
+    double n = now_s();
+    *acc += n - *t;
+    *t = n;
+}
+
 /* The incoming gradient: the backward record's input[0], rebuilt like any input. */
 static pc_status incoming_grad(api_run *x, pc_inputs *in)
 {
@@ -353,9 +370,13 @@ pc_status pc_api_run(const pc_api_runner *r, const pc_dump_api *api, pc_api_resu
         return pc_error_set(PC_ERR_NOMEM, "out of memory");
     x->r = r;
     x->api = api;
+    pc_run_timing dummy = {0}, *tm = r->timing ? r->timing : &dummy;
+    double t0 = r->timing ? now_s() : 0;
+    tm->apis++;
     pc_inputs in = {.max_bytes = r->max_tensor_bytes};
     pc_inputs_begin(&in, r->dump, r->seed, api);
     pc_status st = pc_op_bind(api, name, pc_inputs_provide, &in, &x->call);
+    lap(r, &tm->inputs, &t0);
     if (st == PC_OK) {
         pc_dtype ac = pc_autocast_dtype(&x->call, api);
         if (ac != PC_DTYPE_INVALID)
@@ -367,8 +388,10 @@ pc_status pc_api_run(const pc_api_runner *r, const pc_dump_api *api, pc_api_resu
     /* the CPU bench runs first, then the device (§5.4) */
     if (st == PC_OK)
         st = pc_backend_forward(r->bench, &x->call, &x->bench_out);
+    lap(r, &tm->bench, &t0);
     if (st == PC_OK)
         st = pc_backend_forward(r->device, dev_call, &x->dev_out);
+    lap(r, &tm->device, &t0);
     if (st == PC_ERR_NOMEM)
         goto done;
     if (st != PC_OK) {
@@ -390,10 +413,13 @@ pc_status pc_api_run(const pc_api_runner *r, const pc_dump_api *api, pc_api_resu
             if (st == PC_OK && !any_requires_grad(&x->call))
                 st = pc_error_set(PC_ERR_INVALID, "element 0 of tensors does not require grad "
                                                   "and does not have a grad_fn");
+            lap(r, &tm->inputs, &t0);
             if (st == PC_OK)
                 st = pc_backend_backward(r->bench, &x->call, &x->grad, &x->bench_grads);
+            lap(r, &tm->bench, &t0);
             if (st == PC_OK)
                 st = pc_backend_backward(r->device, dev_call, &x->grad, &x->dev_grads);
+            lap(r, &tm->device, &t0);
             /* autograd hands the gradients of autocast copies back in the inputs' dtypes */
             for (int i = 0; st == PC_OK && x->autocast && i < x->call.nargs; i++)
                 if (x->call.args[i].kind == PC_VALUE_TENSOR &&
@@ -416,6 +442,7 @@ pc_status pc_api_run(const pc_api_runner *r, const pc_dump_api *api, pc_api_resu
     pc_api_outputs outs = {&x->bo.root, &x->dvo.root, x->ran_backward ? &x->bg.root : NULL,
                            x->ran_backward ? &x->dg.root : NULL, bwd_msg};
     st = pc_compare_api(res, api->full_name, &outs, &r->compare);
+    lap(r, &tm->compare, &t0);
     if (st == PC_OK && r->error_data_dir && res->forward != PC_VERDICT_SKIP &&
         (res->forward != PC_VERDICT_PASS ||
          (res->backward != PC_VERDICT_PASS && res->backward != PC_VERDICT_SPACE))) {

@@ -25,6 +25,13 @@
 #include "precheck/core/log.h"
 #include "runner_impl.h"
 
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
 pc_status pc_api_text_make(const pc_api_runner *r, const pc_dump_api *api, int precision,
                            pc_api_text *out)
 {
@@ -34,9 +41,12 @@ pc_status pc_api_text_make(const pc_api_runner *r, const pc_dump_api *api, int p
         pc_log_error("Run %s UT Error: out of memory", api->full_name);
         st = pc_api_result_skip(&res, api->full_name, "out of memory");
     }
+    double t0 = r->timing ? now_s() : 0;
     if (st == PC_OK)
         st = pc_api_result_append_csv(&res, &out->details, &out->result, precision);
     pc_api_result_free(&res);
+    if (r->timing)
+        r->timing->write += now_s() - t0;
     out->ready = st == PC_OK;
     return st;
 }
@@ -51,13 +61,6 @@ static pc_status skip_text(const char *full_name, const char *msg, int precision
     pc_api_result_free(&res);
     out->ready = st == PC_OK;
     return st;
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
 static int write_all(int fd, const void *p, size_t n)

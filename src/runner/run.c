@@ -30,9 +30,17 @@ typedef struct run_state {
     size_t done_before, total;
 } run_state;
 
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
 static int write_api(void *ctx, size_t pos, const pc_api_text *t)
 {
     run_state *s = ctx;
+    double t0 = s->opt->timing ? now_s() : 0;
     /* details first: a result row is the mark that the API is complete (resume relies on it) */
     if (pc_csv_append_file(s->details_path, &t->details) != PC_OK ||
         pc_csv_append_file(s->result_path, &t->result) != PC_OK) {
@@ -41,6 +49,8 @@ static int write_api(void *ctx, size_t pos, const pc_api_text *t)
     }
     if (s->progress)
         pc_progress_update(s->progress, s->done_before + pos + 1);
+    if (s->opt->timing)
+        s->opt->timing->write += now_s() - t0;
     return 0;
 }
 
@@ -186,12 +196,15 @@ int pc_run_ut(const pc_run_options *o)
         goto out;
     }
     char dump_path[PC_PATH_BUFFER_SIZE];
+    double t0 = now_s();
     if (pc_path_check(o->api_info, PC_PATH_FILE, PC_PATH_READ, ".json", dump_path,
                       sizeof dump_path) != PC_OK ||
         pc_dump_open(&dump, dump_path) != PC_OK) {
         fail(pc_error_message());
         goto out;
     }
+    if (o->timing)
+        o->timing->parse += now_s() - t0;
     if (dump->data_empty)
         pc_log_warning("data field is empty, no overflow data found.");
     if (o->filter_api) {
@@ -267,6 +280,7 @@ int pc_run_ut(const pc_run_options *o)
         .seed = o->seed,
         .lists = &lists,
         .error_data_dir = o->save_error_data ? s.error_dir : NULL,
+        .timing = o->workers == 0 ? o->timing : NULL,
     };
     if (o->bench_policy)
         pc_bench_policy_from_name(o->bench_policy, &runner.policy);

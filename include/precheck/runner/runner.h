@@ -31,6 +31,18 @@
 
 /* ---- one API ---- */
 
+/* Seconds spent per stage, summed over APIs (bench/bench_run_ut.c prints them). Filled only
+ * where the APIs run in the calling process (pc_run_options.workers == 0). */
+typedef struct pc_run_timing {
+    double parse;   /* reading dump.json */
+    double inputs;  /* binding: real tensors loaded or random ones generated */
+    double bench;   /* the bench's forward and backward */
+    double device;  /* the device's forward and backward */
+    double compare; /* metrics, statuses and rows */
+    double write;   /* CSV text and files */
+    size_t apis;
+} pc_run_timing;
+
 typedef struct pc_api_runner {
     const pc_dump *dump;
     const pc_backend *device;
@@ -41,6 +53,7 @@ typedef struct pc_api_runner {
     const char *error_data_dir; /* NULL: -save_error_data is off */
     size_t max_tensor_bytes;    /* 0: the core limit */
     pc_compare_options compare;
+    pc_run_timing *timing; /* NULL: not measured */
 } pc_api_runner;
 
 /* Runs api and fills res (a compared API or a SKIP record). PC_ERR_NOMEM only. */
@@ -66,8 +79,9 @@ typedef struct pc_run_options {
     const char *backend;
     const char *bench_policy; /* "msprobe" / "fp64" */
     uint64_t seed;
-    double timeout_s; /* per API, 0: none */
-    bool progress;    /* the progress bar on stderr */
+    double timeout_s;      /* per API, 0: none */
+    bool progress;         /* the progress bar on stderr */
+    pc_run_timing *timing; /* NULL, or filled (with workers == 0) */
 } pc_run_options;
 
 /* The exit status of the run: 0 done, 1 failed (a message was logged), 130 interrupted. */
