@@ -151,6 +151,67 @@ static pc_status to_int(double x, int64_t *out)
     return PC_OK;
 }
 
+/* Elements per chunk of the parallel fills; values depend only on the element index. */
+#define GEN_CHUNK 16384
+
+/* t = U * scale + low evaluated as torch does (float opmath below float64, rounded to the
+ * dtype after each operation), U uniform in [0, 1) drawn in t's dtype. */
+static void fill_affine(pc_tensor *t, const pc_rng_stream *s, double scale, double low)
+{
+    int64_t n = pc_tensor_numel(t), chunks = (n + GEN_CHUNK - 1) / GEN_CHUNK;
+    pc_dtype dt = t->dtype;
+    void *data = pc_tensor_data(t);
+    float fs = (float)scale, fl = (float)low;
+#pragma omp parallel for schedule(static) if (n > 4 * GEN_CHUNK)
+    for (int64_t c = 0; c < chunks; c++) {
+        int64_t i0 = c * GEN_CHUNK, i1 = i0 + GEN_CHUNK < n ? i0 + GEN_CHUNK : n;
+        if (dt == PC_DTYPE_F64) {
+            double *p = (double *)data + i0;
+            pc_rng_fill_uniform_f64(s, (uint64_t)i0, p, (size_t)(i1 - i0));
+            for (int64_t i = 0; i < i1 - i0; i++)
+                p[i] = p[i] * scale + low;
+        } else if (dt == PC_DTYPE_F32) {
+            float *p = (float *)data + i0;
+            pc_rng_fill_uniform_f32(s, (uint64_t)i0, p, (size_t)(i1 - i0));
+            for (int64_t i = 0; i < i1 - i0; i++)
+                p[i] = p[i] * fs + fl;
+        } else if (dt == PC_DTYPE_F16) {
+            uint16_t *p = (uint16_t *)data;
+            for (int64_t i = i0; i < i1; i++) {
+                float u = (float)pc_rng_uniform(s, (uint64_t)i, dt);
+                float a = pc_f16_to_f32(pc_f32_to_f16(u * fs));
+                p[i] = pc_f32_to_f16(a + fl);
+            }
+        } else if (dt == PC_DTYPE_BF16) {
+            uint16_t *p = (uint16_t *)data;
+            for (int64_t i = i0; i < i1; i++) {
+                float u = (float)pc_rng_uniform(s, (uint64_t)i, dt);
+                float a = pc_bf16_to_f32(pc_f32_to_bf16(u * fs));
+                p[i] = pc_f32_to_bf16(a + fl);
+            }
+        } else {
+            for (int64_t i = i0; i < i1; i++) {
+                double u = pc_rng_uniform(s, (uint64_t)i, dt);
+                store_flat(t, i, round_to(dt, round_to(dt, u * fs) + fl));
+            }
+        }
+    }
+}
+
+/* Integers uniform in [lo, hi] (bool: > 0 of them). */
+static void fill_ints(pc_tensor *t, const pc_rng_stream *s, int64_t lo, int64_t hi, bool as_bool)
+{
+    int64_t n = pc_tensor_numel(t), chunks = (n + GEN_CHUNK - 1) / GEN_CHUNK;
+#pragma omp parallel for schedule(static) if (n > 4 * GEN_CHUNK)
+    for (int64_t c = 0; c < chunks; c++) {
+        int64_t i0 = c * GEN_CHUNK, i1 = i0 + GEN_CHUNK < n ? i0 + GEN_CHUNK : n;
+        for (int64_t i = i0; i < i1; i++) {
+            int64_t v = pc_rng_int_range(s, (uint64_t)i, lo, hi);
+            store_flat_i64(t, i, as_bool ? v > 0 : v);
+        }
+    }
+}
+
 static pc_status random_float(pc_tensor *t, const pc_rng_stream *s, double low, double high,
                               double low_origin, double high_origin, bool high_origin_truthy)
 {
@@ -176,25 +237,7 @@ static pc_status random_float(pc_tensor *t, const pc_rng_stream *s, double low, 
     const pc_dtype_traits *tr = pc_dtype_traits_of(dt);
     double low_s = isinf(low) ? (low > 0 ? tr->max_finite : tr->lowest) : low;
     double high_s = isinf(high) ? (high > 0 ? tr->max_finite : tr->lowest) : high;
-    double scale = high_s - low_s;
-    if (dt == PC_DTYPE_F64) {
-        double *p = pc_tensor_data(t);
-        pc_rng_fill_uniform_f64(s, 0, p, (size_t)n);
-        for (int64_t i = 0; i < n; i++)
-            p[i] = p[i] * scale + low_s;
-    } else if (dt == PC_DTYPE_F32) {
-        float *p = pc_tensor_data(t);
-        pc_rng_fill_uniform_f32(s, 0, p, (size_t)n);
-        float fs = (float)scale, fl = (float)low_s;
-        for (int64_t i = 0; i < n; i++)
-            p[i] = p[i] * fs + fl;
-    } else {
-        for (int64_t i = 0; i < n; i++) {
-            double u = pc_rng_uniform(s, (uint64_t)i, dt);
-            double v = round_to(dt, round_to(dt, u * (float)scale) + (float)low_s);
-            store_flat(t, i, v);
-        }
-    }
+    fill_affine(t, s, high_s - low_s, low_s);
     if (n == 0)
         return PC_OK;
     if (high_origin_truthy && isnan(high_origin)) {
@@ -269,8 +312,7 @@ pc_status pc_inputs_random(const pc_dump_tensor *rec, pc_dtype dtype, bool min_f
                 lo = hi;
                 hi = x;
             }
-            for (int64_t i = 0; i < n; i++)
-                store_flat_i64(&t, i, pc_rng_int_range(&s, (uint64_t)i, lo, hi) > 0);
+            fill_ints(&t, &s, lo, hi, true);
         }
     } else if (pc_dtype_is_float(gen)) {
         st = random_float(&t, &s, low, high, low_origin, high_origin, high_truthy);
@@ -285,8 +327,7 @@ pc_status pc_inputs_random(const pc_dump_tensor *rec, pc_dtype dtype, bool min_f
                               ">= to=%lld",
                               (long long)lo, (long long)(hi == INT64_MAX ? hi : hi + 1));
         if (st == PC_OK) {
-            for (int64_t i = 0; i < n; i++)
-                store_flat_i64(&t, i, pc_rng_int_range(&s, (uint64_t)i, lo, hi));
+            fill_ints(&t, &s, lo, hi, false);
             store_flat_i64(&t, 0, lo);
             store_flat_i64(&t, n - 1, hi);
         }
