@@ -360,8 +360,17 @@ pc_status pc_inputs_provide(void *vctx, const pc_dump_api *api, const pc_dump_ar
             return st;
     } else {
         st = pc_dump_tensor_check(api, arg, ctx->max_bytes, NULL, NULL);
-        if (st != PC_OK)
+        if (st != PC_OK) {
+            /* the binder names the API and the argument itself */
+            const char *m = pc_error_message();
+            size_t fl = strlen(api->full_name);
+            if (strncmp(m, api->full_name, fl) == 0 && strncmp(m + fl, ": ", 2) == 0) {
+                char copy[1024];
+                snprintf(copy, sizeof copy, "%s", m + fl + 2);
+                pc_error_set(st, "%s", copy);
+            }
             return st;
+        }
         pc_dtype dt = rec->dtype;
         if (ctx->histc && (dt == PC_DTYPE_I8 || dt == PC_DTYPE_I32 || dt == PC_DTYPE_I64) &&
             strcmp(path, "input_args[0]") == 0)

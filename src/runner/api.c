@@ -34,6 +34,34 @@ static bool has_kwarg(const pc_dump_entry *e, const char *key)
     return false;
 }
 
+/* The first argument record precheck could not read (its message), or NULL. */
+static const char *arg_error(const pc_dump_arg *a)
+{
+    if (a->error)
+        return a->error;
+    if (a->kind == PC_DUMP_ARG_LIST)
+        for (size_t i = 0; i < a->u.list.count; i++) {
+            const char *e = arg_error(&a->u.list.items[i]);
+            if (e)
+                return e;
+        }
+    if (a->kind == PC_DUMP_ARG_OBJECT)
+        for (size_t i = 0; i < a->u.object.count; i++) {
+            const char *e = arg_error(&a->u.object.fields[i].value);
+            if (e)
+                return e;
+        }
+    return NULL;
+}
+
+static const char *entry_arg_error(const pc_dump_entry *e)
+{
+    const char *err = arg_error(&e->input_args);
+    for (size_t i = 0; !err && i < e->kwarg_count; i++)
+        err = arg_error(&e->kwargs[i].value);
+    return err;
+}
+
 /* The failure of an API inside msprobe's catch-all: logged, and the API's SKIP record. */
 static pc_status api_error(pc_api_result *res, const pc_dump_api *api, const char *msg)
 {
@@ -329,6 +357,9 @@ pc_status pc_api_run(const pc_api_runner *r, const pc_dump_api *api, pc_api_resu
     }
     if (api->forward.error)
         return api_error(res, api, api->forward.error);
+    const char *bad_arg = entry_arg_error(&api->forward);
+    if (bad_arg)
+        return api_error(res, api, bad_arg);
     run_fault_hook(api->full_name);
 
     /* backward messages, decided before execution (§5.6) */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "precheck/core/log.h"
 #include "precheck/core/progress.h"
@@ -156,6 +157,16 @@ static pc_status work_list(const pc_dump *dump, const bool *keep, const pc_name_
     return PC_OK;
 }
 
+/* The largest tensor an API may generate: a quarter of the machine's memory, so that a record
+ * with an absurd shape becomes that API's SKIP row instead of a swapping machine. */
+static size_t tensor_limit(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || size <= 0)
+        return 0;
+    return (size_t)pages / 4 * (size_t)size;
+}
+
 static int fail(const char *what)
 {
     pc_log_error("%s", what);
@@ -281,6 +292,7 @@ int pc_run_ut(const pc_run_options *o)
         .lists = &lists,
         .error_data_dir = o->save_error_data ? s.error_dir : NULL,
         .timing = o->workers == 0 ? o->timing : NULL,
+        .max_tensor_bytes = tensor_limit(),
     };
     if (o->bench_policy)
         pc_bench_policy_from_name(o->bench_policy, &runner.policy);

@@ -508,6 +508,55 @@ static void test_device_autocast(void **state)
     assert_true(contains(t, "Tensor.__add__.0.forward.output.0,torch.float32,torch.float32,"));
 }
 
+/* ---- records that cannot run: each API's SKIP row says why; the run goes on ---- */
+
+static void test_odd_records(void **state)
+{
+    (void)state;
+    char dir[512], args[2048], r[1024], t[1024], log[600];
+    out_dir(dir, sizeof dir);
+    snprintf(log, sizeof log, "%s/log.txt", dir);
+    snprintf(args, sizeof args, "run_ut -api_info %s/runner/odd_dump.json -o %s", PC_TEST_FIXTURES,
+             dir);
+    /* the name starting with '-' ends the run, as in msprobe, after the APIs before it */
+    assert_int_equal(run(NULL, args, log), 1);
+    assert_true(contains(log, "api name contains special characters, please check!"));
+    find_csv(dir, "accuracy_checking_result_", r, sizeof r);
+    find_csv(dir, "accuracy_checking_details_", t, sizeof t);
+    static status_row rows[64];
+    int n = read_results(r, rows, 64);
+    assert_int_equal(n, 9);
+    struct {
+        const char *api, *fwd, *bwd, *msg;
+    } want[] = {
+        {"Torch.add.0", "SKIP", "SKIP", "more than the limit of"},
+        {"Torch.add.1", "SKIP", "SKIP", "\"value\" of an int record must be an integer"},
+        {"Torch.frobnicate.0", "SKIP", "SKIP", "API Torch.frobnicate is not supported by precheck"},
+        {"Distributed.all_reduce.0", "SKIP", "SKIP",
+         "API Distributed.all_reduce.0 not support for run ut. SKIP."},
+        {"VF.lstm.0", "pass", " ", ""},
+        {"Torch.a.b.c.0", "SKIP", "SKIP", "API Torch.a.b.c.0 not support for run ut. SKIP."},
+        {"Torch.add.2", "SKIP", "SKIP",
+         "Data info Min: None , Max: None, info type must be int or float."},
+        {"Torch.add.3", "SKIP", "SKIP", "The size of tensor a (3) must match the size of tensor b"},
+        {"Torch.add.4", "pass", "SKIP",
+         "function with out=... arguments don't support automatic differentiation, skip "
+         "backward."},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        const status_row *row = find_row(rows, n, want[i].api);
+        if (!row)
+            fail_msg("no row for %s", want[i].api);
+        assert_string_equal(row->fwd, want[i].fwd);
+        assert_string_equal(row->bwd, want[i].bwd);
+        if (!strstr(row->msg, want[i].msg))
+            fail_msg("%s: message '%s' lacks '%s'", want[i].api, row->msg, want[i].msg);
+    }
+    /* the VF API is never executed: msprobe's None outputs */
+    assert_true(contains(t, "VF.lstm.0.forward.output.0, , , ,"));
+    assert_true(contains(t, "Bench output is None, skip this test."));
+}
+
 /* ---- configuration, usage ---- */
 
 static void test_black_list_and_filter(void **state)
@@ -578,6 +627,7 @@ int main(void)
         cmocka_unit_test(test_sigint_then_resume),
         cmocka_unit_test(test_save_error_data),
         cmocka_unit_test(test_device_autocast),
+        cmocka_unit_test(test_odd_records),
         cmocka_unit_test(test_black_list_and_filter),
         cmocka_unit_test(test_usage_and_input_errors),
     };
