@@ -19,7 +19,7 @@ static void usage(FILE *out, bool multi)
     fprintf(out,
             "usage: precheck %s -api_info DUMP_JSON [-o OUT_DIR] [-save_error_data] [-j]\n"
             "       %*s [-d ID [ID ...]] [-csv_path RESULT_CSV] [-f] [-config CONFIG_JSON]%s\n"
-            "       %*s [--backend cpu] [--bench msprobe|fp64] [--seed N] [--timeout S]\n"
+            "       %*s [--backend cpu|replay] [--bench msprobe|fp64] [--seed N] [--timeout S]\n"
             "       %*s [--jobs N] [--config_yaml CONFIG_YAML] [--no-progress]\n\n",
             cmd, (int)strlen(cmd), "", multi ? " [-n N]" : "", (int)strlen(cmd), "",
             (int)strlen(cmd), "");
@@ -53,7 +53,11 @@ static void usage(FILE *out, bool multi)
     fprintf(out,
             "\nprecheck's options:\n"
             "  --backend NAME               the device under test: cpu (the reference device, "
-            "default)\n"
+            "default),\n"
+            "                               or replay (the results the device recorded in a "
+            "tensor-mode\n"
+            "                               dump: its output and gradient files; only the bench "
+            "runs)\n"
             "  --bench msprobe|fp64         bench precision: msprobe's raising rule (default) or "
             "all float64\n"
             "  --seed N                     seed of the generated inputs (default %d); inputs "

@@ -408,19 +408,21 @@ pc_status pc_api_run(const pc_api_runner *r, const pc_dump_api *api, pc_api_resu
     pc_inputs_begin(&in, r->dump, r->seed, api);
     pc_status st = pc_op_bind(api, name, pc_inputs_provide, &in, &x->call);
     lap(r, &tm->inputs, &t0);
-    if (st == PC_OK) {
+    if (st == PC_OK && !r->replay) {
         pc_dtype ac = pc_autocast_dtype(&x->call, api);
         if (ac != PC_DTYPE_INVALID)
             st = pc_autocast_apply(&x->call, ac, &x->dev_call, &x->autocast);
     }
     const pc_op_call *dev_call = x->autocast ? &x->dev_call : &x->call;
-    if (st == PC_OK && !pc_backend_supports(r->device, dev_call, msg, sizeof msg))
+    if (st == PC_OK && !r->replay && !pc_backend_supports(r->device, dev_call, msg, sizeof msg))
         st = pc_error_set(PC_ERR_UNSUPPORTED, "%s", msg);
     /* the CPU bench runs first, then the device (§5.4) */
     if (st == PC_OK)
         st = pc_backend_forward(r->bench, &x->call, &x->bench_out);
     lap(r, &tm->bench, &t0);
-    if (st == PC_OK)
+    if (st == PC_OK && r->replay)
+        st = pc_replay_outputs(r->dump, api, returns_tuple(x->call.op), &x->dev_out);
+    else if (st == PC_OK)
         st = pc_backend_forward(r->device, dev_call, &x->dev_out);
     lap(r, &tm->device, &t0);
     if (st == PC_ERR_NOMEM)
@@ -448,8 +450,18 @@ pc_status pc_api_run(const pc_api_runner *r, const pc_dump_api *api, pc_api_resu
             if (st == PC_OK)
                 st = pc_backend_backward(r->bench, &x->call, &x->grad, &x->bench_grads);
             lap(r, &tm->bench, &t0);
-            if (st == PC_OK)
+            bool replay_ok = true;
+            if (st == PC_OK && r->replay) {
+                char why[MSG_MAX];
+                if (pc_replay_grads(r->dump, api, &x->call, &x->dev_grads, why, sizeof why) !=
+                    PC_OK) {
+                    snprintf(bwd_msg + strlen(bwd_msg), sizeof bwd_msg - strlen(bwd_msg), "%s",
+                             why);
+                    replay_ok = false;
+                }
+            } else if (st == PC_OK) {
                 st = pc_backend_backward(r->device, dev_call, &x->grad, &x->dev_grads);
+            }
             lap(r, &tm->device, &t0);
             /* autograd hands the gradients of autocast copies back in the inputs' dtypes */
             for (int i = 0; st == PC_OK && x->autocast && i < x->call.nargs; i++)
@@ -465,7 +477,7 @@ pc_status pc_api_run(const pc_api_runner *r, const pc_dump_api *api, pc_api_resu
                 st = api_error(res, api, msg);
                 goto done;
             }
-            x->ran_backward = true;
+            x->ran_backward = replay_ok;
             grads_tree(&x->bg, api, &x->call, &x->bench_grads);
             grads_tree(&x->dg, api, &x->call, &x->dev_grads);
         }

@@ -195,7 +195,10 @@ int pc_run_ut(const pc_run_options *o)
         pc_log_error("Please provide api_info_file for offline run ut.");
         goto out;
     }
-    const pc_backend_vtable *dvt = pc_backend_find(o->backend ? o->backend : "cpu");
+    bool replay = o->backend && strcmp(o->backend, "replay") == 0;
+    const pc_backend_vtable *dvt = pc_backend_find(replay       ? "cpu"
+                                                   : o->backend ? o->backend
+                                                                : "cpu");
     if (!dvt) {
         pc_log_error("Set device id failed. device id is: [%d] (precheck has no backend '%s')",
                      o->device_count ? o->device_ids[0] : 0, o->backend);
@@ -293,6 +296,7 @@ int pc_run_ut(const pc_run_options *o)
         .error_data_dir = o->save_error_data ? s.error_dir : NULL,
         .timing = o->workers == 0 ? o->timing : NULL,
         .max_tensor_bytes = tensor_limit(),
+        .replay = replay,
     };
     if (o->bench_policy)
         pc_bench_policy_from_name(o->bench_policy, &runner.policy);

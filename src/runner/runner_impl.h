@@ -18,6 +18,18 @@ pc_dtype pc_autocast_dtype(const pc_op_call *call, const pc_dump_api *api);
  * false (and *out untouched) when autocast leaves the op alone. */
 pc_status pc_autocast_apply(const pc_op_call *call, pc_dtype dtype, pc_op_call *out, bool *changed);
 
+/* ---- --backend replay (replay.c) ---- */
+
+/* The device outputs of api as the dump recorded them: output[0], or every output when the op
+ * returns a tuple. Errors name the record and say how to dump what replay needs. */
+pc_status pc_replay_outputs(const pc_dump *dump, const pc_dump_api *api, bool tuple,
+                            pc_op_result *out);
+
+/* The device gradients of the call's positional tensors from the backward record's output.
+ * PC_ERR_UNSUPPORTED with the backward SKIP message in why when they cannot be mapped. */
+pc_status pc_replay_grads(const pc_dump *dump, const pc_dump_api *api, const pc_op_call *call,
+                          pc_op_grads *out, char *why, size_t size);
+
 /* ---- a set of API names ---- */
 
 typedef struct pc_name_set {

@@ -54,6 +54,9 @@ typedef struct pc_api_runner {
     size_t max_tensor_bytes;    /* 0: the core limit */
     pc_compare_options compare;
     pc_run_timing *timing; /* NULL: not measured */
+    /* --backend replay: the device results are read from the dump's tensor files (the
+     * forward record's outputs, the backward record's gradients); device is not used. */
+    bool replay;
 } pc_api_runner;
 
 /* Runs api and fills res (a compared API or a SKIP record). PC_ERR_NOMEM only. */

@@ -1,0 +1,205 @@
+/*
+ * --backend replay: the device results are the ones the device produced during training, read
+ * from the tensor-mode dump (the forward record's output files and the backward record's
+ * output files); only the bench is computed.
+ *
+ * Not a backend of the vtable kind: a backend computes a bound call, and replay computes
+ * nothing -- it needs the dump record, which the vtable does not see. So it lives here, as a
+ * source of device results for the runner.
+ *
+ * Gradients: the backward record's output lists the gradients of the inputs of the autograd
+ * node that made the first output, in that node's input order, with null for inputs that need
+ * no gradient -- or without them (batch_norm's running statistics, embedding's indices). They
+ * are mapped onto the positional tensor arguments in order: an argument that requires grad
+ * takes the next gradient; one that does not takes the next entry only if it is null. Every
+ * mapped gradient must have its argument's shape, and nothing but nulls may be left over:
+ * otherwise the node was another one (linear and matmul on 3-D inputs record the gradient of
+ * their internal reshape) and the backward is a SKIP saying so. Known exceptions: linear on a
+ * 2-D input records addmm's (bias, input, weight^T), which is mapped; cross_entropy records
+ * nll_loss's (same shape as the input, other values), which is refused by name.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "precheck/dump/data.h"
+#include "precheck/ops/schema.h"
+#include "runner_impl.h"
+
+static const char *const missing_hint =
+    "replay reads what the device produced from the dump's tensor files: dump with task "
+    "\"tensor\" and data_mode [\"all\"]";
+
+static pc_status load_record(const pc_dump *dump, const pc_dump_api *api, const pc_dump_arg *a,
+                             const char *what, pc_tensor *out)
+{
+    char path[256];
+    pc_dump_arg_path(api, a, path, sizeof path);
+    if (a->kind != PC_DUMP_ARG_TENSOR)
+        return pc_error_set(PC_ERR_UNSUPPORTED, "%s %s of %s is %s, not a tensor record", what,
+                            path, api->full_name, pc_dump_arg_kind_name(a->kind));
+    if (!pc_dump_tensor_file(a->u.tensor) || !dump->has_real_data)
+        return pc_error_set(PC_ERR_NOT_FOUND, "%s %s of %s has no tensor file (%s)", what, path,
+                            api->full_name, missing_hint);
+    return pc_dump_load_tensor(dump, api, a, out);
+}
+
+pc_status pc_replay_outputs(const pc_dump *dump, const pc_dump_api *api, bool tuple,
+                            pc_op_result *out)
+{
+    const pc_dump_arg *o = &api->forward.output;
+    if (o->kind != PC_DUMP_ARG_LIST || o->u.list.count == 0)
+        return pc_error_set(PC_ERR_NOT_FOUND, "the forward record of %s has no output (%s)",
+                            api->full_name, missing_hint);
+    size_t n = tuple ? o->u.list.count : 1;
+    if (n > PC_OP_MAX_OUTPUTS)
+        return pc_error_set(PC_ERR_UNSUPPORTED, "%s has %zu outputs, more than precheck's %d",
+                            api->full_name, n, PC_OP_MAX_OUTPUTS);
+    pc_op_result r = {0};
+    for (size_t i = 0; i < n; i++) {
+        pc_status st = load_record(dump, api, &o->u.list.items[i], "device output", &r.tensors[i]);
+        if (st != PC_OK) {
+            pc_op_result_free(&r);
+            return st;
+        }
+        r.count = (int)i + 1;
+    }
+    *out = r;
+    return PC_OK;
+}
+
+/* Ops whose first autograd node is an inner one with inputs of the same shapes as the API's,
+ * so that the shape check cannot tell. */
+static const struct {
+    const char *op, *node;
+} inner_nodes[] = {
+    {"cross_entropy", "nll_loss, whose input is log_softmax's output"},
+};
+
+/* linear on a 2-D input is one addmm (bias, input, weight^T) or mm (input, weight^T) node:
+ * its gradients, reordered, with the weight's transposed back. PC_ERR_NOT_FOUND when the
+ * record does not have that form. */
+static pc_status linear_2d(const pc_dump *dump, const pc_dump_api *api, const pc_op_call *call,
+                           const pc_dump_arg *g, pc_op_grads *out)
+{
+    const pc_tensor *x = pc_call_tensor(call, 0), *w = pc_call_tensor(call, 1);
+    const pc_tensor *b = call->nargs > 2 ? pc_call_tensor(call, 2) : NULL;
+    size_t want = b ? 3 : 2;
+    if (!x || !w || x->rank != 2 || g->u.list.count != want)
+        return PC_ERR_NOT_FOUND;
+    pc_op_grads r = {0};
+    const pc_tensor *like[3] = {b, x, NULL};
+    int slot[3] = {2, 0, 1};
+    size_t first = b ? 0 : 1;
+    for (size_t k = 0; k < want; k++) {
+        const pc_dump_arg *item = &g->u.list.items[k];
+        size_t role = first + k;
+        if (item->kind == PC_DUMP_ARG_NULL || !call->args[slot[role]].requires_grad)
+            continue;
+        pc_tensor t = PC_TENSOR_NULL;
+        pc_status st = load_record(dump, api, item, "device gradient", &t);
+        if (st == PC_OK && role == 2) { /* weight^T back to the weight's layout */
+            pc_tensor c = PC_TENSOR_NULL;
+            st = pc_tensor_transpose(&t, &t, 0, 1);
+            if (st == PC_OK)
+                st = pc_tensor_contiguous(&c, &t);
+            pc_tensor_free(&t);
+            t = c;
+        }
+        const pc_tensor *ref = role == 2 ? w : like[role];
+        if (st != PC_OK || !pc_tensor_same_shape(&t, ref)) {
+            pc_tensor_free(&t);
+            pc_op_grads_free(&r);
+            return st != PC_OK ? st : PC_ERR_NOT_FOUND;
+        }
+        r.grads[slot[role]] = t;
+    }
+    *out = r;
+    return PC_OK;
+}
+
+pc_status pc_replay_grads(const pc_dump *dump, const pc_dump_api *api, const pc_op_call *call,
+                          pc_op_grads *out, char *why, size_t size)
+{
+    const pc_dump_entry *b = api->backward;
+    const pc_dump_arg *g = &b->output;
+    if (g->kind != PC_DUMP_ARG_LIST) {
+        snprintf(why, size, "The backward record of %s has no output gradients (%s).",
+                 api->full_name, missing_hint);
+        return PC_ERR_UNSUPPORTED;
+    }
+    for (size_t i = 0; i < sizeof inner_nodes / sizeof inner_nodes[0]; i++)
+        if (strcmp(call->op->name, inner_nodes[i].op) == 0) {
+            snprintf(why, size,
+                     "The backward record of %s belongs to its inner autograd node (%s), so "
+                     "replay cannot compare its backward.",
+                     api->full_name, inner_nodes[i].node);
+            return PC_ERR_UNSUPPORTED;
+        }
+    if (strcmp(call->op->name, "linear") == 0) {
+        pc_status st = linear_2d(dump, api, call, g, out);
+        if (st == PC_OK)
+            return PC_OK;
+        if (st != PC_ERR_NOT_FOUND) {
+            snprintf(why, size, "%s", pc_error_message());
+            return PC_ERR_UNSUPPORTED;
+        }
+    }
+    pc_op_grads r = {0};
+    size_t next = 0, count = g->u.list.count;
+    const pc_dump_arg *input = &api->forward.input_args;
+    size_t npos = input->kind == PC_DUMP_ARG_LIST ? input->u.list.count : 0;
+    for (size_t pos = 0; pos < npos; pos++) {
+        int idx = -1;
+        for (int i = 0; i < call->nargs; i++)
+            if (call->args[i].src_pos == (int)pos)
+                idx = i;
+        if (idx < 0 || call->args[idx].kind != PC_VALUE_TENSOR)
+            continue;
+        const pc_value *v = &call->args[idx];
+        const pc_dump_arg *item = next < count ? &g->u.list.items[next] : NULL;
+        bool wants = v->requires_grad && !v->wrapped;
+        if (!wants) {
+            if (item && item->kind == PC_DUMP_ARG_NULL)
+                next++;
+            continue;
+        }
+        if (!item)
+            break;
+        next++;
+        if (item->kind == PC_DUMP_ARG_NULL)
+            continue;
+        pc_tensor t = PC_TENSOR_NULL;
+        pc_status st = load_record(dump, api, item, "device gradient", &t);
+        if (st != PC_OK) {
+            snprintf(why, size, "%s", pc_error_message());
+            pc_op_grads_free(&r);
+            return PC_ERR_UNSUPPORTED;
+        }
+        if (!pc_tensor_same_shape(&t, &v->tensor)) {
+            char a[PC_SHAPE_FORMAT_MAX], c[PC_SHAPE_FORMAT_MAX];
+            pc_shape_format(a, sizeof a, t.shape, t.rank);
+            pc_shape_format(c, sizeof c, v->tensor.shape, v->tensor.rank);
+            snprintf(why, size,
+                     "The recorded gradient %s does not fit input_args[%zu] %s: the dump's "
+                     "backward record belongs to an inner autograd node of %s, so replay cannot "
+                     "compare its backward.",
+                     a, pos, c, api->api_name);
+            pc_tensor_free(&t);
+            pc_op_grads_free(&r);
+            return PC_ERR_UNSUPPORTED;
+        }
+        r.grads[idx] = t;
+    }
+    for (; next < count; next++)
+        if (g->u.list.items[next].kind != PC_DUMP_ARG_NULL) {
+            snprintf(why, size,
+                     "The backward record of %s holds more gradients than the arguments that "
+                     "require grad: they belong to an inner autograd node, so replay cannot "
+                     "compare its backward.",
+                     api->full_name);
+            pc_op_grads_free(&r);
+            return PC_ERR_UNSUPPORTED;
+        }
+    *out = r;
+    return PC_OK;
+}
