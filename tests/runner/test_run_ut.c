@@ -136,6 +136,16 @@ static void out_dir(char *buf, size_t size)
     assert_non_null(pc_test_tmpdir(buf, size));
 }
 
+static void run_to(const char *dump_args, const char *env, const char *dir, char *result,
+                   char *details, size_t size)
+{
+    char args[2048];
+    snprintf(args, sizeof args, "%s -o %s", dump_args, dir);
+    assert_int_equal(run(env, args, NULL), 0);
+    find_csv(dir, "accuracy_checking_result_", result, size);
+    find_csv(dir, "accuracy_checking_details_", details, size);
+}
+
 /* ---- conformance with msprobe's CSVs ---- */
 
 /*
@@ -254,6 +264,26 @@ static void conformance(const char *dump)
     conformance_with(dump, "", known_diffs, 95);
 }
 
+/* replay on a statistics dump: each API's SKIP row names the missing file and the setting */
+static void test_replay_needs_files(void **state)
+{
+    (void)state;
+    char dir[512], args[2048], r[1024], t[1024];
+    out_dir(dir, sizeof dir);
+    snprintf(args, sizeof args,
+             "run_ut -api_info %s/gpt_stats/step0/rank/dump.json --backend replay", DUMPS);
+    run_to(args, NULL, dir, r, t, sizeof r);
+    static status_row rows[64];
+    int n = read_results(r, rows, 64);
+    assert_int_equal(n, 43);
+    const status_row *lin = find_row(rows, n, "Functional.linear.0");
+    assert_non_null(lin);
+    assert_string_equal(lin->fwd, "SKIP");
+    assert_non_null(strstr(lin->msg, "device output output[0] of Functional.linear.0 has no "
+                                     "tensor file"));
+    assert_non_null(strstr(lin->msg, "dump with task \"tensor\" and data_mode [\"all\"]"));
+}
+
 static void test_replay_conformance(void **state)
 {
     (void)state;
@@ -287,16 +317,6 @@ static void test_conformance_ew_fp16_tensor(void **state)
 }
 
 /* ---- determinism: runs, workers ---- */
-
-static void run_to(const char *dump_args, const char *env, const char *dir, char *result,
-                   char *details, size_t size)
-{
-    char args[2048];
-    snprintf(args, sizeof args, "%s -o %s", dump_args, dir);
-    assert_int_equal(run(env, args, NULL), 0);
-    find_csv(dir, "accuracy_checking_result_", result, size);
-    find_csv(dir, "accuracy_checking_details_", details, size);
-}
 
 static void test_workers_same_csvs(void **state)
 {
@@ -702,6 +722,7 @@ int main(void)
         cmocka_unit_test(test_conformance_cnn_tensor),
         cmocka_unit_test(test_conformance_ew_fp16_tensor),
         cmocka_unit_test(test_replay_conformance),
+        cmocka_unit_test(test_replay_needs_files),
         cmocka_unit_test(test_workers_same_csvs),
         cmocka_unit_test(test_crash_and_hang_isolated),
         cmocka_unit_test(test_sigkill_resume),
