@@ -84,15 +84,16 @@ typedef struct cmp_tree {
     size_t count;
 } cmp_tree;
 
-static bool returns_tuple(const pc_op *op)
+/* Whether the call's result is a tuple: a Tensor[] return, or several tensors (max and min
+ * return one tensor without dim and (values, indices) with it). */
+static bool returns_tuple(const pc_op *op, int count)
 {
-    return op->schema->nreturns > 1 ||
-           (op->schema->nreturns == 1 && op->schema->returns[0].is_list);
+    return count > 1 || (op->schema->nreturns == 1 && op->schema->returns[0].is_list);
 }
 
 static void outputs_tree(cmp_tree *t, const pc_op *op, const pc_op_result *r)
 {
-    if (!returns_tuple(op)) {
+    if (!returns_tuple(op, r->count)) {
         t->root = r->count > 0 ? pc_cmp_tensor(&r->tensors[0]) : pc_cmp_none();
         return;
     }
@@ -421,7 +422,8 @@ pc_status pc_api_run(const pc_api_runner *r, const pc_dump_api *api, pc_api_resu
         st = pc_backend_forward(r->bench, &x->call, &x->bench_out);
     lap(r, &tm->bench, &t0);
     if (st == PC_OK && r->replay)
-        st = pc_replay_outputs(r->dump, api, returns_tuple(x->call.op), &x->dev_out);
+        st = pc_replay_outputs(r->dump, api, returns_tuple(x->call.op, x->bench_out.count),
+                               &x->dev_out);
     else if (st == PC_OK)
         st = pc_backend_forward(r->device, dev_call, &x->dev_out);
     lap(r, &tm->device, &t0);
@@ -436,7 +438,7 @@ pc_status pc_api_run(const pc_api_runner *r, const pc_dump_api *api, pc_api_resu
     outputs_tree(&x->dvo, x->call.op, &x->dev_out);
 
     if (api->backward && need_grad && x->bench_out.count > 0) {
-        if (returns_tuple(x->call.op)) {
+        if (returns_tuple(x->call.op, x->bench_out.count)) {
             strcat(bwd_msg, "Multiple backward is not supported.");
         } else if (!x->call.op->backward) {
             snprintf(bwd_msg + strlen(bwd_msg), sizeof bwd_msg - strlen(bwd_msg),

@@ -195,16 +195,21 @@ int pc_run_ut(const pc_run_options *o)
         pc_log_error("Please provide api_info_file for offline run ut.");
         goto out;
     }
-    bool replay = o->backend && strcmp(o->backend, "replay") == 0;
-    const pc_backend_vtable *dvt = pc_backend_find(replay       ? "cpu"
-                                                   : o->backend ? o->backend
-                                                                : "cpu");
+    /* --backend NAME[:OPTIONS] */
+    char backend_name[64];
+    const char *spec = o->backend ? o->backend : "cpu";
+    const char *colon = strchr(spec, ':');
+    snprintf(backend_name, sizeof backend_name, "%.*s",
+             (int)(colon ? (size_t)(colon - spec) : strlen(spec)), spec);
+    bool replay = strcmp(backend_name, "replay") == 0;
+    const pc_backend_vtable *dvt = pc_backend_find(replay ? "cpu" : backend_name);
     if (!dvt) {
-        pc_log_error("Set device id failed. device id is: [%d] (precheck has no backend '%s')",
-                     o->device_count ? o->device_ids[0] : 0, o->backend);
+        pc_log_error("Set device id failed. device id is: [%d] (precheck has no backend '%s'; "
+                     "it has cpu, replay and faulty)",
+                     o->device_count ? o->device_ids[0] : 0, backend_name);
         goto out;
     }
-    if (pc_backend_open(&device, dvt, NULL) != PC_OK ||
+    if (pc_backend_open(&device, dvt, replay || !colon ? NULL : colon + 1) != PC_OK ||
         pc_backend_open(&bench, pc_backend_find("bench"), o->bench_policy) != PC_OK) {
         fail(pc_error_message());
         goto out;

@@ -708,6 +708,16 @@ static void test_usage_and_input_errors(void **state)
              DUMPS, bad);
     assert_int_equal(run(NULL, args, log), 1);
     assert_true(contains(log, "When continue run ut, please do not modify the result csv name."));
+    snprintf(args, sizeof args,
+             "run_ut -api_info %s/gpt_stats/step0/rank/dump.json --backend faulty:bogus:x -o %s",
+             DUMPS, dir);
+    assert_int_equal(run(NULL, args, log), 1);
+    assert_true(contains(log, "'bogus:x' is not FAULT:OP"));
+    snprintf(args, sizeof args,
+             "run_ut -api_info %s/gpt_stats/step0/rank/dump.json --backend nosuch -o %s", DUMPS,
+             dir);
+    assert_int_equal(run(NULL, args, log), 1);
+    assert_true(contains(log, "precheck has no backend 'nosuch'"));
     assert_int_equal(run(NULL, "run_ut --help", log), 0);
     assert_true(contains(log, "--timeout"));
     assert_int_equal(run(NULL, "-f pytorch multi_run_ut --help", log), 0);

@@ -3,8 +3,10 @@
  * backends (CUDA, Ascend aclnn) can live in plug-ins built against this header.
  *
  * Built in: "cpu", the reference device (the dumped dtypes, fp32 opmath, RNE to the output
- * dtype), and "bench", the high-precision benchmark (double compute; options "msprobe"
- * (default) or "fp64" choose the bench policy).
+ * dtype), "bench", the high-precision benchmark (double compute; options "msprobe"
+ * (default) or "fp64" choose the bench policy), and "faulty", the reference device with
+ * accuracy faults injected into named ops (options "FAULT:OP,..."; see src/backends/faulty.c),
+ * for measuring what precheck's verdicts catch.
  *
  * OWNERSHIP: a backend instance is opened with pc_backend_open and closed with
  * pc_backend_close; results are the caller's (pc_op_result_free / pc_op_grads_free).
@@ -38,6 +40,8 @@ typedef struct pc_backend {
     const pc_backend_vtable *vt;
     void *state;
 } pc_backend;
+
+extern const pc_backend_vtable pc_backend_faulty;
 
 /* The built-in vtable called name ("cpu", "bench"); NULL when there is none. */
 const pc_backend_vtable *pc_backend_find(const char *name);
