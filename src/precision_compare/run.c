@@ -1,9 +1,12 @@
 /*
- * api_precision_compare on two files: the GPU CSV is indexed by API Name (only the cells the
- * rules read from it are kept), the NPU CSV is streamed one row at a time, details rows go out
- * as they are judged, and result rows, one per API in the order APIs first appear, are written
- * at the end. Both outputs are written under temporary names and renamed when all went well, so
- * a failed run leaves nothing that looks complete.
+ * api_precision_compare on two files. First both CSVs are streamed in step (row i against row
+ * i), details rows going out as they are judged and each API's result row as soon as its last
+ * row is read: memory is a few rows. Where the files do not follow each other (see
+ * stream_pass), it starts again: the GPU CSV is indexed by API Name (only the cells the rules
+ * read from it are kept), the NPU CSV is streamed one row at a time, and result rows, one per
+ * API in the order APIs first appear, are written at the end. Both outputs are written under
+ * temporary names and renamed when all went well, so a failed run leaves nothing that looks
+ * complete.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -324,33 +327,38 @@ static pc_status out_open(out_file *o, const char *dir, const char *kind, const 
     return PC_OK;
 }
 
+static pc_status write_result_row(out_file *o, const api_entry *e)
+{
+    const char *fields[4];
+    char msg[2048];
+    fields[0] = e->name;
+    if (e->direct) {
+        fields[1] = fields[2] = "SKIP";
+        fields[3] = e->message;
+    } else if (e->last_skip_dtype) {
+        fields[1] = fields[2] = "SKIP";
+        fields[3] = "This data type does not support benchmark compare.";
+    } else {
+        fields[1] = pc_pcmp_agg_result(e->fwd);
+        fields[2] = pc_pcmp_agg_result(e->bwd);
+        bool topk = strcmp(fields[1], "error") == 0 && strcmp(e->api, "topk") == 0;
+        snprintf(msg, sizeof msg, "%s%s",
+                 topk ? "在npu上，topk的入参sorted=False时不生效，会返回有序tensor，而cpu上会返"
+                        "回无序tensor。 如果topk精度不达标，请检查是否是该原因导致的。"
+                      : "",
+                 strcmp(fields[1], "SKIP") == 0 && e->message ? e->message : "");
+        fields[3] = msg;
+    }
+    pc_status st = pc_csv_append_text_row(&o->buf, fields, 4);
+    if (st == PC_OK)
+        st = out_flush(o, false);
+    return st;
+}
+
 static pc_status write_result_rows(out_file *o, const api_table *a)
 {
     for (size_t i = 0; i < a->n; i++) {
-        const api_entry *e = &a->e[i];
-        const char *fields[4];
-        char msg[2048];
-        fields[0] = e->name;
-        if (e->direct) {
-            fields[1] = fields[2] = "SKIP";
-            fields[3] = e->message;
-        } else if (e->last_skip_dtype) {
-            fields[1] = fields[2] = "SKIP";
-            fields[3] = "This data type does not support benchmark compare.";
-        } else {
-            fields[1] = pc_pcmp_agg_result(e->fwd);
-            fields[2] = pc_pcmp_agg_result(e->bwd);
-            bool topk = strcmp(fields[1], "error") == 0 && strcmp(e->api, "topk") == 0;
-            snprintf(msg, sizeof msg, "%s%s",
-                     topk ? "在npu上，topk的入参sorted=False时不生效，会返回有序tensor，而cpu上会返"
-                            "回无序tensor。 如果topk精度不达标，请检查是否是该原因导致的。"
-                          : "",
-                     strcmp(fields[1], "SKIP") == 0 && e->message ? e->message : "");
-            fields[3] = msg;
-        }
-        pc_status st = pc_csv_append_text_row(&o->buf, fields, 4);
-        if (st == PC_OK)
-            st = out_flush(o, false);
+        pc_status st = write_result_row(o, &a->e[i]);
         if (st != PC_OK)
             return st;
     }
@@ -385,6 +393,51 @@ static pc_status add_direct(run_state *s, const char *name, const char *msg)
 
 enum { UNMATCHED_NAMED = 10 };
 
+static pc_status check_formula(const pc_csv_reader *r, const char *path, const char *name)
+{
+    if (!formula_like(name))
+        return PC_OK;
+    return pc_error_set(PC_ERR_FORMAT,
+                        "%s:%zu: the API Name '%s' starts with a character that makes it a "
+                        "spreadsheet formula; it is not written to the output",
+                        path, pc_csv_reader_line(r), name);
+}
+
+/* The details row of an NPU row whose name does not split; msg gets its message. */
+static pc_status invalid_row(run_state *s, const char *name, char *msg, size_t size)
+{
+    snprintf(msg, size, "The API name %.1000s is invalid.", name);
+    pc_pcmp_verdict *v = &s->verdict;
+    for (int i = 0; i < PC_PCMP_DETAILS_COLUMNS; i++)
+        v->cells[i] = pc_csv_space();
+    v->cells[0] = pc_csv_text(name);
+    v->cells[25] = pc_csv_text("SKIP");
+    v->cells[27] = pc_csv_text(msg);
+    return pc_csv_append_row(&s->details.buf, v->cells, PC_PCMP_DETAILS_COLUMNS, 14);
+}
+
+/* One judged row into its API's aggregate. */
+static pc_status api_update(api_entry *e, const pc_pcmp_row *npu, const pcmp_name *parts,
+                            const pc_pcmp_verdict *v)
+{
+    const char *dt = npu->cell[PC_PCMP_COL_DEVICE_DTYPE] ? npu->cell[PC_PCMP_COL_DEVICE_DTYPE] : "";
+    e->last_skip_dtype = strcmp(dt, "torch.float64") == 0 || strcmp(dt, "torch.complex64") == 0 ||
+                         strcmp(dt, "torch.complex128") == 0;
+    if (e->last_skip_dtype)
+        return PC_OK;
+    if (parts->direction_len == 7 && strncmp(parts->direction, "forward", 7) == 0) {
+        e->fwd = pc_pcmp_agg_add(e->fwd, v->status);
+        const char *m = npu->cell[PC_PCMP_COL_MESSAGE];
+        return set_skip_msg(e, strcmp(v->status, "SKIP") == 0 ? (m && *m ? m : "nan") : NULL);
+    }
+    if (parts->direction_len == 8 && strncmp(parts->direction, "backward", 8) == 0)
+        e->bwd = pc_pcmp_agg_add(e->bwd, v->status);
+    else
+        pc_log_error("The API name %s has neither forward nor backward as its direction.",
+                     npu->cell[PC_PCMP_COL_API_NAME]);
+    return PC_OK;
+}
+
 static pc_status npu_loop(run_state *s, const char *path, pc_pcmp_summary *sum)
 {
     pc_csv_reader *r;
@@ -400,28 +453,15 @@ static pc_status npu_loop(run_state *s, const char *path, pc_pcmp_summary *sum)
         row_of(r, &cols, &npu);
         sum->npu_rows++;
         const char *name = npu.cell[PC_PCMP_COL_API_NAME];
-        if (formula_like(name)) {
-            st = pc_error_set(PC_ERR_FORMAT,
-                              "%s:%zu: the API Name '%s' starts with a character that makes it "
-                              "a spreadsheet formula; it is not written to the output",
-                              path, pc_csv_reader_line(r), name);
+        if ((st = check_formula(r, path, name)) != PC_OK)
             goto done;
-        }
         size_t pos = table_find(&s->gpu.t, name, hash_str(name), gpu_key, &s->gpu);
         const gpu_row *g =
             s->gpu.t.slot[pos].index ? &s->gpu.rows[s->gpu.t.slot[pos].index - 1] : NULL;
         pcmp_name parts;
         if (!pcmp_name_parse(name, &parts)) {
             char msg[1200];
-            snprintf(msg, sizeof msg, "The API name %.1000s is invalid.", name);
-            pc_pcmp_verdict *v = &s->verdict;
-            for (int i = 0; i < PC_PCMP_DETAILS_COLUMNS; i++)
-                v->cells[i] = pc_csv_space();
-            v->cells[0] = pc_csv_text(name);
-            v->cells[25] = pc_csv_text("SKIP");
-            v->cells[27] = pc_csv_text(msg);
-            if ((st = pc_csv_append_row(&s->details.buf, v->cells, PC_PCMP_DETAILS_COLUMNS, 14)) !=
-                    PC_OK ||
+            if ((st = invalid_row(s, name, msg, sizeof msg)) != PC_OK ||
                 (st = add_direct(s, name, msg)) != PC_OK)
                 goto done;
             sum->details_rows++;
@@ -475,28 +515,211 @@ static pc_status npu_loop(run_state *s, const char *path, pc_pcmp_summary *sum)
             s->apis.t.count++;
         }
         api_entry *e = &s->apis.e[s->apis.t.slot[ap].index - 1];
-        const char *dt =
-            npu.cell[PC_PCMP_COL_DEVICE_DTYPE] ? npu.cell[PC_PCMP_COL_DEVICE_DTYPE] : "";
-        e->last_skip_dtype = strcmp(dt, "torch.float64") == 0 ||
-                             strcmp(dt, "torch.complex64") == 0 ||
-                             strcmp(dt, "torch.complex128") == 0;
-        if (e->last_skip_dtype)
-            continue;
-        if (parts.direction_len == 7 && strncmp(parts.direction, "forward", 7) == 0) {
-            e->fwd = pc_pcmp_agg_add(e->fwd, v->status);
-            const char *m = npu.cell[PC_PCMP_COL_MESSAGE];
-            if ((st = set_skip_msg(e, strcmp(v->status, "SKIP") == 0 ? (m && *m ? m : "nan")
-                                                                     : NULL)) != PC_OK)
-                goto done;
-        } else if (parts.direction_len == 8 && strncmp(parts.direction, "backward", 8) == 0) {
-            e->bwd = pc_pcmp_agg_add(e->bwd, v->status);
-        } else {
-            pc_log_error("The API name %s has neither forward nor backward as its direction.",
-                         name);
-        }
+        if ((st = api_update(e, &npu, &parts, v)) != PC_OK)
+            goto done;
     }
 done:
     pc_csv_reader_free(r);
+    return st;
+}
+
+/* ---- both CSVs in step ---- */
+
+/* A set of 64-bit hashes (the APIs already written); 0 marks an empty slot. */
+typedef struct hash_set {
+    uint64_t *slot;
+    size_t cap, count;
+} hash_set;
+
+static bool hs_has(const hash_set *h, uint64_t x)
+{
+    x |= 1;
+    for (size_t i = x & (h->cap - 1); h->cap && h->slot[i]; i = (i + 1) & (h->cap - 1))
+        if (h->slot[i] == x)
+            return true;
+    return false;
+}
+
+static pc_status hs_add(hash_set *h, uint64_t x)
+{
+    x |= 1;
+    if ((h->count + 1) * 2 > h->cap) {
+        size_t cap = h->cap ? h->cap * 2 : 1024;
+        uint64_t *slot = calloc(cap, sizeof *slot);
+        if (!slot)
+            return pc_error_set(PC_ERR_NOMEM, "out of memory");
+        for (size_t i = 0; i < h->cap; i++) {
+            if (!h->slot[i])
+                continue;
+            size_t k = h->slot[i] & (cap - 1);
+            while (slot[k])
+                k = (k + 1) & (cap - 1);
+            slot[k] = h->slot[i];
+        }
+        free(h->slot);
+        h->slot = slot;
+        h->cap = cap;
+    }
+    size_t k = x & (h->cap - 1);
+    while (h->slot[k] && h->slot[k] != x)
+        k = (k + 1) & (h->cap - 1);
+    if (!h->slot[k]) {
+        h->slot[k] = x;
+        h->count++;
+    }
+    return PC_OK;
+}
+
+/* The API whose rows are being read. */
+typedef struct open_api {
+    bool open;
+    char name[4096];
+    char api[256];
+    api_entry e;
+} open_api;
+
+static pc_status close_api(run_state *s, open_api *o, hash_set *done, pc_pcmp_summary *sum)
+{
+    if (!o->open)
+        return PC_OK;
+    o->open = false;
+    pc_status st = write_result_row(&s->result, &o->e);
+    sum->result_rows++;
+    if (st == PC_OK)
+        st = hs_add(done, hash_str(o->name));
+    set_skip_msg(&o->e, NULL);
+    return st;
+}
+
+static pc_status direct_result(run_state *s, const char *name, const char *msg,
+                               pc_pcmp_summary *sum)
+{
+    api_entry e = {.name = name, .message = msg, .direct = true};
+    sum->result_rows++;
+    return write_result_row(&s->result, &e);
+}
+
+/*
+ * The streaming pass: row i of the NPU CSV is judged against row i of the GPU CSV, and an API's
+ * result row is written when its last row has been read. *fallback is set (and the pass stops)
+ * at the first row where the files do not follow each other, or where an API's rows turn out
+ * not to be consecutive; the outputs written so far must then be discarded.
+ */
+static pc_status stream_pass(run_state *s, const pc_pcmp_options *opt, pc_pcmp_summary *sum,
+                             bool *fallback)
+{
+    *fallback = false;
+    pc_csv_reader *r = NULL, *g = NULL;
+    columns cols, gcols;
+    hash_set done = {0};
+    open_api *cur = calloc(1, sizeof *cur);
+    pc_status st = cur ? PC_OK : pc_error_set(PC_ERR_NOMEM, "out of memory");
+    if (st == PC_OK)
+        st = pc_csv_reader_open(opt->npu_path, &r);
+    if (st == PC_OK)
+        st = read_header(r, "npu_csv", &cols);
+    if (st == PC_OK)
+        st = pc_csv_reader_open(opt->gpu_path, &g);
+    if (st == PC_OK)
+        st = read_header(g, "gpu_csv", &gcols);
+    bool has = false, gpu_pending = false, gpu_end = false;
+    while (st == PC_OK && (st = pc_csv_reader_next(r, &has)) == PC_OK && has) {
+        pc_pcmp_row npu;
+        row_of(r, &cols, &npu);
+        sum->npu_rows++;
+        const char *name = npu.cell[PC_PCMP_COL_API_NAME];
+        if ((st = check_formula(r, opt->npu_path, name)) != PC_OK)
+            break;
+        if (!gpu_pending && !gpu_end) {
+            bool gh = false;
+            if ((st = pc_csv_reader_next(g, &gh)) != PC_OK)
+                break;
+            gpu_pending = gh;
+            gpu_end = !gh;
+            sum->gpu_rows += gh;
+        }
+        pc_pcmp_row gpu;
+        if (gpu_pending)
+            row_of(g, &gcols, &gpu);
+        bool same = gpu_pending && strcmp(gpu.cell[PC_PCMP_COL_API_NAME], name) == 0;
+        pcmp_name parts;
+        if (!pcmp_name_parse(name, &parts)) {
+            char msg[1200];
+            gpu_pending = gpu_pending && !same;
+            if ((st = close_api(s, cur, &done, sum)) == PC_OK &&
+                (st = invalid_row(s, name, msg, sizeof msg)) == PC_OK)
+                st = direct_result(s, name, msg, sum);
+            sum->details_rows++;
+            continue;
+        }
+        if (!same) {
+            *fallback = true;
+            break;
+        }
+        pc_pcmp_verdict *v = &s->verdict;
+        pc_pcmp_judge_row(&npu, &gpu, v);
+        gpu_pending = false;
+        if ((st = pc_csv_append_row(&s->details.buf, v->cells, PC_PCMP_DETAILS_COLUMNS, 14)) !=
+                PC_OK ||
+            (st = out_flush(&s->details, false)) != PC_OK)
+            break;
+        sum->details_rows++;
+        if (v->raised) {
+            if ((st = close_api(s, cur, &done, sum)) == PC_OK)
+                st = direct_result(s, name, v->message, sum);
+            continue;
+        }
+        if (!cur->open || strlen(cur->name) != parts.full_len ||
+            strncmp(cur->name, name, parts.full_len) != 0) {
+            if ((st = close_api(s, cur, &done, sum)) != PC_OK)
+                break;
+            if (parts.full_len >= sizeof cur->name) {
+                *fallback = true;
+                break;
+            }
+            memcpy(cur->name, name, parts.full_len);
+            cur->name[parts.full_len] = 0;
+            if (hs_has(&done, hash_str(cur->name))) { /* its rows are not consecutive */
+                *fallback = true;
+                break;
+            }
+            snprintf(cur->api, sizeof cur->api, "%s", parts.api);
+            cur->e = (api_entry){.name = cur->name, .api = cur->api};
+            cur->open = true;
+        }
+        st = api_update(&cur->e, &npu, &parts, v);
+    }
+    if (st == PC_OK && !*fallback) {
+        bool gh = gpu_pending;
+        if (!gh && !gpu_end)
+            st = pc_csv_reader_next(g, &gh);
+        if (gh) /* GPU rows without NPU rows: the index decides what they change */
+            *fallback = true;
+        else if (st == PC_OK)
+            st = close_api(s, cur, &done, sum);
+    }
+    if (cur)
+        set_skip_msg(&cur->e, NULL);
+    free(cur);
+    free(done.slot);
+    pc_csv_reader_free(r);
+    pc_csv_reader_free(g);
+    return st;
+}
+
+/* Forgets what a pass wrote: empty outputs with their headers again. */
+static pc_status restart_outputs(run_state *s, pc_pcmp_summary *sum)
+{
+    pc_csv_buffer_clear(&s->details.buf);
+    pc_csv_buffer_clear(&s->result.buf);
+    unlink(s->details.tmp);
+    unlink(s->result.tmp);
+    sum->npu_rows = sum->gpu_rows = sum->details_rows = sum->result_rows = 0;
+    sum->unmatched_rows = 0;
+    pc_status st = pc_csv_append_text_row(&s->result.buf, pc_pcmp_result_header(), 4);
+    if (st == PC_OK)
+        st = pc_csv_append_text_row(&s->details.buf, pc_pcmp_details_header(),
+                                    PC_PCMP_DETAILS_COLUMNS);
     return st;
 }
 
@@ -523,39 +746,46 @@ pc_status pc_pcmp_run(const pc_pcmp_options *opt, pc_pcmp_summary *summary)
     bool opened = false;
     pc_status st;
     /* both headers first, as msprobe checks both before it writes anything */
-    {
+    const char *paths[2] = {opt->npu_path, opt->gpu_path}, *which[2] = {"npu_csv", "gpu_csv"};
+    for (int k = 0; k < 2; k++) {
         pc_csv_reader *r;
         columns cols;
-        if ((st = pc_csv_reader_open(opt->npu_path, &r)) != PC_OK)
+        if ((st = pc_csv_reader_open(paths[k], &r)) != PC_OK)
             goto done;
-        st = read_header(r, "npu_csv", &cols);
+        st = read_header(r, which[k], &cols);
         pc_csv_reader_free(r);
         if (st != PC_OK)
             goto done;
     }
-    if ((st = gpu_load(opt->gpu_path, &s->gpu, &s->pool, &sum->gpu_rows)) != PC_OK)
-        goto done;
-    if ((st = table_grow(&s->gpu.t)) != PC_OK)
-        goto done;
     if ((st = out_open(&s->details, dir, "details", ts)) != PC_OK ||
         (st = out_open(&s->result, dir, "result", ts)) != PC_OK)
         goto done;
     opened = true;
-    if ((st = pc_csv_append_text_row(&s->result.buf, pc_pcmp_result_header(), 4)) != PC_OK ||
-        (st = pc_csv_append_text_row(&s->details.buf, pc_pcmp_details_header(),
-                                     PC_PCMP_DETAILS_COLUMNS)) != PC_OK)
+    if ((st = restart_outputs(s, sum)) != PC_OK)
         goto done;
-    if ((st = npu_loop(s, opt->npu_path, sum)) != PC_OK)
+    bool fallback = false;
+    if ((st = stream_pass(s, opt, sum, &fallback)) != PC_OK)
         goto done;
-    if (sum->unmatched_rows)
-        pc_log_warning("%zu NPU row(s) have no row of the same API Name in the GPU CSV and were "
-                       "skipped%s.",
-                       sum->unmatched_rows,
-                       sum->unmatched_rows > UNMATCHED_NAMED ? " (the first ones are named above)"
-                                                             : "");
-    if ((st = write_result_rows(&s->result, &s->apis)) != PC_OK)
-        goto done;
-    sum->result_rows = s->apis.n;
+    sum->streamed = !fallback;
+    if (fallback) {
+        pc_log_debug("api_precision_compare: the GPU rows do not follow the NPU rows one for one "
+                     "(row %zu); indexing the GPU CSV",
+                     sum->npu_rows);
+        if ((st = restart_outputs(s, sum)) != PC_OK ||
+            (st = gpu_load(opt->gpu_path, &s->gpu, &s->pool, &sum->gpu_rows)) != PC_OK ||
+            (st = table_grow(&s->gpu.t)) != PC_OK ||
+            (st = npu_loop(s, opt->npu_path, sum)) != PC_OK)
+            goto done;
+        if (sum->unmatched_rows)
+            pc_log_warning(
+                "%zu NPU row(s) have no row of the same API Name in the GPU CSV and "
+                "were skipped%s.",
+                sum->unmatched_rows,
+                sum->unmatched_rows > UNMATCHED_NAMED ? " (the first ones are named above)" : "");
+        if ((st = write_result_rows(&s->result, &s->apis)) != PC_OK)
+            goto done;
+        sum->result_rows = s->apis.n;
+    }
     if ((st = out_flush(&s->details, true)) != PC_OK || (st = out_flush(&s->result, true)) != PC_OK)
         goto done;
     if (rename(s->details.tmp, s->details.final) != 0 ||

@@ -1,6 +1,7 @@
 /* api_precision_compare on real msprobe inputs: both outputs byte for byte msprobe's, except
  * the documented deviations, each checked by its own test. */
 #include <glob.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,7 +59,8 @@ static void assert_same_file(const char *got_path, const char *want_path)
     free(want);
 }
 
-static void run_pair(const char *npu_glob, const char *gpu_glob, const char *want_dir)
+static void run_pair(const char *npu_glob, const char *gpu_glob, const char *want_dir,
+                     bool streamed)
 {
     char npu[4096], gpu[4096], dir[4096], want[4096];
     pc_test_tmpdir(dir, sizeof dir);
@@ -71,6 +73,7 @@ static void run_pair(const char *npu_glob, const char *gpu_glob, const char *wan
     if (st != PC_OK)
         fprintf(stderr, "%s\n", pc_error_message());
     assert_int_equal(st, PC_OK);
+    assert_int_equal(sum.streamed, streamed);
     char pat[4200];
     snprintf(pat, sizeof pat, "%s/api_precision_compare_details_*.csv", want_dir);
     assert_same_file(sum.details_path, one(pat, want, sizeof want));
@@ -83,7 +86,44 @@ static void test_gpt_bf16_vs_fp32(void **state)
     (void)state;
     run_pair(FIX "/run_ut/gpt_bf16_tensor/accuracy_checking_details_*.csv",
              FIX "/run_ut/gpt_tensor/accuracy_checking_details_*.csv",
-             FIX "/precision_compare/gpt_bf16_vs_fp32");
+             FIX "/precision_compare/gpt_bf16_vs_fp32", true);
+}
+
+/* The GPU rows in reverse order: the streaming pass gives up at the first row, the indexed
+ * pass gives msprobe's bytes all the same. */
+static void test_gpt_bf16_vs_fp32_gpu_reversed(void **state)
+{
+    (void)state;
+    char gpu[4096], dir[4096], path[4200];
+    one(FIX "/run_ut/gpt_tensor/accuracy_checking_details_*.csv", gpu, sizeof gpu);
+    FILE *f = fopen(gpu, "rb");
+    assert_non_null(f);
+    static char data[1 << 20];
+    size_t n = fread(data, 1, sizeof data, f);
+    fclose(f);
+    assert_true(n < sizeof data);
+    data[n] = 0;
+    /* records end in CRLF; messages hold bare LFs only */
+    char *rec[4096];
+    int nrec = 0;
+    for (char *p = data; *p && nrec < 4096;) {
+        rec[nrec++] = p;
+        char *e = strstr(p, "\r\n");
+        assert_non_null(e);
+        p = e + 2;
+    }
+    pc_test_tmpdir(dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/accuracy_checking_details_20260101000000.csv", dir);
+    f = fopen(path, "wb");
+    assert_non_null(f);
+    fwrite(rec[0], 1, (size_t)(rec[1] - rec[0]), f); /* BOM and header first */
+    for (int i = nrec - 1; i >= 1; i--) {
+        char *end = i + 1 < nrec ? rec[i + 1] : data + n;
+        fwrite(rec[i], 1, (size_t)(end - rec[i]), f);
+    }
+    fclose(f);
+    run_pair(FIX "/run_ut/gpt_bf16_tensor/accuracy_checking_details_*.csv", path,
+             FIX "/precision_compare/gpt_bf16_vs_fp32", false);
 }
 
 static void test_gpt_fp32_same_twice(void **state)
@@ -91,7 +131,7 @@ static void test_gpt_fp32_same_twice(void **state)
     (void)state;
     run_pair(FIX "/run_ut/gpt_tensor/accuracy_checking_details_*.csv",
              FIX "/run_ut/gpt_tensor_rerun/accuracy_checking_details_*.csv",
-             FIX "/precision_compare/gpt_fp32_same_twice");
+             FIX "/precision_compare/gpt_fp32_same_twice", true);
 }
 
 int main(void)
@@ -99,6 +139,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gpt_bf16_vs_fp32),
         cmocka_unit_test(test_gpt_fp32_same_twice),
+        cmocka_unit_test(test_gpt_bf16_vs_fp32_gpu_reversed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -99,12 +99,20 @@ typedef struct pc_pcmp_summary {
     size_t details_rows;   /* rows written to the details CSV */
     size_t result_rows;    /* rows written to the result CSV */
     size_t unmatched_rows; /* NPU rows without a GPU row of the same name (skipped) */
+    /* true: both CSVs list the same row names in the same order and every API's rows are
+     * consecutive (run_ut output of one dump on both sides), and the run streamed both files
+     * in step with memory bounded by a few rows; false: the GPU CSV was indexed first */
+    bool streamed;
     char details_path[4200];
     char result_path[4200];
 } pc_pcmp_summary;
 
 /*
- * Runs api_precision_compare. Both outputs are written under temporary names and renamed into
+ * Runs api_precision_compare. It first streams both CSVs in step (the common case: the two
+ * sides ran the same dump); at the first row where they do not follow each other (another row
+ * order, an NPU row without a GPU row, an API whose rows are not consecutive, GPU rows left
+ * over) it starts again with the GPU CSV indexed by name. Both ways give the same bytes.
+ * Both outputs are written under temporary names and renamed into
  * place only when the whole analysis succeeded; on failure neither output exists. NPU rows
  * without a GPU match are logged as WARNINGs (the first ones by name, then a count) and skipped,
  * as msprobe does. Errors (message set): the path checks' statuses, PC_ERR_FORMAT for a CSV that
