@@ -16,13 +16,14 @@
 static void usage(FILE *out, bool multi)
 {
     const char *cmd = multi ? "multi_run_ut" : "run_ut";
-    fprintf(out,
-            "usage: precheck %s -api_info DUMP_JSON [-o OUT_DIR] [-save_error_data] [-j]\n"
-            "       %*s [-d ID [ID ...]] [-csv_path RESULT_CSV] [-f] [-config CONFIG_JSON]%s\n"
-            "       %*s [--backend cpu|replay] [--bench msprobe|fp64] [--seed N] [--timeout S]\n"
-            "       %*s [--jobs N] [--config_yaml CONFIG_YAML] [--no-progress]\n\n",
-            cmd, (int)strlen(cmd), "", multi ? " [-n N]" : "", (int)strlen(cmd), "",
-            (int)strlen(cmd), "");
+    fprintf(
+        out,
+        "usage: precheck %s -api_info DUMP_JSON [-o OUT_DIR] [-save_error_data] [-j]\n"
+        "       %*s [-d ID [ID ...]] [-csv_path RESULT_CSV] [-f] [-config CONFIG_JSON]%s\n"
+        "       %*s [--backend cpu|replay] [--bench msprobe|fp64] [--seed N] [--timeout S]\n"
+        "       %*s [--jobs N] [--max-memory MB] [--config_yaml CONFIG_YAML] [--no-progress]\n\n",
+        cmd, (int)strlen(cmd), "", multi ? " [-n N]" : "", (int)strlen(cmd), "", (int)strlen(cmd),
+        "");
     fprintf(out,
             "Replays every API of an msprobe dump on the device under test and on a "
             "high-precision\nCPU benchmark, compares outputs and input gradients, and writes "
@@ -65,6 +66,10 @@ static void usage(FILE *out, bool multi)
             "                               (seed, API, argument), never on order or workers\n"
             "  --timeout S                  give up an API after S seconds (SKIP row), 0 = never "
             "(default)\n"
+            "  --max-memory MB              an API estimated to need more is a SKIP row instead "
+            "of an\n"
+            "                               out-of-memory kill (default: 90%% of the available "
+            "memory)\n"
             "  --jobs N                     worker processes (run_ut default 1; 0 runs in this "
             "process\n"
             "                               without crash isolation)\n"
@@ -184,6 +189,12 @@ static int run(int argc, char **argv, bool multi)
             if (end == v || *end || !(t >= 0))
                 return usage_error(multi, "argument --timeout: invalid value: '%s'", v);
             o.timeout_s = t, i++;
+        } else if (is(a, "--max-memory", NULL)) {
+            char *end;
+            double mb = strtod(v, &end);
+            if (end == v || *end || !(mb > 0))
+                return usage_error(multi, "argument --max-memory: invalid value: '%s' (MB > 0)", v);
+            o.max_memory_mb = mb, i++;
         } else if (is(a, "--jobs", NULL)) {
             long long x;
             if (!parse_long(v, &x) || x < 0 || x > PC_RUN_MAX_WORKERS)

@@ -62,6 +62,44 @@ static const char *entry_arg_error(const pc_dump_entry *e)
     return err;
 }
 
+/* ---- the memory guard ---- */
+
+static double tensor_bytes(const pc_dump_arg *a)
+{
+    double sum = 0;
+    if (a->kind == PC_DUMP_ARG_TENSOR) {
+        const pc_dump_tensor *t = a->u.tensor;
+        double n = 1;
+        for (int64_t d = 0; d < t->rank; d++)
+            n *= t->shape[d] > 0 ? (double)t->shape[d] : 0;
+        size_t es = t->dtype != PC_DTYPE_INVALID ? pc_dtype_size(t->dtype) : 4;
+        sum += n * (double)es;
+    } else if (a->kind == PC_DUMP_ARG_LIST) {
+        for (size_t i = 0; i < a->u.list.count; i++)
+            sum += tensor_bytes(&a->u.list.items[i]);
+    } else if (a->kind == PC_DUMP_ARG_OBJECT) {
+        for (size_t i = 0; i < a->u.object.count; i++)
+            sum += tensor_bytes(&a->u.object.fields[i].value);
+    }
+    return sum;
+}
+
+size_t pc_api_memory_estimate(const pc_dump_api *api)
+{
+    const pc_dump_entry *e = &api->forward;
+    double in = tensor_bytes(&e->input_args), out = tensor_bytes(&e->output);
+    for (size_t i = 0; i < e->kwarg_count; i++)
+        in += tensor_bytes(&e->kwargs[i].value);
+    if (out == 0)
+        out = in;
+    double largest = in > out ? in : out;
+    double total = (in + out) * 3.0; /* device, and the bench at twice the width */
+    if (api->backward)
+        total *= 2.0;
+    total += largest * 2.0; /* comparison scratch: 8 bytes per element of a 4-byte output */
+    return total > 1e18 ? (size_t)1e18 : (size_t)total;
+}
+
 /* The failure of an API inside msprobe's catch-all: logged, and the API's SKIP record. */
 static pc_status api_error(pc_api_result *res, const pc_dump_api *api, const char *msg)
 {
@@ -358,6 +396,17 @@ pc_status pc_api_run(const pc_api_runner *r, const pc_dump_api *api, pc_api_resu
     }
     if (api->forward.error)
         return api_error(res, api, api->forward.error);
+    if (r->max_api_bytes) {
+        size_t need = pc_api_memory_estimate(api);
+        if (need > r->max_api_bytes) {
+            snprintf(msg, sizeof msg,
+                     "This API needs about %.1f MB (its inputs and outputs on the device and the "
+                     "bench%s), more than the %.1f MB it may use (--max-memory); skipped.",
+                     (double)need / 1048576.0, api->backward ? ", forward and backward" : "",
+                     (double)r->max_api_bytes / 1048576.0);
+            return api_error(res, api, msg);
+        }
+    }
     const char *bad_arg = entry_arg_error(&api->forward);
     if (bad_arg)
         return api_error(res, api, bad_arg);

@@ -157,6 +157,24 @@ static pc_status work_list(const pc_dump *dump, const bool *keep, const pc_name_
     return PC_OK;
 }
 
+/* What the APIs in flight may use together: --max-memory, else 90% of the memory available
+ * now (the caller shares it among the workers). */
+static size_t api_limit(double max_memory_mb)
+{
+    if (max_memory_mb > 0)
+        return (size_t)(max_memory_mb * 1048576.0);
+    FILE *f = fopen("/proc/meminfo", "r");
+    if (!f)
+        return 0;
+    char line[256];
+    unsigned long long kb = 0;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
+            break;
+    fclose(f);
+    return (size_t)((double)kb * 1024.0 * 0.9);
+}
+
 /* The largest tensor an API may generate: a quarter of the machine's memory, so that a record
  * with an absurd shape becomes that API's SKIP row instead of a swapping machine. */
 static size_t tensor_limit(void)
@@ -301,6 +319,7 @@ int pc_run_ut(const pc_run_options *o)
         .error_data_dir = o->save_error_data ? s.error_dir : NULL,
         .timing = o->workers == 0 ? o->timing : NULL,
         .max_tensor_bytes = tensor_limit(),
+        .max_api_bytes = api_limit(o->max_memory_mb) / (size_t)(o->workers > 1 ? o->workers : 1),
         .replay = replay,
     };
     if (o->bench_policy)

@@ -657,6 +657,28 @@ static void test_odd_records(void **state)
     assert_true(contains(t, "Bench output is None, skip this test."));
 }
 
+/* ---- the memory guard ---- */
+
+static void test_memory_guard(void **state)
+{
+    (void)state;
+    char dir[512], args[2048], r[1024], t[1024];
+    out_dir(dir, sizeof dir);
+    snprintf(args, sizeof args,
+             "run_ut -api_info %s/gpt_stats/step0/rank/dump.json --max-memory 0.05", DUMPS);
+    run_to(args, NULL, dir, r, t, sizeof r);
+    static status_row rows[64];
+    int n = read_results(r, rows, 64);
+    const status_row *big = find_row(rows, n, "Functional.linear.0");
+    const status_row *small = find_row(rows, n, "Torch.rsqrt.0");
+    assert_non_null(big);
+    assert_non_null(small);
+    assert_string_equal(big->fwd, "SKIP");
+    assert_non_null(strstr(big->msg, "This API needs about "));
+    assert_non_null(strstr(big->msg, " MB it may use (--max-memory); skipped."));
+    assert_string_equal(small->fwd, "pass");
+}
+
 /* ---- configuration, usage ---- */
 
 static void test_black_list_and_filter(void **state)
@@ -740,6 +762,7 @@ int main(void)
         cmocka_unit_test(test_save_error_data),
         cmocka_unit_test(test_device_autocast),
         cmocka_unit_test(test_odd_records),
+        cmocka_unit_test(test_memory_guard),
         cmocka_unit_test(test_black_list_and_filter),
         cmocka_unit_test(test_usage_and_input_errors),
     };

@@ -52,12 +52,22 @@ typedef struct pc_api_runner {
     const pc_api_lists *lists;  /* NULL: no configured lists (the built-in black list applies) */
     const char *error_data_dir; /* NULL: -save_error_data is off */
     size_t max_tensor_bytes;    /* 0: the core limit */
+    /* An API whose estimated memory (pc_api_memory_estimate) is above this becomes a SKIP
+     * instead of an out-of-memory kill; 0: no limit. */
+    size_t max_api_bytes;
     pc_compare_options compare;
     pc_run_timing *timing; /* NULL: not measured */
     /* --backend replay: the device results are read from the dump's tensor files (the
      * forward record's outputs, the backward record's gradients); device is not used. */
     bool replay;
 } pc_api_runner;
+
+/* The memory an API needs, estimated from its records before anything is made: its tensor
+ * inputs and outputs (a tensor of the dump's outputs, or of its inputs when the dump has no
+ * outputs), each on the device and once more on the bench at twice the width (the bench
+ * raises float16/bfloat16 to float32 and float32 to float64), twice over when a backward runs
+ * (incoming gradient and input gradients), plus the comparison's 8-byte-wide scratch. */
+size_t pc_api_memory_estimate(const pc_dump_api *api);
 
 /* Runs api and fills res (a compared API or a SKIP record). PC_ERR_NOMEM only. */
 pc_status pc_api_run(const pc_api_runner *r, const pc_dump_api *api, pc_api_result *res);
@@ -83,6 +93,7 @@ typedef struct pc_run_options {
     const char *bench_policy; /* "msprobe" / "fp64" */
     uint64_t seed;
     double timeout_s;      /* per API, 0: none */
+    double max_memory_mb;  /* per API (see pc_api_memory_estimate), 0: 90% of MemAvailable */
     bool progress;         /* the progress bar on stderr */
     pc_run_timing *timing; /* NULL, or filled (with workers == 0) */
 } pc_run_options;
