@@ -175,20 +175,27 @@ static void fill_affine(pc_tensor *t, const pc_rng_stream *s, double scale, doub
             pc_rng_fill_uniform_f32(s, (uint64_t)i0, p, (size_t)(i1 - i0));
             for (int64_t i = 0; i < i1 - i0; i++)
                 p[i] = p[i] * fs + fl;
-        } else if (dt == PC_DTYPE_F16) {
-            uint16_t *p = (uint16_t *)data;
-            for (int64_t i = i0; i < i1; i++) {
-                float u = (float)pc_rng_uniform(s, (uint64_t)i, dt);
-                float a = pc_f16_to_f32(pc_f32_to_f16(u * fs));
-                p[i] = pc_f32_to_f16(a + fl);
+        } else if (dt == PC_DTYPE_F16 || dt == PC_DTYPE_BF16) {
+            /* torch: U drawn in the dtype, U * scale and + low each rounded to it */
+            float u[GEN_CHUNK];
+            uint16_t *p = (uint16_t *)data + i0, h[GEN_CHUNK];
+            size_t m = (size_t)(i1 - i0);
+            pc_rng_fill_uniform(s, (uint64_t)i0, dt, u, m);
+            for (size_t i = 0; i < m; i++)
+                u[i] *= fs;
+            if (dt == PC_DTYPE_F16) {
+                pc_convert_f32_to_f16(h, u, m);
+                pc_convert_f16_to_f32(u, h, m);
+            } else {
+                pc_convert_f32_to_bf16(h, u, m);
+                pc_convert_bf16_to_f32(u, h, m);
             }
-        } else if (dt == PC_DTYPE_BF16) {
-            uint16_t *p = (uint16_t *)data;
-            for (int64_t i = i0; i < i1; i++) {
-                float u = (float)pc_rng_uniform(s, (uint64_t)i, dt);
-                float a = pc_bf16_to_f32(pc_f32_to_bf16(u * fs));
-                p[i] = pc_f32_to_bf16(a + fl);
-            }
+            for (size_t i = 0; i < m; i++)
+                u[i] += fl;
+            if (dt == PC_DTYPE_F16)
+                pc_convert_f32_to_f16(p, u, m);
+            else
+                pc_convert_f32_to_bf16(p, u, m);
         } else {
             for (int64_t i = i0; i < i1; i++) {
                 double u = pc_rng_uniform(s, (uint64_t)i, dt);

@@ -131,12 +131,23 @@ static void check_fills(const pc_rng_stream *s, uint64_t first, size_t n)
     double *d = malloc(n * sizeof *d);
     assert_non_null(f);
     assert_non_null(d);
+    uint64_t *u = malloc((n + 1) * sizeof *u);
+    assert_non_null(u);
     pc_rng_fill_uniform_f32(s, first, f, n);
     pc_rng_fill_uniform_f64(s, first, d, n);
+    pc_rng_fill_u64(s, first, u, n);
     for (size_t i = 0; i < n; i++) {
         pc_assert_same_f64((double)f[i], pc_rng_uniform(s, first + i, PC_DTYPE_F32));
         pc_assert_same_f64(d[i], pc_rng_uniform(s, first + i, PC_DTYPE_F64));
+        assert_true(u[i] == pc_rng_u64(s, first + i, 0));
     }
+    const pc_dtype half[] = {PC_DTYPE_F16, PC_DTYPE_BF16, PC_DTYPE_F32, PC_DTYPE_F8E4M3FN};
+    for (size_t k = 0; k < sizeof half / sizeof half[0]; k++) {
+        pc_rng_fill_uniform(s, first, half[k], f, n);
+        for (size_t i = 0; i < n; i++)
+            pc_assert_same_f64((double)f[i], pc_rng_uniform(s, first + i, half[k]));
+    }
+    free(u);
     free(f);
     free(d);
 }

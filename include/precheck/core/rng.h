@@ -67,6 +67,14 @@ uint64_t pc_rng_u64(const pc_rng_stream *s, uint64_t index, uint32_t draw);
  */
 double pc_rng_uniform(const pc_rng_stream *s, uint64_t index, pc_dtype dtype);
 
+/* out[i] = pc_rng_u64(s, first_index + i, 0), eight elements at a time in SIMD lanes. */
+void pc_rng_fill_u64(const pc_rng_stream *s, uint64_t first_index, uint64_t *out, size_t n);
+
+/* out[i] = pc_rng_uniform(s, first_index + i, dtype) for a dtype of at most 23 explicit
+ * mantissa bits (float16, bfloat16, float32, float8), as floats. */
+void pc_rng_fill_uniform(const pc_rng_stream *s, uint64_t first_index, pc_dtype dtype, float *out,
+                         size_t n);
+
 /* Buffer fills: out[i] is pc_rng_uniform(s, first_index + i, PC_DTYPE_F32 / PC_DTYPE_F64) bit
  * for bit. out must hold n elements; n == 0 writes nothing. Indices wrap modulo 2^64. */
 void pc_rng_fill_uniform_f32(const pc_rng_stream *s, uint64_t first_index, float *out, size_t n);
