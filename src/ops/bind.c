@@ -272,6 +272,33 @@ static void set_default(pc_value *v, const pc_schema_arg *sa)
     }
 }
 
+/* Varargs int lists (shape-group fix): torch's Python binding lets a trailing unsized int[]
+ * parameter take separate ints, x.view(2, 3) and x.permute(0, 2, 1), and the dump lists each
+ * int as its own positional argument. The index of that parameter when the call does so, else
+ * -1. */
+static int int_varargs_start(const pc_schema *s, const pc_dump_arg *args)
+{
+    int j = s->npositional - 1;
+    size_t n = args->kind == PC_DUMP_ARG_LIST ? args->u.list.count : 0;
+    if (j < 0 || (size_t)j >= n || !s->args[j].is_list || s->args[j].type != PC_ARG_INT ||
+        s->args[j].list_size != 0 || n - (size_t)j > PC_VALUE_MAX_INTS)
+        return -1;
+    for (size_t p = (size_t)j; p < n; p++)
+        if (args->u.list.items[p].kind != PC_DUMP_ARG_INT ||
+            args->u.list.items[p].value.kind != PC_DUMP_VALUE_INT)
+            return -1;
+    return j;
+}
+
+static void bind_int_varargs(pc_value *v, const pc_dump_arg *args, int start)
+{
+    v->kind = PC_VALUE_INT_LIST;
+    v->src_pos = start;
+    v->nints = (int)(args->u.list.count - (size_t)start);
+    for (int k = 0; k < v->nints; k++)
+        v->ints[k] = args->u.list.items[(size_t)start + (size_t)k].value.u.i;
+}
+
 pc_status pc_op_bind(const pc_dump_api *api, const pc_api_name *name, pc_tensor_provider provider,
                      void *ctx, pc_op_call *out)
 {
@@ -296,6 +323,12 @@ pc_status pc_op_bind(const pc_dump_api *api, const pc_api_name *name, pc_tensor_
         goto fail;
     }
     size_t npos = e->input_args.kind == PC_DUMP_ARG_LIST ? e->input_args.u.list.count : 0;
+    int varargs = int_varargs_start(s, &e->input_args);
+    if (varargs >= 0) {
+        bind_int_varargs(&call->args[varargs], &e->input_args, varargs);
+        given[varargs] = true;
+        npos = (size_t)varargs;
+    }
     if (npos > (size_t)s->npositional) {
         st = pc_error_set(PC_ERR_INVALID,
                           "%s: %s() takes %d positional arguments but %zu were "
@@ -316,6 +349,9 @@ pc_status pc_op_bind(const pc_dump_api *api, const pc_api_name *name, pc_tensor_
     for (size_t k = 0; k < e->kwarg_count; k++) {
         const pc_dump_field *f = &e->kwargs[k];
         int idx = pc_schema_find_arg(s, f->key);
+        /* out=: the returned tensor is the value written to out; the comparison uses it */
+        if (idx < 0 && strcmp(f->key, "out") == 0)
+            continue;
         if (idx < 0) {
             st = pc_error_set(PC_ERR_UNSUPPORTED,
                               "%s: argument '%s' is not supported by "

@@ -11,9 +11,12 @@ Each group starts from the same seed, so regenerating one group leaves the other
 
 Per case torch runs twice: on the inputs as given (the device reference, ".dev") and on the
 float inputs converted to float64 (".f64", what the fp64 bench must match). Gradients come
-from the backward entry's incoming gradient. A case whose device run torch CPU cannot do
-(float16 kernels missing in 1.13) keeps only the float64 result and a "nodev" line; a case
-where torch raises keeps the message in an "err" line.
+from the backward entry's incoming gradient; an op with several outputs (a tuple) writes
+".dev.out0", ".dev.out1", ... and has no backward (run_ut: "Multiple backward is not supported.").
+Arguments may be lists (Tensor[], int[]; plain ints inside a list are Python ints) and
+torch.Size. A case whose device run torch CPU cannot do (float16 kernels missing in 1.13)
+keeps only the float64 result and a "nodev" line; a case where torch raises keeps the
+message in an "err" line.
 
 tensors.txt lines:
   t <name> <dtype> <rank> <dims...> <values...>   floats as bit patterns in hex, ints decimal
@@ -92,6 +95,11 @@ def rec(x, name, rg):
         return {"type": "str", "value": x}
     if x is None:
         return None
+    if isinstance(x, torch.Size):
+        return {"type": "torch.Size", "value": list(x)}
+    if isinstance(x, (list, tuple)):  # Tensor[] and int[] arguments; plain ints allowed inside
+        return [rec(S(e) if isinstance(e, int) else e, "%s.%d" % (name, i), rg)
+                for i, e in enumerate(x)]
     raise TypeError(x)
 
 
@@ -107,6 +115,8 @@ def torch_fn(api):
 def py(x, to64):
     if isinstance(x, S):
         return x.v
+    if isinstance(x, (list, tuple)) and not isinstance(x, torch.Size):
+        return [py(e, to64) for e in x]
     if isinstance(x, torch.Tensor):
         t = x.detach().clone()
         if to64 and t.is_floating_point():
@@ -163,6 +173,12 @@ def case(api, args, kwargs=None, inplace=False, backward=True):
     a, k = fwd_inputs(args, kwargs, to64)
     with torch.no_grad():
         o64 = torch_fn(api)(*[x.clone() if isinstance(x, torch.Tensor) else x for x in a], **k)
+    if isinstance(o64, (tuple, list)):  # several outputs: out0, out1, ...; never a backward
+        for i, o in enumerate(dev if dev is not None else []):
+            put("%s.dev.out%d" % (c, i), o)
+        for i, o in enumerate(o64):
+            put("%s.f64.out%d" % (c, i), o)
+        return
     grad = None
     if backward and o64.is_floating_point():
         gdt = dev.dtype if dev is not None else args[0].dtype

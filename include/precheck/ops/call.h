@@ -26,7 +26,7 @@
 #include "precheck/dump/dump.h"
 #include "precheck/ops/op.h"
 
-#define PC_OP_MAX_OUTPUTS    4
+#define PC_OP_MAX_OUTPUTS    64
 #define PC_VALUE_MAX_INTS    PC_TENSOR_MAX_DIMS
 #define PC_VALUE_MAX_TENSORS 64
 
@@ -68,7 +68,10 @@ struct pc_op_call {
     const pc_op *op;
     pc_api_form form;
     const char *full_name; /* for messages: "Torch.add.0" */
-    int nargs;             /* = op->schema->nargs */
+    /* Seed of the op's own randomness (dropout masks): with full_name and the compute mode
+     * it keys the counter-based RNG, so a run is reproducible; 0 unless the caller sets it. */
+    uint64_t seed;
+    int nargs; /* = op->schema->nargs */
     pc_value args[PC_SCHEMA_MAX_ARGS];
 };
 

@@ -1,0 +1,522 @@
+/*
+ * Reductions: sum, mean, amax/amin, max/min, argmax/argmin, forward and backward.
+ *
+ * Every reduction reads its input once, permuted so that the kept dimensions come first and
+ * the reduced ones last: each output element then reduces one contiguous run of the buffer.
+ * Sums are taken in double with Neumaier's compensation (nearly the exact sum; torch's fp32
+ * cascade sum is within an ULP of it for the sizes dumps hold) and rounded once to the output
+ * dtype; integer sums are exact in int64 and wrap like torch's. mean is torch 1.13's CPU
+ * formula: the sum rounded to the output dtype, then divided by the count (in float opmath on
+ * the device). The extremes are exact in every compute type: values are compared, never
+ * computed; NaN wins, and the first index among ties is the one reported, as torch's CPU does.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "precheck/core/convert.h"
+#include "shape_impl.h"
+
+typedef struct red_plan {
+    const pc_tensor *x;
+    bool reduced[PC_TENSOR_MAX_DIMS];
+    bool keepdim;
+    int perm[PC_TENSOR_MAX_DIMS]; /* kept dimensions, then the reduced ones */
+    int out_rank;
+    int64_t out_shape[PC_TENSOR_MAX_DIMS];
+    int64_t keep_shape[PC_TENSOR_MAX_DIMS]; /* x's rank, reduced dimensions 1 */
+    int64_t outer, inner;                   /* output elements, elements reduced into each */
+} red_plan;
+
+/* dims: an int list (empty: all), an int, or None (all). */
+static pc_status red_plan_make(const pc_op_call *call, const pc_tensor *x, const pc_value *dims,
+                               bool keepdim, red_plan *p)
+{
+    memset(p, 0, sizeof *p);
+    p->x = x;
+    p->keepdim = keepdim;
+    int r = x->rank;
+    if (dims->kind == PC_VALUE_INT) {
+        int d;
+        pc_status st = pc_shape_wrap_dim(call, dims->i, r, &d);
+        if (st != PC_OK)
+            return st;
+        if (r > 0)
+            p->reduced[d] = true;
+    } else if (dims->kind == PC_VALUE_INT_LIST && dims->nints > 0) {
+        for (int i = 0; i < dims->nints; i++) {
+            int d;
+            pc_status st = pc_shape_wrap_dim(call, dims->ints[i], r, &d);
+            if (st != PC_OK)
+                return st;
+            if (r > 0 && p->reduced[d])
+                return pc_error_set(PC_ERR_INVALID,
+                                    "%s: dim %d appears multiple times in the list of dims",
+                                    call->full_name, d);
+            if (r > 0)
+                p->reduced[d] = true;
+        }
+    } else {
+        for (int d = 0; d < r; d++)
+            p->reduced[d] = true;
+    }
+    int k = 0;
+    p->outer = p->inner = 1;
+    for (int d = 0; d < r; d++) {
+        p->keep_shape[d] = p->reduced[d] ? 1 : x->shape[d];
+        if (!p->reduced[d]) {
+            p->perm[k++] = d;
+            p->outer *= x->shape[d];
+        } else {
+            p->inner *= x->shape[d];
+        }
+        if (!p->reduced[d] || keepdim)
+            p->out_shape[p->out_rank++] = p->reduced[d] ? 1 : x->shape[d];
+    }
+    for (int d = 0; d < r; d++)
+        if (p->reduced[d])
+            p->perm[k++] = d;
+    return PC_OK;
+}
+
+/* x's values in the plan's order, contiguous, as dtype (float64 or int64: exact for every
+ * real dtype). */
+static pc_status red_load(const red_plan *p, pc_dtype as, pc_tensor *buf)
+{
+    pc_tensor xc = PC_TENSOR_NULL, pv = PC_TENSOR_NULL;
+    pc_status st = pc_tensor_contiguous(&xc, p->x);
+    if (st == PC_OK)
+        st = pc_tensor_permute(&pv, &xc, p->x->rank ? p->perm : NULL);
+    if (st == PC_OK)
+        st = pc_tensor_cast(buf, &pv, as);
+    pc_tensor_free(&pv);
+    pc_tensor_free(&xc);
+    return st;
+}
+
+/* Offsets into the output (keepdim layout) of every element of x, in x's row-major order. */
+static int64_t *red_out_offsets(const red_plan *p)
+{
+    int64_t str[PC_TENSOR_MAX_DIMS];
+    pc_shape_contiguous_strides(p->keep_shape, p->x->rank, str);
+    for (int d = 0; d < p->x->rank; d++)
+        if (p->reduced[d])
+            str[d] = 0;
+    return pc_shape_offsets(p->x->shape, str, p->x->rank, 0, pc_tensor_numel(p->x));
+}
+
+/* A division in the device's opmath (float for the half types and float32), rounded to d. */
+static double div_round(pc_compute compute, pc_dtype d, double a, double b)
+{
+    if (compute == PC_COMPUTE_BENCH || d == PC_DTYPE_F64)
+        return pc_shape_round(d, a / b);
+    return pc_shape_round(d, (double)((float)a / (float)b));
+}
+
+static pc_status no_complex(const pc_op_call *call, const pc_tensor *x)
+{
+    if (pc_dtype_is_complex(x->dtype) || x->dtype == PC_DTYPE_F8E4M3FN ||
+        x->dtype == PC_DTYPE_F8E5M2)
+        return pc_error_set(PC_ERR_UNSUPPORTED, "%s: %s of %s is not supported by precheck",
+                            call->full_name, call->op->name, pc_dtype_torch_name(x->dtype));
+    return PC_OK;
+}
+
+/* ---- sum, mean ---- */
+
+static pc_status reduce_dtype(const pc_op_call *call, const pc_tensor *x, pc_dtype *od)
+{
+    pc_status st = no_complex(call, x);
+    if (st != PC_OK)
+        return st;
+    const pc_value *dt = &call->args[3];
+    bool given = dt->kind == PC_VALUE_DTYPE;
+    if (call->op->param == PC_REDUCE_SUM) {
+        *od = given ? dt->dtype : (pc_dtype_is_float(x->dtype) ? x->dtype : PC_DTYPE_I64);
+    } else {
+        *od = given ? dt->dtype : x->dtype;
+        if (!pc_dtype_is_float(*od))
+            return pc_error_set(PC_ERR_INVALID,
+                                "%s: mean(): could not infer output dtype. %s dtype must be "
+                                "either a floating point or complex dtype. Got: %s",
+                                call->full_name, given ? "Optional" : "Input",
+                                pc_torch_type_name(*od));
+    }
+    if (pc_dtype_is_complex(*od) || *od == PC_DTYPE_F8E4M3FN || *od == PC_DTYPE_F8E5M2)
+        return pc_error_set(PC_ERR_UNSUPPORTED, "%s: %s to %s is not supported by precheck",
+                            call->full_name, call->op->name, pc_dtype_torch_name(*od));
+    return PC_OK;
+}
+
+static double sum_compensated(const double *v, int64_t n)
+{
+    double s = 0.0, c = 0.0;
+    for (int64_t i = 0; i < n; i++) {
+        double t = s + v[i];
+        if (fabs(s) >= fabs(v[i]))
+            c += (s - t) + v[i];
+        else
+            c += (v[i] - t) + s;
+        s = t;
+    }
+    return isfinite(s) ? s + c : s;
+}
+
+pc_status pc_k_reduce_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out)
+{
+    const pc_tensor *x = pc_call_tensor(call, 0);
+    pc_dtype od;
+    red_plan p;
+    pc_status st = reduce_dtype(call, x, &od);
+    if (st == PC_OK)
+        st = red_plan_make(call, x, &call->args[1], call->args[2].b, &p);
+    if (st != PC_OK)
+        return st;
+    bool mean = call->op->param == PC_REDUCE_MEAN;
+    pc_tensor buf = PC_TENSOR_NULL;
+    if (!pc_dtype_is_float(od)) { /* exact, wrapping like torch's int64 */
+        pc_tensor cast = PC_TENSOR_NULL;
+        if ((st = pc_tensor_cast(&cast, x, od)) == PC_OK) {
+            red_plan q = p;
+            q.x = &cast;
+            st = red_load(&q, PC_DTYPE_I64, &buf);
+        }
+        pc_tensor_free(&cast);
+        if (st == PC_OK)
+            st = pc_tensor_alloc(&out->tensors[0], PC_DTYPE_I64, p.out_shape, p.out_rank);
+        if (st == PC_OK) {
+            const int64_t *v = pc_tensor_data(&buf);
+            int64_t *y = pc_tensor_data(&out->tensors[0]);
+            for (int64_t o = 0; o < p.outer; o++) {
+                uint64_t s = 0;
+                for (int64_t k = 0; k < p.inner; k++)
+                    s += (uint64_t)v[o * p.inner + k];
+                y[o] = (int64_t)s;
+            }
+            if (od != PC_DTYPE_I64) {
+                st = pc_tensor_cast(&out->tensors[0], &out->tensors[0], od);
+            }
+        }
+        pc_tensor_free(&buf);
+        if (st == PC_OK)
+            out->count = 1;
+        return st;
+    }
+    if ((st = red_load(&p, PC_DTYPE_F64, &buf)) != PC_OK)
+        return st;
+    double *v = pc_tensor_data(&buf);
+    /* torch casts the input to dtype= first */
+    if (od != x->dtype)
+        for (int64_t i = 0; i < p.outer * p.inner; i++)
+            v[i] = pc_shape_round(od, v[i]);
+    double *y = malloc((size_t)(p.outer > 0 ? p.outer : 1) * sizeof *y);
+    if (!y) {
+        pc_tensor_free(&buf);
+        return pc_error_set(PC_ERR_NOMEM, "%s: out of memory", call->full_name);
+    }
+    for (int64_t o = 0; o < p.outer; o++) {
+        double s = sum_compensated(v + o * p.inner, p.inner);
+        if (!mean)
+            y[o] = pc_shape_round(od, s);
+        else if (compute == PC_COMPUTE_BENCH)
+            y[o] = pc_shape_round(od, s / (double)p.inner);
+        else
+            y[o] = div_round(compute, od, pc_shape_round(od, s), (double)p.inner);
+    }
+    st = pc_shape_store(&out->tensors[0], od, p.out_shape, p.out_rank, y);
+    free(y);
+    pc_tensor_free(&buf);
+    if (st == PC_OK)
+        out->count = 1;
+    return st;
+}
+
+pc_status pc_k_reduce_backward(const pc_op_call *call, pc_compute compute,
+                               const pc_tensor *grad_out, pc_op_grads *out)
+{
+    const pc_tensor *x = pc_call_tensor(call, 0);
+    pc_dtype od;
+    red_plan p;
+    pc_status st = reduce_dtype(call, x, &od);
+    if (st == PC_OK)
+        st = red_plan_make(call, x, &call->args[1], call->args[2].b, &p);
+    if (st != PC_OK || !pc_shape_wants_grad(call, 0) || !pc_dtype_is_float(od))
+        return st;
+    if (pc_tensor_numel(grad_out) != p.outer)
+        return pc_error_set(PC_ERR_INVALID, "%s: the gradient has %lld elements, the output %lld",
+                            call->full_name, (long long)pc_tensor_numel(grad_out),
+                            (long long)p.outer);
+    pc_tensor g = PC_TENSOR_NULL;
+    if ((st = pc_tensor_cast(&g, grad_out, PC_DTYPE_F64)) != PC_OK)
+        return st;
+    int64_t xn = pc_tensor_numel(x);
+    double *gx = malloc((size_t)(xn > 0 ? xn : 1) * sizeof *gx);
+    double *go = pc_tensor_data(&g);
+    int64_t *offs = red_out_offsets(&p);
+    if (!gx || !offs) {
+        st = pc_error_set(PC_ERR_NOMEM, "%s: out of memory", call->full_name);
+    } else {
+        /* the gradient in the output's dtype; mean divides it there by the count */
+        for (int64_t o = 0; o < p.outer; o++) {
+            go[o] = pc_shape_round(od, go[o]);
+            if (call->op->param == PC_REDUCE_MEAN)
+                go[o] = div_round(compute, od, go[o], (double)p.inner);
+        }
+        for (int64_t i = 0; i < xn; i++)
+            gx[i] = go[offs[i]];
+        st = pc_shape_store(&out->grads[0], x->dtype, x->shape, x->rank, gx);
+    }
+    free(gx);
+    free(offs);
+    pc_tensor_free(&g);
+    return st;
+}
+
+/* ---- extremes ---- */
+
+/* Index of the maximum (or minimum) of v[0..n): NaN wins, the first among ties. */
+static int64_t extreme_f64(const double *v, int64_t n, bool max)
+{
+    int64_t best = 0;
+    if (isnan(v[0]))
+        return 0;
+    for (int64_t k = 1; k < n; k++) {
+        if (isnan(v[k]))
+            return k;
+        if (max ? v[k] > v[best] : v[k] < v[best])
+            best = k;
+    }
+    return best;
+}
+
+static int64_t extreme_i64(const int64_t *v, int64_t n, bool max)
+{
+    int64_t best = 0;
+    for (int64_t k = 1; k < n; k++)
+        if (max ? v[k] > v[best] : v[k] < v[best])
+            best = k;
+    return best;
+}
+
+static pc_status empty_dim_check(const pc_op_call *call, const red_plan *p, const char *name)
+{
+    for (int d = 0; d < p->x->rank; d++)
+        if (p->reduced[d] && p->x->shape[d] == 0)
+            return pc_error_set(PC_ERR_INVALID,
+                                "%s: %s(): Expected reduction dim %d to have non-zero size.",
+                                call->full_name, name, d);
+    return PC_OK;
+}
+
+/* For every output slot: the index (in the reduced run) of its extreme. values (may be NULL)
+ * gets the tensor of the extremes in x's dtype. */
+static pc_status extremes(const pc_op_call *call, const red_plan *p, bool max, int64_t *index,
+                          pc_tensor *values)
+{
+    const pc_tensor *x = p->x;
+    bool fl = pc_dtype_is_float(x->dtype);
+    pc_tensor buf = PC_TENSOR_NULL;
+    pc_status st = red_load(p, fl ? PC_DTYPE_F64 : PC_DTYPE_I64, &buf);
+    if (st != PC_OK)
+        return st;
+    for (int64_t o = 0; o < p->outer; o++)
+        index[o] =
+            fl ? extreme_f64((const double *)pc_tensor_data(&buf) + o * p->inner, p->inner, max)
+               : extreme_i64((const int64_t *)pc_tensor_data(&buf) + o * p->inner, p->inner, max);
+    if (values) {
+        pc_tensor v = PC_TENSOR_NULL;
+        st = pc_tensor_alloc(&v, buf.dtype, p->out_shape, p->out_rank);
+        if (st == PC_OK) {
+            char *dst = pc_tensor_data(&v);
+            const char *src = pc_tensor_data(&buf);
+            for (int64_t o = 0; o < p->outer; o++)
+                memcpy(dst + o * 8, src + (o * p->inner + index[o]) * 8, 8);
+            st = pc_tensor_cast(values, &v, x->dtype); /* exact: the values are x's */
+        }
+        pc_tensor_free(&v);
+    }
+    pc_tensor_free(&buf);
+    (void)call;
+    return st;
+}
+
+/* dy split evenly among the elements equal to their slot's extreme (all the NaNs when it is
+ * NaN, for max/min; none for amax/amin, as torch's == has it), in the output's dtype. */
+static pc_status extreme_grad(const pc_op_call *call, pc_compute compute, const red_plan *p,
+                              const pc_tensor *values, bool nan_ties, const pc_tensor *grad_out,
+                              pc_op_grads *out)
+{
+    const pc_tensor *x = p->x;
+    int64_t xn = pc_tensor_numel(x);
+    if (pc_tensor_numel(grad_out) != p->outer)
+        return pc_error_set(PC_ERR_INVALID, "%s: the gradient has %lld elements, the output %lld",
+                            call->full_name, (long long)pc_tensor_numel(grad_out),
+                            (long long)p->outer);
+    pc_tensor xv = PC_TENSOR_NULL, vv = PC_TENSOR_NULL, g = PC_TENSOR_NULL;
+    pc_status st = pc_tensor_cast(&xv, x, PC_DTYPE_F64);
+    if (st == PC_OK)
+        st = pc_tensor_cast(&vv, values, PC_DTYPE_F64);
+    if (st == PC_OK)
+        st = pc_tensor_cast(&g, grad_out, PC_DTYPE_F64);
+    int64_t *offs = st == PC_OK ? red_out_offsets(p) : NULL;
+    int64_t *count = calloc((size_t)(p->outer > 0 ? p->outer : 1), sizeof *count);
+    double *gx = calloc((size_t)(xn > 0 ? xn : 1), sizeof *gx);
+    if (st == PC_OK && (!offs || !count || !gx))
+        st = pc_error_set(PC_ERR_NOMEM, "%s: out of memory", call->full_name);
+    if (st == PC_OK) {
+        const double *xs = pc_tensor_data(&xv), *vs = pc_tensor_data(&vv);
+        double *gs = pc_tensor_data(&g);
+        for (int64_t i = 0; i < xn; i++) {
+            double m = vs[offs[i]];
+            if (xs[i] == m || (nan_ties && isnan(m) && isnan(xs[i])))
+                count[offs[i]]++;
+        }
+        for (int64_t o = 0; o < p->outer; o++)
+            gs[o] = div_round(compute, x->dtype, pc_shape_round(x->dtype, gs[o]), (double)count[o]);
+        for (int64_t i = 0; i < xn; i++) {
+            double m = vs[offs[i]];
+            if (xs[i] == m || (nan_ties && isnan(m) && isnan(xs[i])))
+                gx[i] = gs[offs[i]];
+        }
+        st = pc_shape_store(&out->grads[0], x->dtype, x->shape, x->rank, gx);
+    }
+    free(offs);
+    free(count);
+    free(gx);
+    pc_tensor_free(&xv);
+    pc_tensor_free(&vv);
+    pc_tensor_free(&g);
+    return st;
+}
+
+/* max/min: (input, dim=None, keepdim=False). */
+pc_status pc_k_extreme_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out)
+{
+    (void)compute;
+    const pc_tensor *x = pc_call_tensor(call, 0);
+    bool max = call->op->param == PC_EXTREME_MAX;
+    const pc_value *dim = &call->args[1];
+    pc_status st = no_complex(call, x);
+    if (st != PC_OK)
+        return st;
+    bool all = dim->kind == PC_VALUE_NONE;
+    if (all && pc_tensor_numel(x) == 0)
+        return pc_error_set(PC_ERR_INVALID,
+                            "%s: %s(): Expected reduction dim to be specified for input.numel() "
+                            "== 0. Specify the reduction dim with the 'dim' argument.",
+                            call->full_name, call->op->name);
+    red_plan p;
+    if ((st = red_plan_make(call, x, dim, all ? false : call->args[2].b, &p)) != PC_OK ||
+        (st = empty_dim_check(call, &p, call->op->name)) != PC_OK)
+        return st;
+    int64_t *index = malloc((size_t)(p.outer > 0 ? p.outer : 1) * sizeof *index);
+    if (!index)
+        return pc_error_set(PC_ERR_NOMEM, "%s: out of memory", call->full_name);
+    st = extremes(call, &p, max, index, &out->tensors[0]);
+    if (st == PC_OK && !all) {
+        st = pc_tensor_alloc(&out->tensors[1], PC_DTYPE_I64, p.out_shape, p.out_rank);
+        if (st == PC_OK)
+            memcpy(pc_tensor_data(&out->tensors[1]), index, (size_t)p.outer * sizeof *index);
+    }
+    free(index);
+    if (st == PC_OK)
+        out->count = all ? 1 : 2;
+    return st;
+}
+
+pc_status pc_k_extreme_backward(const pc_op_call *call, pc_compute compute,
+                                const pc_tensor *grad_out, pc_op_grads *out)
+{
+    if (call->args[1].kind != PC_VALUE_NONE)
+        return pc_error_set(PC_ERR_UNSUPPORTED, "%s: Multiple backward is not supported.",
+                            call->full_name);
+    const pc_tensor *x = pc_call_tensor(call, 0);
+    if (!pc_shape_wants_grad(call, 0))
+        return PC_OK;
+    pc_op_result r = {0};
+    pc_status st = pc_k_extreme_forward(call, compute, &r);
+    red_plan p;
+    if (st == PC_OK)
+        st = red_plan_make(call, x, &call->args[1], false, &p);
+    if (st == PC_OK)
+        st = extreme_grad(call, compute, &p, &r.tensors[0], true, grad_out, out);
+    pc_op_result_free(&r);
+    return st;
+}
+
+/* amax/amin: (input, dim=[], keepdim=False). */
+static pc_status amax_plan(const pc_op_call *call, red_plan *p)
+{
+    const pc_tensor *x = pc_call_tensor(call, 0);
+    pc_status st = no_complex(call, x);
+    if (st == PC_OK)
+        st = red_plan_make(call, x, &call->args[1], call->args[2].b, p);
+    if (st == PC_OK)
+        st = empty_dim_check(call, p, call->op->name);
+    return st;
+}
+
+pc_status pc_k_amax_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out)
+{
+    (void)compute;
+    red_plan p;
+    pc_status st = amax_plan(call, &p);
+    if (st != PC_OK)
+        return st;
+    int64_t *index = malloc((size_t)(p.outer > 0 ? p.outer : 1) * sizeof *index);
+    if (!index)
+        return pc_error_set(PC_ERR_NOMEM, "%s: out of memory", call->full_name);
+    st = extremes(call, &p, call->op->param == PC_EXTREME_MAX, index, &out->tensors[0]);
+    free(index);
+    if (st == PC_OK)
+        out->count = 1;
+    return st;
+}
+
+pc_status pc_k_amax_backward(const pc_op_call *call, pc_compute compute, const pc_tensor *grad_out,
+                             pc_op_grads *out)
+{
+    red_plan p;
+    pc_status st = amax_plan(call, &p);
+    if (st != PC_OK || !pc_shape_wants_grad(call, 0))
+        return st;
+    pc_op_result r = {0};
+    st = pc_k_amax_forward(call, compute, &r);
+    if (st == PC_OK)
+        st = extreme_grad(call, compute, &p, &r.tensors[0], false, grad_out, out);
+    pc_op_result_free(&r);
+    return st;
+}
+
+/* argmax/argmin: (input, dim=None, keepdim=False). */
+pc_status pc_k_argmax_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out)
+{
+    (void)compute;
+    const pc_tensor *x = pc_call_tensor(call, 0);
+    bool max = call->op->param == PC_EXTREME_MAX;
+    pc_status st = no_complex(call, x);
+    if (st != PC_OK)
+        return st;
+    if (x->dtype == PC_DTYPE_BOOL)
+        return pc_error_set(PC_ERR_INVALID, "%s: \"%s_cpu\" not implemented for 'Bool'",
+                            call->full_name, call->op->name);
+    const pc_value *dim = &call->args[1];
+    if (dim->kind == PC_VALUE_NONE && pc_tensor_numel(x) == 0)
+        return pc_error_set(PC_ERR_INVALID,
+                            "%s: %s(): Expected reduction dim to be specified for input.numel() "
+                            "== 0.",
+                            call->full_name, call->op->name);
+    red_plan p;
+    if ((st = red_plan_make(call, x, dim, call->args[2].b, &p)) != PC_OK ||
+        (st = empty_dim_check(call, &p, call->op->name)) != PC_OK)
+        return st;
+    if ((st = pc_tensor_alloc(&out->tensors[0], PC_DTYPE_I64, p.out_shape, p.out_rank)) != PC_OK)
+        return st;
+    st = extremes(call, &p, max, pc_tensor_data(&out->tensors[0]), NULL);
+    if (st != PC_OK) {
+        pc_tensor_free(&out->tensors[0]);
+        return st;
+    }
+    out->count = 1;
+    return PC_OK;
+}

@@ -1,0 +1,106 @@
+/* precheck ops: the table and the JSON list of the supported API names, as a user runs it. */
+#include "pc_test.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "precheck/ops/op.h"
+
+static char out[1 << 19];
+
+static int run(const char *args, int merge_stderr)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "'%s' %s %s", PC_TEST_BINARY, args,
+             merge_stderr ? "2>&1" : "2>/dev/null");
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    size_t n = fread(out, 1, sizeof out - 1, p);
+    out[n] = '\0';
+    int status = pclose(p);
+    assert_true(WIFEXITED(status));
+    return WEXITSTATUS(status);
+}
+
+/* The line of the table that starts with api followed by a space; NULL when none. */
+static const char *row_of(const char *api)
+{
+    size_t n = strlen(api);
+    for (const char *l = out; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+        if (strncmp(l, api, n) == 0 && l[n] == ' ')
+            return l;
+    return NULL;
+}
+
+static void test_table(void **state)
+{
+    (void)state;
+    assert_int_equal(run("ops", 0), 0);
+    const char *head = row_of("api");
+    assert_non_null(head);
+    /* every API name has its row, and the columns line up under the header's */
+    size_t op_col = (size_t)(strstr(head, " op ") + 1 - head);
+    size_t bwd_col = (size_t)(strstr(head, "backward") - head);
+    for (size_t i = 0; i < pc_api_name_count(); i++) {
+        const pc_api_name *a = pc_api_name_at(i);
+        char api[160];
+        snprintf(api, sizeof api, "%s.%s", a->api_type, a->api_name);
+        const char *row = row_of(api);
+        if (!row)
+            fail_msg("no row for %s", api);
+        assert_int_equal(strncmp(row + op_col, a->op->name, strlen(a->op->name)), 0);
+        assert_int_equal(
+            strncmp(row + bwd_col, a->op->backward ? "yes" : "no", a->op->backward ? 3 : 2), 0);
+    }
+    const char *sum = row_of("Torch.sum");
+    assert_non_null(sum);
+    assert_non_null(strstr(row_of("Tensor.__radd__"), "swapped"));
+    assert_non_null(strstr(row_of("Tensor.add_"), "inplace"));
+    /* msprobe's name lists: add is absolute-threshold, transpose binary, split no backward */
+    assert_non_null(strstr(row_of("Torch.add"), "absolute"));
+    assert_non_null(strstr(row_of("Torch.transpose"), "binary"));
+    assert_non_null(strstr(row_of("Torch.split"), " no"));
+    char total[64];
+    snprintf(total, sizeof total, "%zu API names, %zu ops", pc_api_name_count(), pc_op_count());
+    assert_non_null(strstr(out, total));
+}
+
+static void test_json(void **state)
+{
+    (void)state;
+    assert_int_equal(run("ops --json", 0), 0);
+    assert_int_equal(out[0], '[');
+    assert_non_null(strstr(out, "{\"api\": \"Tensor.__radd__\", \"api_type\": \"Tensor\", "
+                                "\"api_name\": \"__radd__\", \"op\": \"add\", \"form\": "
+                                "\"swapped\", \"standard\": \"absolute\", \"backward\": true}"));
+    assert_non_null(strstr(out, "\"api\": \"Torch.chunk\""));
+    size_t objects = 0;
+    for (const char *p = out; (p = strchr(p, '{')); p++)
+        objects++;
+    assert_int_equal(objects, pc_api_name_count());
+    size_t len = strlen(out);
+    assert_true(len >= 2 && strcmp(out + len - 2, "]\n") == 0);
+}
+
+static void test_usage(void **state)
+{
+    (void)state;
+    assert_int_equal(run("ops --help", 0), 0);
+    assert_non_null(strstr(out, "usage: precheck ops [--json]"));
+    assert_int_equal(run("ops --bogus", 1), 2);
+    assert_non_null(strstr(out, "unknown argument '--bogus'"));
+    assert_int_equal(run("--help", 0), 0);
+    assert_non_null(strstr(out, "  ops "));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_table),
+        cmocka_unit_test(test_json),
+        cmocka_unit_test(test_usage),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
