@@ -25,8 +25,11 @@ static const cli_command commands[] = {
      pc_cli_check_dump},
     {"compare", "the details row run_ut writes for one bench/device tensor pair", pc_cli_compare},
     {"dtypes", "print the dtype table with msprobe's per-dtype thresholds", cmd_dtypes},
+    {"materialize", "save the inputs run_ut generates for a statistics dump as a tensor dump",
+     pc_cli_materialize},
     {"multi_run_ut", "run_ut with N worker processes (the same CSVs, row for row)",
      pc_cli_multi_run_ut},
+    {"ops", "list the API names precheck runs: op, standard, backward", pc_cli_ops},
     {"run_ut", "replay a dump's APIs on the device and the bench, write the accuracy CSVs",
      pc_cli_run_ut},
 };

@@ -104,7 +104,7 @@ static void test_gpt_bf16_vs_fp32_gpu_reversed(void **state)
     assert_true(n < sizeof data);
     data[n] = 0;
     /* records end in CRLF; messages hold bare LFs only */
-    char *rec[4096];
+    char *rec[4096] = {0};
     int nrec = 0;
     for (char *p = data; *p && nrec < 4096;) {
         rec[nrec++] = p;

@@ -67,7 +67,7 @@ static const fault_case cases[] = {
 
 static int run(const char *args)
 {
-    char cmd[4096];
+    char cmd[8192];
     snprintf(cmd, sizeof cmd, "'%s' %s >/dev/null 2>&1", PC_TEST_BINARY, args);
     int st = system(cmd);
     assert_true(WIFEXITED(st));

@@ -43,7 +43,7 @@ static void find_file(const char *dir, const char *prefix, char *out, size_t siz
 
 static void run(const char *args)
 {
-    char cmd[4096];
+    char cmd[8192];
     snprintf(cmd, sizeof cmd, "'%s' %s >/dev/null 2>&1", PC_TEST_BINARY, args);
     int st = system(cmd);
     assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);

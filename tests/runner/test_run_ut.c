@@ -30,7 +30,7 @@
  * shell; its output goes to log (may be NULL: discarded). Returns the exit status. */
 static int run(const char *env, const char *args, const char *log)
 {
-    char cmd[4096];
+    char cmd[8192];
     snprintf(cmd, sizeof cmd, "%s '%s' %s --no-progress >%s 2>&1", env ? env : "", PC_TEST_BINARY,
              args, log ? log : "/dev/null");
     int st = system(cmd);

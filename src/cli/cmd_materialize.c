@@ -1,0 +1,111 @@
+/*
+ * precheck materialize: writes a tensor-mode copy of a statistics-mode dump whose input files
+ * hold the tensors run_ut generates for it (inputs/materialize.h).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/commands.h"
+#include "precheck/core/log.h"
+#include "precheck/inputs/inputs.h"
+#include "precheck/inputs/materialize.h"
+#include "precheck/io/path_check.h"
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: precheck materialize -api_info DUMP_JSON -o OUT_DIR [--seed N]\n\n"
+            "Writes OUT_DIR/dump.json and OUT_DIR/dump_tensor_data/*.pt: the dump with every "
+            "input tensor\nthat run_ut generates from statistics saved as a file, named as "
+            "msprobe names them\n(Functional.linear.0.forward.input.0.pt, "
+            "...forward.kwargs.<key>.pt, ...backward.input.0.pt).\nrun_ut on OUT_DIR/dump.json "
+            "computes with exactly the inputs run_ut --seed N generates for\nDUMP_JSON, on any "
+            "machine and with msprobe's own run_ut too.\n\n"
+            "Filled: forward input_args and input_kwargs (through lists) and the backward "
+            "record's input.\nForward and backward outputs stay statistics-only records "
+            "(run_ut does not read them),\nand so does a record whose tensor cannot be generated "
+            "(a WARNING says why; run_ut meets\nthe same failure). Statistics of filled records "
+            "are recomputed from the written data.\nRecords that already name a file are kept, "
+            "and their files copied.\n\n"
+            "options:\n"
+            "  -api_info, --api_info DUMP_JSON   the dump.json to materialise\n"
+            "  -o, --out_path OUT_DIR            where the new dump goes (created; must not hold "
+            "a dump.json,\n"
+            "                                    its dump_tensor_data must be empty)\n"
+            "  --seed N                          the seed run_ut would use (default %d, "
+            "run_ut's default)\n"
+            "  -h, --help                        this help\n\n"
+            "Exit status: 0 written, 1 failed (see the log), 2 usage error.\n",
+            PC_INPUTS_DEFAULT_SEED);
+}
+
+static int usage_error(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "precheck materialize: error: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\n\n");
+    usage(stderr);
+    return 2;
+}
+
+/* run_ut's per-tensor limit (a quarter of the memory), so that a tensor run_ut would refuse to
+ * generate is not written either. */
+static size_t tensor_limit(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || size <= 0)
+        return 0;
+    return (size_t)pages / 4 * (size_t)size;
+}
+
+int pc_cli_materialize(int argc, char **argv)
+{
+    pc_materialize_options o = {.seed = PC_INPUTS_DEFAULT_SEED, .max_bytes = tensor_limit()};
+    for (int i = 1; i < argc; i += 2) { /* every option but -h takes a value */
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            usage(stdout);
+            return 0;
+        }
+        if (!v)
+            return usage_error("unrecognized or incomplete argument: %s", a);
+        if (strcmp(a, "-api_info") == 0 || strcmp(a, "--api_info") == 0 ||
+            strcmp(a, "--api_info_file") == 0) {
+            o.api_info = v;
+        } else if (strcmp(a, "-o") == 0 || strcmp(a, "--out_path") == 0) {
+            o.out_dir = v;
+        } else if (strcmp(a, "--seed") == 0) {
+            char *end;
+            errno = 0;
+            long long x = strtoll(v, &end, 10);
+            if (errno || end == v || *end || x < 0)
+                return usage_error("argument --seed: invalid value: '%s'", v);
+            o.seed = (uint64_t)x;
+        } else {
+            return usage_error("unrecognized arguments: %s", a);
+        }
+    }
+    if (!o.api_info)
+        return usage_error("%s", "-api_info DUMP_JSON is required");
+    if (!o.out_dir)
+        return usage_error("%s", "-o OUT_DIR is required");
+    if (pc_path_check(o.api_info, PC_PATH_FILE, PC_PATH_READ, ".json", NULL, 0)) {
+        pc_log_error("%s", pc_error_message());
+        return 1;
+    }
+    pc_materialize_stats s;
+    if (pc_materialize(&o, &s) != PC_OK) {
+        pc_log_error("%s", pc_error_message());
+        return 1;
+    }
+    pc_log_info("%s/dump.json written: %zu input tensors generated (seed %llu), %zu tensor files "
+                "copied from the input, %zu records kept as statistics, %llu bytes of tensor "
+                "files",
+                o.out_dir, s.generated, (unsigned long long)o.seed, s.copied, s.kept,
+                (unsigned long long)s.bytes);
+    return 0;
+}
