@@ -174,9 +174,17 @@ pc_status pc_tensor_stats_compute(const pc_tensor *t, pc_tensor_stats *out)
     if (s.is_bool) {
         s.max = max != 0.0; /* any */
         s.min = min != 0.0; /* all */
+    } else if (t->rank == 0 && !complex) {
+        /* 0-dim: every statistic is the value itself, exactly (msprobe takes .item() without
+         * the float32 cast; an integer stays an integer) */
+        double x, im;
+        pc_element_load(pc_tensor_element_ptr(t, NULL), t->dtype, &x, &im);
+        s.max = s.min = s.mean = s.norm = x;
+        s.dtype = t->dtype;
+        s.has_norm = true;
     } else if (t->rank == 0) {
-        s.mean = s.norm = s.max; /* 0-dim: every statistic is the value itself */
-        s.has_norm = !complex;
+        s.mean = s.norm = s.max;
+        s.has_norm = false;
     } else {
         s.mean = round_to(sum / (double)s.numel, s.dtype);
         s.norm = round_to(sqrt(sumsq), s.dtype);

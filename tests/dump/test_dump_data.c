@@ -187,6 +187,17 @@ static void test_stats_rules(void **state)
     assert_int_equal(pc_tensor_stats_compute(&t, &s), PC_OK);
     assert_true(s.max == -2.5 && s.min == -2.5 && s.mean == -2.5 && s.norm == -2.5);
     pc_tensor_free(&t);
+    /* 0-dim float64 and large int64: the exact value (.item()), not a float32 rounding */
+    assert_int_equal(pc_tensor_alloc(&t, PC_DTYPE_F64, NULL, 0), PC_OK);
+    *(double *)pc_tensor_data(&t) = 0.1;
+    assert_int_equal(pc_tensor_stats_compute(&t, &s), PC_OK);
+    assert_true(s.max == 0.1 && s.norm == 0.1);
+    pc_tensor_free(&t);
+    assert_int_equal(pc_tensor_alloc(&t, PC_DTYPE_I64, NULL, 0), PC_OK);
+    *(int64_t *)pc_tensor_data(&t) = 16777217;
+    assert_int_equal(pc_tensor_stats_compute(&t, &s), PC_OK);
+    assert_true(s.max == 16777217.0 && s.mean == 16777217.0);
+    pc_tensor_free(&t);
 }
 
 int main(void)
