@@ -24,6 +24,10 @@
 
 #define DUMPS PC_TEST_FIXTURES "/msprobe/dumps"
 
+#define run(args, log) pc_test_run_precheck(NULL, args, log)
+#define slurp          pc_test_slurp
+#define find_file      pc_test_find_file
+
 static const char TRICKY[] =
     "{\"task\":\"statistics\",\"level\":\"L1\",\"dump_data_dir\":null,\"extra\":{\"a\":[],\"b\":{},"
     "\"c\":[[]],\"u\":\"caf\\u00e9 \\ud83d\\ude00 \xc3\xa9\\t\\\"q\\\"\\\\ \\u007f \\u0001\"},\n"
@@ -237,60 +241,12 @@ static const char PREPROCESS_DUMP[] =
 
 /* ---- helpers ---- */
 
-/* Runs "precheck <args>" in the shell, output to log (NULL: discarded); the exit status. */
-static int run(const char *args, const char *log)
-{
-    char cmd[8192];
-    int n = snprintf(cmd, sizeof cmd, "'%s' %s >%s 2>&1", PC_TEST_BINARY, args,
-                     log ? log : "/dev/null");
-    assert_true(n > 0 && (size_t)n < sizeof cmd);
-    int st = system(cmd);
-    assert_true(WIFEXITED(st));
-    return WEXITSTATUS(st);
-}
-
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        fail_msg("cannot open %s", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *b = malloc((size_t)n + 1);
-    assert_non_null(b);
-    assert_int_equal(fread(b, 1, (size_t)n, f), (size_t)n);
-    b[n] = 0;
-    fclose(f);
-    if (len)
-        *len = (size_t)n;
-    return b;
-}
-
 static void spit(const char *path, const char *text)
 {
     FILE *f = fopen(path, "wb");
     assert_non_null(f);
     assert_int_equal(fwrite(text, 1, strlen(text), f), strlen(text));
     assert_int_equal(fclose(f), 0);
-}
-
-/* The path of the one file in dir whose name starts with prefix. */
-static void find_file(const char *dir, const char *prefix, char *out, size_t size)
-{
-    DIR *d = opendir(dir);
-    assert_non_null(d);
-    struct dirent *e;
-    int found = 0;
-    while ((e = readdir(d))) {
-        if (strncmp(e->d_name, prefix, strlen(prefix)) == 0) {
-            snprintf(out, size, "%s/%s", dir, e->d_name);
-            found++;
-        }
-    }
-    closedir(d);
-    if (found != 1)
-        fail_msg("%d files %s* in %s", found, prefix, dir);
 }
 
 static int count_files(const char *dir)

@@ -17,7 +17,9 @@
 
 #include "precheck/io/csv_read.h"
 
-#define DUMPS PC_TEST_FIXTURES "/msprobe/dumps"
+#define DUMPS     PC_TEST_FIXTURES "/msprobe/dumps"
+#define run(args) pc_test_run_precheck(NULL, args, NULL)
+#define find_file pc_test_find_file
 
 typedef struct fault_case {
     const char *dump;
@@ -64,31 +66,6 @@ static const fault_case cases[] = {
     {"ew_fp16_tensor", "truncate:mul", "Tensor.__mul__.", false,
      "invisible by design: truncation stays within float16's rtol of 2^-10", false},
 };
-
-static int run(const char *args)
-{
-    char cmd[8192];
-    snprintf(cmd, sizeof cmd, "'%s' %s >/dev/null 2>&1", PC_TEST_BINARY, args);
-    int st = system(cmd);
-    assert_true(WIFEXITED(st));
-    return WEXITSTATUS(st);
-}
-
-static void find_file(const char *dir, const char *prefix, char *out, size_t size)
-{
-    DIR *d = opendir(dir);
-    assert_non_null(d);
-    struct dirent *e;
-    int found = 0;
-    while ((e = readdir(d)))
-        if (strncmp(e->d_name, prefix, strlen(prefix)) == 0) {
-            snprintf(out, size, "%s/%s", dir, e->d_name);
-            found++;
-        }
-    closedir(d);
-    if (found != 1)
-        fail_msg("%d files %s* in %s", found, prefix, dir);
-}
 
 typedef struct verdict {
     char api[128];

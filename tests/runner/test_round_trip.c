@@ -22,31 +22,13 @@
 
 #include "precheck/io/csv_read.h"
 
-#define FIX   PC_TEST_FIXTURES "/msprobe"
-#define DUMPS FIX "/dumps"
-
-static void find_file(const char *dir, const char *prefix, char *out, size_t size)
-{
-    DIR *d = opendir(dir);
-    assert_non_null(d);
-    struct dirent *e;
-    int found = 0;
-    while ((e = readdir(d)))
-        if (strncmp(e->d_name, prefix, strlen(prefix)) == 0) {
-            snprintf(out, size, "%s/%s", dir, e->d_name);
-            found++;
-        }
-    closedir(d);
-    if (found != 1)
-        fail_msg("%d files %s* in %s", found, prefix, dir);
-}
+#define FIX       PC_TEST_FIXTURES "/msprobe"
+#define DUMPS     FIX "/dumps"
+#define find_file pc_test_find_file
 
 static void run(const char *args)
 {
-    char cmd[8192];
-    snprintf(cmd, sizeof cmd, "'%s' %s >/dev/null 2>&1", PC_TEST_BINARY, args);
-    int st = system(cmd);
-    assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    assert_int_equal(pc_test_run_precheck(NULL, args, NULL), 0);
 }
 
 typedef struct verdict {

@@ -26,61 +26,10 @@
 
 /* ---- helpers ---- */
 
-/* Runs "precheck <args>" with env (e.g. "PRECHECK_TEST_FAULT=crash:X", may be NULL) in the
- * shell; its output goes to log (may be NULL: discarded). Returns the exit status. */
-static int run(const char *env, const char *args, const char *log)
-{
-    char cmd[8192];
-    snprintf(cmd, sizeof cmd, "%s '%s' %s --no-progress >%s 2>&1", env ? env : "", PC_TEST_BINARY,
-             args, log ? log : "/dev/null");
-    int st = system(cmd);
-    assert_true(WIFEXITED(st));
-    return WEXITSTATUS(st);
-}
-
-/* The path of the one CSV in dir whose name starts with prefix. */
-static void find_csv(const char *dir, const char *prefix, char *out, size_t size)
-{
-    DIR *d = opendir(dir);
-    assert_non_null(d);
-    struct dirent *e;
-    int found = 0;
-    while ((e = readdir(d))) {
-        if (strncmp(e->d_name, prefix, strlen(prefix)) == 0) {
-            snprintf(out, size, "%s/%s", dir, e->d_name);
-            found++;
-        }
-    }
-    closedir(d);
-    if (found != 1)
-        fail_msg("%d files %s* in %s", found, prefix, dir);
-}
-
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        fail_msg("cannot open %s", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *b = malloc((size_t)n + 1);
-    assert_non_null(b);
-    assert_int_equal(fread(b, 1, (size_t)n, f), (size_t)n);
-    b[n] = 0;
-    fclose(f);
-    if (len)
-        *len = (size_t)n;
-    return b;
-}
-
-static bool contains(const char *path, const char *text)
-{
-    char *b = slurp(path, NULL);
-    bool r = strstr(b, text) != NULL;
-    free(b);
-    return r;
-}
+#define run(env, args, log) pc_test_run_precheck(env, args, log)
+#define find_csv            pc_test_find_file
+#define slurp               pc_test_slurp
+#define contains            pc_test_file_contains
 
 static void assert_same_file(const char *a, const char *b)
 {

@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 int pc_test_same_f64(double a, double b)
@@ -24,4 +26,61 @@ const char *pc_test_tmpdir(char *buf, size_t size)
     if (!mkdtemp(buf))
         return NULL;
     return buf;
+}
+
+#ifdef PC_TEST_BINARY
+int pc_test_run_precheck(const char *env, const char *args, const char *log)
+{
+    char cmd[8192];
+    int n = snprintf(cmd, sizeof cmd, "%s '%s' %s >%s 2>&1", env ? env : "", PC_TEST_BINARY, args,
+                     log ? log : "/dev/null");
+    assert_true(n > 0 && (size_t)n < sizeof cmd);
+    int st = system(cmd);
+    assert_true(WIFEXITED(st));
+    return WEXITSTATUS(st);
+}
+#endif
+
+void pc_test_find_file(const char *dir, const char *prefix, char *out, size_t size)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        fail_msg("cannot open the folder %s", dir);
+    struct dirent *e;
+    int found = 0;
+    while ((e = readdir(d))) {
+        if (strncmp(e->d_name, prefix, strlen(prefix)) == 0) {
+            snprintf(out, size, "%s/%s", dir, e->d_name);
+            found++;
+        }
+    }
+    closedir(d);
+    if (found != 1)
+        fail_msg("%d files %s* in %s", found, prefix, dir);
+}
+
+char *pc_test_slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        fail_msg("cannot open %s", path);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *b = malloc((size_t)n + 1);
+    assert_non_null(b);
+    assert_int_equal(fread(b, 1, (size_t)n, f), (size_t)n);
+    b[n] = 0;
+    fclose(f);
+    if (len)
+        *len = (size_t)n;
+    return b;
+}
+
+int pc_test_file_contains(const char *path, const char *text)
+{
+    char *b = pc_test_slurp(path, NULL);
+    int r = strstr(b, text) != NULL;
+    free(b);
+    return r;
 }

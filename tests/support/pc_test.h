@@ -16,4 +16,20 @@ int pc_test_same_f64(double a, double b);
 /* Makes a fresh empty directory under $TMPDIR (or /tmp) and returns its path in buf. */
 const char *pc_test_tmpdir(char *buf, size_t size);
 
+/* Runs the precheck binary in the shell: "<env> precheck <args>", env being assignments such
+ * as "PRECHECK_TEST_FAULT=crash:X" or NULL; stdout and stderr go to log (NULL: discarded).
+ * Asserts that it exited, and returns its exit status. */
+int pc_test_run_precheck(const char *env, const char *args, const char *log);
+
+/* The path of the one file in dir whose name starts with prefix; fails the test when there is
+ * none or more than one. */
+void pc_test_find_file(const char *dir, const char *prefix, char *out, size_t size);
+
+/* The whole file as a NUL-terminated malloc'd buffer (fails the test when it cannot be read);
+ * its length in *len when len is not NULL. */
+char *pc_test_slurp(const char *path, size_t *len);
+
+/* Whether the file holds text. */
+int pc_test_file_contains(const char *path, const char *text);
+
 #endif
