@@ -51,19 +51,10 @@ static int usage_error(const char *fmt, const char *arg)
     return 2;
 }
 
-/* run_ut's per-tensor limit (a quarter of the memory), so that a tensor run_ut would refuse to
- * generate is not written either. */
-static size_t tensor_limit(void)
-{
-    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
-    if (pages <= 0 || size <= 0)
-        return 0;
-    return (size_t)pages / 4 * (size_t)size;
-}
-
 int pc_cli_materialize(int argc, char **argv)
 {
-    pc_materialize_options o = {.seed = PC_INPUTS_DEFAULT_SEED, .max_bytes = tensor_limit()};
+    pc_materialize_options o = {.seed = PC_INPUTS_DEFAULT_SEED,
+                                .max_bytes = pc_inputs_default_max_bytes()};
     for (int i = 1; i < argc; i += 2) { /* every option but -h takes a value */
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;

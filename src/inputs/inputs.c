@@ -6,11 +6,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "precheck/core/convert.h"
 #include "precheck/core/log.h"
 #include "precheck/core/rng.h"
 #include "precheck/dump/data.h"
+
+size_t pc_inputs_default_max_bytes(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || size <= 0)
+        return 0;
+    return (size_t)pages / 4 * (size_t)size;
+}
 
 void pc_inputs_begin(pc_inputs *ctx, const pc_dump *dump, uint64_t seed, const pc_dump_api *api)
 {

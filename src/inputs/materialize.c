@@ -15,6 +15,7 @@
 
 #include "precheck/core/log.h"
 #include "precheck/dump/data.h"
+#include "precheck/io/checksum.h"
 #include "precheck/dump/dump.h"
 #include "precheck/dump/dump_write.h"
 #include "precheck/inputs/inputs.h"
@@ -74,26 +75,6 @@ static void suffix_pop(mat *m, size_t saved)
     }
     m->suffix_len = saved;
     m->suffix[saved] = '\0';
-}
-
-/* zlib's CRC-32 (reflected polynomial 0xEDB88320), what msprobe's md5 summary mode records. */
-static uint32_t crc32_bytes(const unsigned char *p, size_t n)
-{
-    static uint32_t table[256];
-    static bool ready;
-    if (!ready) {
-        for (uint32_t i = 0; i < 256; i++) {
-            uint32_t c = i;
-            for (int k = 0; k < 8; k++)
-                c = c & 1 ? 0xEDB88320u ^ (c >> 1) : c >> 1;
-            table[i] = c;
-        }
-        ready = true;
-    }
-    uint32_t c = 0xFFFFFFFFu;
-    for (size_t i = 0; i < n; i++)
-        c = table[(c ^ p[i]) & 0xFF] ^ (c >> 8);
-    return c ^ 0xFFFFFFFFu;
 }
 
 static bool key_is(const pc_json_doc *doc, pc_json_ref k, const char *name)
@@ -254,7 +235,7 @@ static pc_status write_filled_record(mat *m, pc_json_writer *w, const pc_json_do
         if (st)
             return st;
         snprintf(md5, sizeof md5, "%08x",
-                 (unsigned)crc32_bytes(pc_tensor_data(&c), pc_tensor_nbytes(&c)));
+                 (unsigned)pc_crc32(0, pc_tensor_data(&c), pc_tensor_nbytes(&c)));
         pc_tensor_free(&c);
     }
     bool int_scalar = t->rank == 0 && pc_dtype_is_integral(t->dtype) && t->dtype != PC_DTYPE_BOOL;

@@ -27,6 +27,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "precheck/io/checksum.h"
+
 #include "io/tensor_file.h"
 #include "precheck/core/status.h"
 
@@ -85,7 +87,6 @@ pc_status pc_zip_writer_add(pc_zip_writer *w, const char *name, const void *data
 pc_status pc_zip_writer_finish(pc_zip_writer *w);
 void pc_zip_writer_free(pc_zip_writer *w);
 
-/* CRC-32 (ISO-HDLC, as zip uses) of n bytes, continuing from crc (0 to start). */
-uint32_t pc_crc32(uint32_t crc, const void *data, size_t n);
+/* pc_crc32: precheck/io/checksum.h */
 
 #endif

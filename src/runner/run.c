@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "precheck/core/log.h"
+#include "precheck/inputs/inputs.h"
 #include "precheck/core/progress.h"
 #include "precheck/io/config.h"
 #include "precheck/io/path_check.h"
@@ -175,16 +176,6 @@ static size_t api_limit(double max_memory_mb)
     return (size_t)((double)kb * 1024.0 * 0.9);
 }
 
-/* The largest tensor an API may generate: a quarter of the machine's memory, so that a record
- * with an absurd shape becomes that API's SKIP row instead of a swapping machine. */
-static size_t tensor_limit(void)
-{
-    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
-    if (pages <= 0 || size <= 0)
-        return 0;
-    return (size_t)pages / 4 * (size_t)size;
-}
-
 static int fail(const char *what)
 {
     pc_log_error("%s", what);
@@ -318,7 +309,7 @@ int pc_run_ut(const pc_run_options *o)
         .lists = &lists,
         .error_data_dir = o->save_error_data ? s.error_dir : NULL,
         .timing = o->workers == 0 ? o->timing : NULL,
-        .max_tensor_bytes = tensor_limit(),
+        .max_tensor_bytes = pc_inputs_default_max_bytes(),
         .max_api_bytes = api_limit(o->max_memory_mb) / (size_t)(o->workers > 1 ? o->workers : 1),
         .replay = replay,
     };

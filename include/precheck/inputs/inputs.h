@@ -44,6 +44,11 @@ typedef struct pc_inputs {
     size_t max_bytes;
 } pc_inputs;
 
+/* The largest tensor run_ut generates or loads by default: a quarter of the machine's memory,
+ * so that a record with an absurd shape becomes that API's SKIP row instead of a swapping
+ * machine (0 when the memory size is unknown: the core limit). */
+size_t pc_inputs_default_max_bytes(void);
+
 /* Prepares ctx for the API (its preprocessing rules). */
 void pc_inputs_begin(pc_inputs *ctx, const pc_dump *dump, uint64_t seed, const pc_dump_api *api);
 
