@@ -210,14 +210,16 @@ static int conformance_with(const char *dump, const char *extra, const known_dif
     return same;
 }
 
-/* The reference device over all the bundled tensor-mode dumps: every difference listed, and
- * at least 95% of the APIs with msprobe's statuses. */
+/* The reference device over all the bundled dumps (the tensor-mode ones, and the statistics
+ * one, whose random inputs differ from msprobe's): every difference listed, and at least 95%
+ * of the APIs with msprobe's statuses. */
 static void test_conformance(void **state)
 {
     (void)state;
-    const char *dumps[] = {"gpt_tensor", "gpt_bf16_tensor", "cnn_tensor", "ew_fp16_tensor"};
+    const char *dumps[] = {"gpt_tensor", "gpt_bf16_tensor", "cnn_tensor", "ew_fp16_tensor",
+                           "gpt_stats"};
     int same = 0, total = 0;
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < 5; i++) {
         int n = 0;
         same += conformance_with(dumps[i], "", known_diffs, &n);
         total += n;
