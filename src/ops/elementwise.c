@@ -2,15 +2,22 @@
  * Element-wise op families: unary math and activations, binary arithmetic, clamp, where,
  * masked_fill and the casts, forward and backward.
  *
- * Every kernel follows one path: decide the result dtype (promote.h), broadcast the operands
- * into contiguous buffers of the compute type (float for the device's fp16/bf16/fp32, double
+ * Every kernel follows one path: decide the result dtype (promote.h), then walk the broadcast
+ * iteration space in chunks of EW_CHUNK elements (ew_loop): per chunk, gather each operand into
+ * a small per-thread buffer of the compute type (float for the device's fp16/bf16/fp32, double
  * for fp64 and the bench, int64 for integers and bool, so that integer results are exact and
- * wrap like torch's), run the loop of elementwise_kernel.inc, round once to the output dtype.
+ * wrap like torch's), run the loop of elementwise_kernel.inc, and round once straight into the
+ * output tensor. Nothing of the size of the tensors is allocated besides the results, so a call
+ * needs O(chunk x threads) memory of its own.
+ *
  * Backward recomputes what it needs from the inputs; on the device the per-element gradient is
- * rounded to the computation dtype (as autograd holds it in that dtype) before it is summed
- * over broadcast dimensions in double.
+ * rounded to the computation dtype (as autograd holds it in that dtype). A gradient of an input
+ * that was broadcast is summed over the broadcast dimensions in double, in an accumulator of the
+ * input's size, in the order of the elements (such loops run on one thread), so the sum is the
+ * same with any number of threads and the same as the first version's serial loop.
  */
 #include <math.h>
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 #include <tgmath.h>
@@ -19,6 +26,11 @@
 #include "ops_impl.h"
 
 enum { EW_DIV_TRUE, EW_DIV_TRUNC, EW_DIV_FLOOR };
+
+/* Elements per chunk: the buffers of one chunk (up to 8 of 8 bytes per element) stay in the
+ * caches of one core, and a chunk is long enough that the per-chunk index arithmetic and the
+ * calls of the converters are negligible. */
+enum { EW_CHUNK = 4096 };
 
 /* v rounded to the float dtype d (identity for other dtypes). */
 static double ew_round_f64(pc_dtype d, double v)
@@ -35,6 +47,32 @@ static double ew_round_f64(pc_dtype d, double v)
     }
 }
 
+typedef enum ew_kind { EW_FLOAT, EW_DOUBLE, EW_INT } ew_kind;
+
+/* How the elements of an operand become compute values. */
+typedef enum ew_load_mode {
+    EW_LOAD_F16, /* the value as it is, from the dtype named */
+    EW_LOAD_BF16,
+    EW_LOAD_F32,
+    EW_LOAD_F64,
+    EW_LOAD_EXACT, /* the value as it is, from any other dtype (through double) */
+    EW_LOAD_ROUND, /* the value rounded to the computation dtype (cd) first */
+    EW_LOAD_INT,   /* int64, exactly; 0/1 when cd is bool */
+} ew_load_mode;
+
+/* An operand over the iteration space: its element strides per iteration dimension, 0 where it
+ * is broadcast. A sum target (the gradient of a broadcast input) is only walked: data NULL. */
+typedef struct ew_src {
+    const char *data; /* the storage's first byte */
+    pc_dtype dtype;
+    size_t esz;
+    ew_kind kind; /* compute type of its buffer */
+    ew_load_mode load;
+    pc_dtype cd; /* EW_LOAD_ROUND: the dtype rounded to; EW_LOAD_INT: bool gives 0/1 */
+    int64_t offset;
+    int64_t strides[PC_TENSOR_MAX_DIMS];
+} ew_src;
+
 #define EW_T   float
 #define EW_SFX f
 #include "elementwise_kernel.inc"
@@ -47,8 +85,6 @@ static double ew_round_f64(pc_dtype d, double v)
 #undef EW_SFX
 
 /* ---- shared plumbing ---- */
-
-typedef enum ew_kind { EW_FLOAT, EW_DOUBLE, EW_INT } ew_kind;
 
 typedef struct ew_ctx {
     pc_compute compute;
@@ -113,32 +149,6 @@ static pc_status ew_init(ew_ctx *c, const pc_op_call *call, pc_compute compute, 
     return PC_OK;
 }
 
-/* Element offsets (storage units) of t broadcast over the context's shape. */
-static int64_t *ew_offsets(const ew_ctx *c, const int64_t *tshape, const int64_t *tstrides,
-                           int trank, int64_t base)
-{
-    int64_t *offs = malloc((size_t)(c->n ? c->n : 1) * sizeof *offs);
-    if (!offs)
-        return NULL;
-    int64_t bs[PC_TENSOR_MAX_DIMS] = {0}, idx[PC_TENSOR_MAX_DIMS] = {0};
-    for (int d = 0; d < c->rank; d++) {
-        int td = trank - c->rank + d;
-        bs[d] = (td < 0 || tshape[td] == 1) ? 0 : tstrides[td];
-    }
-    int64_t off = base;
-    for (int64_t i = 0; i < c->n; i++) {
-        offs[i] = off;
-        for (int d = c->rank - 1; d >= 0; d--) {
-            off += bs[d];
-            if (++idx[d] < c->shape[d])
-                break;
-            off -= bs[d] * idx[d];
-            idx[d] = 0;
-        }
-    }
-    return offs;
-}
-
 static int64_t load_i64(const char *p, pc_dtype d)
 {
     switch (d) {
@@ -189,103 +199,551 @@ static void store_i64(char *p, pc_dtype d, int64_t v)
     }
 }
 
-/* A buffer of the context's compute type with t's values broadcast (NULL t: NULL). */
-static pc_status ew_load(const ew_ctx *c, const pc_tensor *t, void **out)
+/* How values of dtype src enter a computation in dtype cd: as they are where cd holds them
+ * all (the same dtype, a wider float, or float64), else rounded to cd first. */
+static ew_load_mode load_mode(ew_kind kind, pc_dtype src, pc_dtype cd)
 {
-    *out = NULL;
-    if (!t)
-        return PC_OK;
-    void *buf = malloc((size_t)(c->n ? c->n : 1) * 8);
-    int64_t *offs = ew_offsets(c, t->shape, t->strides, t->rank, t->offset);
-    if (!buf || !offs) {
-        free(buf);
-        free(offs);
-        return pc_error_set(PC_ERR_NOMEM, "%s: out of memory", c->name);
+    if (kind == EW_INT)
+        return EW_LOAD_INT;
+    bool as_is =
+        src == cd || cd == PC_DTYPE_F64 ||
+        (pc_dtype_is_float(src) && pc_dtype_is_float(cd) && pc_dtype_size(src) < pc_dtype_size(cd));
+    if (!as_is)
+        return EW_LOAD_ROUND;
+    switch (src) {
+    case PC_DTYPE_F16:
+        return EW_LOAD_F16;
+    case PC_DTYPE_BF16:
+        return EW_LOAD_BF16;
+    case PC_DTYPE_F32:
+        return EW_LOAD_F32;
+    case PC_DTYPE_F64:
+        return EW_LOAD_F64;
+    default:
+        return EW_LOAD_EXACT;
     }
-    if (c->kind == EW_FLOAT) {
-        gather_f(t, c->cd, offs, c->n, buf);
-    } else if (c->kind == EW_DOUBLE) {
-        gather_d(t, c->cd, offs, c->n, buf);
-    } else {
-        const char *base = (const char *)pc_storage_data(t->storage);
-        size_t sz = pc_dtype_size(t->dtype);
-        int64_t *dst = buf;
-        for (int64_t i = 0; i < c->n; i++)
-            dst[i] = load_i64(base + (size_t)offs[i] * sz, t->dtype);
-        if (c->cd == PC_DTYPE_BOOL)
-            for (int64_t i = 0; i < c->n; i++)
-                dst[i] = dst[i] != 0;
-    }
-    free(offs);
-    *out = buf;
-    return PC_OK;
 }
 
-/* A new tensor of dtype and the context's shape from a compute buffer. */
-static pc_status ew_store(const ew_ctx *c, const void *buf, pc_dtype dtype, pc_tensor *out)
+/* Strides over the context's dimensions of a tensor of tshape/tstrides broadcast to them. */
+static void src_strides(const ew_ctx *c, ew_src *s, const int64_t *tshape, const int64_t *tstrides,
+                        int trank)
 {
-    pc_tensor t = PC_TENSOR_NULL;
-    pc_status st = pc_tensor_alloc(&t, dtype, c->shape, c->rank);
-    if (st != PC_OK)
-        return st;
-    if (c->kind == EW_FLOAT) {
-        store_f(buf, &t);
-    } else if (c->kind == EW_DOUBLE) {
-        store_d(buf, &t);
-    } else {
-        const int64_t *src = buf;
-        char *p = pc_tensor_data(&t);
-        size_t sz = pc_dtype_size(dtype);
-        for (int64_t i = 0; i < c->n; i++)
-            store_i64(p + (size_t)i * sz, dtype, src[i]);
+    for (int d = 0; d < c->rank; d++) {
+        int td = trank - c->rank + d;
+        s->strides[d] = (td < 0 || tshape[td] == 1) ? 0 : tstrides[td];
     }
-    *out = t;
-    return PC_OK;
+}
+
+/* t as an operand computed in (kind, cd). */
+static void src_of_tensor(const ew_ctx *c, ew_src *s, const pc_tensor *t, ew_kind kind, pc_dtype cd)
+{
+    memset(s, 0, sizeof *s);
+    s->data = (const char *)pc_storage_data(t->storage);
+    s->dtype = t->dtype;
+    s->esz = pc_dtype_size(t->dtype);
+    s->kind = kind;
+    s->load = load_mode(kind, t->dtype, cd);
+    s->cd = kind == EW_INT ? (cd == PC_DTYPE_BOOL ? PC_DTYPE_BOOL : PC_DTYPE_I64) : cd;
+    s->offset = t->offset;
+    src_strides(c, s, t->shape, t->strides, t->rank);
+}
+
+/* The iteration space: the context's shape without its dimensions of size 1 and with
+ * neighbouring dimensions merged where every operand walks them as one (so that the inner runs
+ * are long). Rewrites the operands' strides to it. */
+typedef struct ew_iter {
+    int rank;
+    int64_t shape[PC_TENSOR_MAX_DIMS];
+} ew_iter;
+
+static void iter_make(const ew_ctx *c, ew_src *const *srcs, int nsrc, ew_iter *it)
+{
+    it->rank = 0;
+    for (int d = 0; d < c->rank; d++) {
+        if (c->shape[d] == 1)
+            continue;
+        int r = it->rank;
+        bool merge = r > 0;
+        for (int k = 0; k < nsrc && merge; k++)
+            merge = srcs[k]->strides[r - 1] == srcs[k]->strides[d] * c->shape[d];
+        if (merge) {
+            it->shape[r - 1] *= c->shape[d];
+            for (int k = 0; k < nsrc; k++)
+                srcs[k]->strides[r - 1] = srcs[k]->strides[d];
+        } else {
+            it->shape[r] = c->shape[d];
+            for (int k = 0; k < nsrc; k++)
+                srcs[k]->strides[r] = srcs[k]->strides[d];
+            it->rank++;
+        }
+    }
+}
+
+/* The element offset of s at linear index i of the iteration; idx gets the multi-index. */
+static int64_t walk_start(const ew_iter *it, const ew_src *s, int64_t i, int64_t *idx)
+{
+    int64_t off = s->offset;
+    for (int d = it->rank - 1; d >= 0; d--) {
+        idx[d] = i % it->shape[d];
+        i /= it->shape[d];
+        off += idx[d] * s->strides[d];
+    }
+    return off;
+}
+
+/* Elements left in the innermost dimension from idx, at most left. */
+static int64_t walk_run(const ew_iter *it, const int64_t *idx, int64_t left)
+{
+    if (it->rank == 0)
+        return left;
+    int64_t r = it->shape[it->rank - 1] - idx[it->rank - 1];
+    return r < left ? r : left;
+}
+
+static int64_t walk_inner_stride(const ew_iter *it, const ew_src *s)
+{
+    return it->rank ? s->strides[it->rank - 1] : 0;
+}
+
+/* off and idx moved on by a run of len elements (from walk_run), carrying into the outer
+ * dimensions at the end of the innermost one. */
+static int64_t walk_step(const ew_iter *it, const ew_src *s, int64_t *idx, int64_t off, int64_t len)
+{
+    int last = it->rank - 1;
+    if (last < 0)
+        return off;
+    idx[last] += len;
+    off += len * s->strides[last];
+    if (idx[last] < it->shape[last])
+        return off;
+    off -= s->strides[last] * it->shape[last];
+    idx[last] = 0;
+    for (int d = last - 1; d >= 0; d--) {
+        off += s->strides[d];
+        if (++idx[d] < it->shape[d])
+            return off;
+        off -= s->strides[d] * it->shape[d];
+        idx[d] = 0;
+    }
+    return off;
+}
+
+/* The integer form of gather_run: exact int64 values (0/1 for a bool computation). */
+static void gather_run_i64(const ew_src *s, int64_t off, int64_t st, int64_t len, int64_t *dst)
+{
+    const char *p = s->data + (size_t)off * s->esz;
+    size_t step = (size_t)st * s->esz;
+    switch (s->dtype) {
+    case PC_DTYPE_BOOL:
+        for (int64_t j = 0; j < len; j++)
+            dst[j] = p[(size_t)j * step] != 0;
+        break;
+    case PC_DTYPE_U8:
+        for (int64_t j = 0; j < len; j++)
+            dst[j] = (uint8_t)p[(size_t)j * step];
+        break;
+    case PC_DTYPE_I8:
+        for (int64_t j = 0; j < len; j++)
+            dst[j] = (int8_t)p[(size_t)j * step];
+        break;
+    case PC_DTYPE_I16:
+        for (int64_t j = 0; j < len; j++) {
+            int16_t v;
+            memcpy(&v, p + (size_t)j * step, 2);
+            dst[j] = v;
+        }
+        break;
+    case PC_DTYPE_I32:
+        for (int64_t j = 0; j < len; j++) {
+            int32_t v;
+            memcpy(&v, p + (size_t)j * step, 4);
+            dst[j] = v;
+        }
+        break;
+    default:
+        for (int64_t j = 0; j < len; j++)
+            dst[j] = load_i64(p + (size_t)j * step, s->dtype);
+        break;
+    }
+    if (s->cd == PC_DTYPE_BOOL)
+        for (int64_t j = 0; j < len; j++)
+            dst[j] = dst[j] != 0;
+}
+
+static void store_run_i64(const int64_t *src, pc_dtype d, char *dst, int64_t len)
+{
+    size_t sz = pc_dtype_size(d);
+    if (d == PC_DTYPE_I64) {
+        memcpy(dst, src, (size_t)len * 8);
+        return;
+    }
+    for (int64_t j = 0; j < len; j++)
+        store_i64(dst + (size_t)j * sz, d, src[j]);
+}
+
+/* len values of s from linear index i0 of the iteration into dst (s->kind's type). */
+static void gather(const ew_iter *it, const ew_src *s, int64_t i0, int64_t len, void *dst)
+{
+    int64_t idx[PC_TENSOR_MAX_DIMS];
+    int64_t off = walk_start(it, s, i0, idx), st = walk_inner_stride(it, s);
+    for (int64_t j = 0; j < len;) {
+        int64_t run = walk_run(it, idx, len - j);
+        if (s->kind == EW_FLOAT)
+            gather_run_f(s, off, st, run, (float *)dst + j);
+        else if (s->kind == EW_DOUBLE)
+            gather_run_d(s, off, st, run, (double *)dst + j);
+        else
+            gather_run_i64(s, off, st, run, (int64_t *)dst + j);
+        off = walk_step(it, s, idx, off, run);
+        j += run;
+    }
+}
+
+/* acc + v with the NaN that the first version's scalar loops kept where both are NaN (x86
+ * keeps the first operand's; that loop added float terms as v + acc and double terms as
+ * acc + v), written out so that it does not depend on the operand order the compiler picks. */
+static inline double sum_step_f(double acc, double v)
+{
+    return isnan(v) ? v + 0.0 : acc + v;
+}
+
+static inline double sum_step_d(double acc, double v)
+{
+    return isnan(acc) ? acc + 0.0 : acc + v;
+}
+
+/* acc[target offset] += g over the len elements from linear index i0, in index order. */
+static void accumulate(const ew_iter *it, const ew_src *s, ew_kind kind, const void *g, int64_t i0,
+                       int64_t len, double *acc)
+{
+    int64_t idx[PC_TENSOR_MAX_DIMS];
+    int64_t off = walk_start(it, s, i0, idx), st = walk_inner_stride(it, s);
+    const float *gf = g;
+    const double *gd = g;
+    for (int64_t j = 0; j < len;) {
+        int64_t run = walk_run(it, idx, len - j);
+        double *a = acc + off;
+        if (kind == EW_FLOAT)
+            for (int64_t k = 0; k < run; k++)
+                a[k * st] = sum_step_f(a[k * st], (double)gf[j + k]);
+        else
+            for (int64_t k = 0; k < run; k++)
+                a[k * st] = sum_step_d(a[k * st], gd[j + k]);
+        off = walk_step(it, s, idx, off, run);
+        j += run;
+    }
 }
 
 /* On the device, values autograd holds in a half dtype are rounded to it. */
-static void ew_round_device(const ew_ctx *c, void *buf)
+static void round_device(const ew_ctx *c, void *buf, int64_t len)
 {
     if (!buf || c->compute != PC_COMPUTE_DEVICE)
         return;
     if (c->kind == EW_FLOAT)
-        round_buffer_f(c->cd, buf, c->n);
+        round_chunk_f(c->cd, buf, len);
     else if (c->kind == EW_DOUBLE)
-        round_buffer_d(c->cd, buf, c->n); /* fp64 on the device: nothing to round */
+        round_chunk_d(c->cd, buf, len); /* fp64 on the device: nothing to round */
 }
 
-/* The gradient of input t: g (compute type, the context's shape) summed to t's shape in
- * double, stored in t's dtype. */
-static pc_status ew_store_grad(const ew_ctx *c, const void *g, const pc_tensor *t, pc_tensor *out)
+/* ---- the chunked loop ---- */
+
+typedef enum ew_sink_kind {
+    EW_SINK_NONE = 0,
+    EW_SINK_STORE, /* a result of the context's shape */
+    EW_SINK_GRAD,  /* the gradient of an input of the context's size: stored directly */
+    EW_SINK_SUM,   /* the gradient of a broadcast input: summed over the broadcast dimensions */
+} ew_sink_kind;
+
+typedef struct ew_sink {
+    ew_sink_kind kind;
+    pc_dtype dtype;
+    bool round;            /* GRAD, SUM: rounded to the computation dtype before the store */
+    const pc_tensor *like; /* GRAD, SUM: the input */
+    pc_tensor t;           /* the result */
+    ew_src target;         /* SUM: where each element is added in acc */
+    double *acc;           /* SUM: one double per element of the input */
+} ew_sink;
+
+enum { EW_MAX_IN = 4, EW_MAX_OUT = 2 };
+
+typedef struct ew_loop ew_loop;
+
+/* One chunk of an op: in[k] holds len gathered values of operand k (NULL for an absent one),
+ * the function writes out[k] (NULL where the sink is NONE) and may use tmp (when the loop asked
+ * for it). Returns 0, or an op-specific error code (the first one in index order wins). */
+typedef int (*ew_chunk_fn)(const ew_loop *l, void *const *in, void *const *out, void *tmp,
+                           int64_t len);
+
+struct ew_loop {
+    const ew_ctx *c;
+    ew_chunk_fn fn;
+    const void *arg; /* the op's plan, for fn */
+    int nin, nout;
+    bool has_in[EW_MAX_IN];
+    ew_src in[EW_MAX_IN];
+    ew_sink out[EW_MAX_OUT];
+    bool tmp; /* fn needs one more chunk buffer */
+    int err;  /* after loop_run: fn's error code, 0 when none */
+    ew_iter it;
+};
+
+static void loop_init(ew_loop *l, const ew_ctx *c, ew_chunk_fn fn, const void *arg)
 {
-    int64_t tn = pc_tensor_numel(t);
+    memset(l, 0, sizeof *l);
+    l->c = c;
+    l->fn = fn;
+    l->arg = arg;
+    for (int k = 0; k < EW_MAX_OUT; k++)
+        l->out[k].t = PC_TENSOR_NULL;
+}
+
+/* The next operand: t computed in the context's type (NULL: absent). */
+static void loop_input(ew_loop *l, const pc_tensor *t)
+{
+    int k = l->nin++;
+    l->has_in[k] = t != NULL;
+    if (t)
+        src_of_tensor(l->c, &l->in[k], t, l->c->kind, l->c->cd);
+}
+
+/* The next operand as a condition: int64 0/1. */
+static void loop_cond(ew_loop *l, const pc_tensor *t)
+{
+    int k = l->nin++;
+    l->has_in[k] = true;
+    src_of_tensor(l->c, &l->in[k], t, EW_INT, PC_DTYPE_BOOL);
+}
+
+/* The next output: a result of dtype in the context's shape. */
+static void loop_store(ew_loop *l, pc_dtype dtype)
+{
+    ew_sink *k = &l->out[l->nout++];
+    k->kind = EW_SINK_STORE;
+    k->dtype = dtype;
+}
+
+/* The next output: the gradient of input like (NULL: not wanted). */
+static void loop_grad(ew_loop *l, const pc_tensor *like)
+{
+    ew_sink *k = &l->out[l->nout++];
+    if (!like)
+        return;
+    const ew_ctx *c = l->c;
+    k->like = like;
+    k->dtype = like->dtype;
+    /* autograd sums in the computation dtype, then casts to the input's */
+    k->round = c->compute == PC_COMPUTE_DEVICE && like->dtype != c->cd;
+    if (pc_tensor_numel(like) == c->n) {
+        k->kind = EW_SINK_GRAD; /* the same elements in the same order */
+        return;
+    }
+    k->kind = EW_SINK_SUM;
     int64_t cstr[PC_TENSOR_MAX_DIMS];
-    pc_shape_contiguous_strides(t->shape, t->rank, cstr);
-    double *acc = calloc((size_t)(tn ? tn : 1), sizeof *acc);
-    int64_t *offs = ew_offsets(c, t->shape, cstr, t->rank, 0);
-    if (!acc || !offs) {
-        free(acc);
-        free(offs);
-        return pc_error_set(PC_ERR_NOMEM, "%s: out of memory", c->name);
+    pc_shape_contiguous_strides(like->shape, like->rank, cstr);
+    memset(&k->target, 0, sizeof k->target);
+    src_strides(c, &k->target, like->shape, cstr, like->rank);
+}
+
+static void loop_free(ew_loop *l)
+{
+    for (int k = 0; k < l->nout; k++) {
+        pc_tensor_free(&l->out[k].t);
+        free(l->out[k].acc);
+        l->out[k].acc = NULL;
     }
-    for (int64_t i = 0; i < c->n; i++)
-        acc[offs[i]] +=
-            c->kind == EW_FLOAT ? (double)((const float *)g)[i] : ((const double *)g)[i];
-    free(offs);
-    pc_tensor r = PC_TENSOR_NULL;
-    pc_status st = pc_tensor_alloc(&r, t->dtype, t->shape, t->rank);
-    if (st == PC_OK) {
-        char *p = pc_tensor_data(&r);
-        size_t sz = pc_dtype_size(t->dtype);
-        /* autograd sums in the computation dtype, then casts to the input's */
-        bool dev = c->compute == PC_COMPUTE_DEVICE && t->dtype != c->cd;
+}
+
+/* The gradient of one chunk into its tensor, as a sum of one term would give it: -0 becomes
+ * +0 (the accumulator starts at +0), then the rounding, then the input's dtype. */
+static void grad_store(const ew_ctx *c, const ew_sink *k, void *g, int64_t i0, int64_t len)
+{
+    char *dst = (char *)pc_tensor_data(&k->t) + (size_t)i0 * pc_dtype_size(k->dtype);
+    if (c->kind == EW_FLOAT) {
+        float *f = g;
+        for (int64_t j = 0; j < len; j++)
+            f[j] += 0.0f;
+        if (k->round)
+            round_chunk_f(c->cd, f, len);
+        store_run_f(f, k->dtype, dst, len);
+    } else {
+        double *d = g;
+        for (int64_t j = 0; j < len; j++)
+            d[j] += 0.0;
+        if (k->round)
+            round_chunk_d(c->cd, d, len);
+        store_run_d(d, k->dtype, dst, len);
+    }
+}
+
+/* Bytes of one chunk's buffer (of any compute type). */
+#define EW_BUF_BYTES ((size_t)EW_CHUNK * 8)
+
+/* Gathers, computes and stores chunk ci: the gathered operands and tmp in the buffers at s,
+ * the outputs in the nout buffers at o; returns fn's code. */
+static int loop_chunk(const ew_loop *l, char *s, char *o, int64_t ci)
+{
+    const ew_ctx *c = l->c;
+    int64_t i0 = ci * EW_CHUNK, len = c->n - i0 < EW_CHUNK ? c->n - i0 : EW_CHUNK;
+    void *in[EW_MAX_IN] = {0}, *out[EW_MAX_OUT] = {0};
+    for (int k = 0; k < l->nin; k++) {
+        if (!l->has_in[k])
+            continue;
+        in[k] = s + (size_t)k * EW_BUF_BYTES;
+        gather(&l->it, &l->in[k], i0, len, in[k]);
+    }
+    for (int k = 0; k < l->nout; k++)
+        if (l->out[k].kind != EW_SINK_NONE)
+            out[k] = o + (size_t)k * EW_BUF_BYTES;
+    void *tmp = l->tmp ? s + (size_t)l->nin * EW_BUF_BYTES : NULL;
+    int e = l->fn(l, in, out, tmp, len);
+    if (e)
+        return e;
+    for (int k = 0; k < l->nout; k++) {
+        const ew_sink *sk = &l->out[k];
+        if (sk->kind == EW_SINK_STORE) {
+            char *dst = (char *)pc_tensor_data(&sk->t) + (size_t)i0 * pc_dtype_size(sk->dtype);
+            if (c->kind == EW_FLOAT)
+                store_run_f(out[k], sk->dtype, dst, len);
+            else if (c->kind == EW_DOUBLE)
+                store_run_d(out[k], sk->dtype, dst, len);
+            else
+                store_run_i64(out[k], sk->dtype, dst, len);
+        } else if (sk->kind == EW_SINK_GRAD) {
+            grad_store(c, sk, out[k], i0, len);
+        }
+    }
+    return 0;
+}
+
+/* Adds chunk ci's gradients (in the nout buffers at o) to the sums. */
+static void loop_chunk_sum(const ew_loop *l, const char *o, int64_t ci)
+{
+    int64_t i0 = ci * EW_CHUNK, len = l->c->n - i0 < EW_CHUNK ? l->c->n - i0 : EW_CHUNK;
+    for (int k = 0; k < l->nout; k++)
+        if (l->out[k].kind == EW_SINK_SUM)
+            accumulate(&l->it, &l->out[k].target, l->c->kind, o + (size_t)k * EW_BUF_BYTES, i0, len,
+                       l->out[k].acc);
+}
+
+/*
+ * Runs the loop over the context's elements: the results in l->out[k].t (the caller takes
+ * them; loop_free frees what is left). When fn reports an error code, l->err is set, the results
+ * are freed and PC_ERR_INVALID is returned without a message (the caller words it).
+ *
+ * Chunks are spread over the threads (static schedule); results element by element do not
+ * depend on that. A loop with sums of broadcast gradients runs on one thread, chunk after chunk:
+ * the additions are then in index order within each sum, as in the first version's serial loop,
+ * with any thread count. (Computing blocks of chunks in parallel and adding them in order on
+ * one thread was measured: with the threads meeting after every block it ran 6x slower than one
+ * thread on a loaded 2-core machine, where a waiting thread's spin takes the time slice.)
+ */
+static pc_status loop_run(ew_loop *l)
+{
+    const ew_ctx *c = l->c;
+    pc_status st = PC_OK;
+    bool any_sum = false;
+    ew_src *srcs[EW_MAX_IN + EW_MAX_OUT];
+    int nsrc = 0;
+    for (int k = 0; k < l->nin; k++)
+        if (l->has_in[k])
+            srcs[nsrc++] = &l->in[k];
+    for (int k = 0; k < l->nout && st == PC_OK; k++) {
+        ew_sink *sk = &l->out[k];
+        switch (sk->kind) {
+        case EW_SINK_STORE:
+            st = pc_tensor_alloc(&sk->t, sk->dtype, c->shape, c->rank);
+            break;
+        case EW_SINK_GRAD:
+            st = pc_tensor_alloc(&sk->t, sk->dtype, sk->like->shape, sk->like->rank);
+            break;
+        case EW_SINK_SUM: {
+            int64_t tn = pc_tensor_numel(sk->like);
+            sk->acc = calloc((size_t)(tn ? tn : 1), sizeof *sk->acc);
+            if (!sk->acc)
+                st = pc_error_set(PC_ERR_NOMEM, "%s: out of memory", c->name);
+            srcs[nsrc++] = &sk->target;
+            any_sum = true;
+            break;
+        }
+        default:
+            break;
+        }
+    }
+    if (st != PC_OK) {
+        loop_free(l);
+        return st;
+    }
+    iter_make(c, srcs, nsrc, &l->it);
+    int64_t nch = (c->n + EW_CHUNK - 1) / EW_CHUNK;
+    if (nch > 0) {
+        int nt = omp_get_max_threads();
+        if (nt > nch)
+            nt = (int)nch;
+        if (nt < 1)
+            nt = 1;
+        if (any_sum)
+            nt = 1;
+        /* per thread: the operands, tmp and the outputs */
+        size_t per_thread = (size_t)(l->nin + (l->tmp ? 1 : 0) + l->nout) * EW_BUF_BYTES;
+        size_t outs = (size_t)l->nout * EW_BUF_BYTES;
+        char *scratch = malloc(per_thread * (size_t)nt);
+        if (!scratch) {
+            loop_free(l);
+            return pc_error_set(PC_ERR_NOMEM, "%s: out of memory", c->name);
+        }
+        (void)pc_convert_isa(); /* the converters' choice of path, made before the threads */
+        int64_t err_chunk = nch;
+        int err = 0;
+#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
+        for (int64_t ci = 0; ci < nch; ci++) {
+            char *s = scratch + per_thread * (size_t)omp_get_thread_num(),
+                 *o = s + per_thread - outs;
+            int e = loop_chunk(l, s, o, ci);
+            if (e) {
+#pragma omp critical(ew_loop_err)
+                if (ci < err_chunk) {
+                    err_chunk = ci;
+                    err = e;
+                }
+            } else if (any_sum) {
+                loop_chunk_sum(l, o, ci); /* one thread: chunk after chunk */
+            }
+        }
+        free(scratch);
+        if (err) {
+            l->err = err;
+            loop_free(l);
+            return PC_ERR_INVALID;
+        }
+    }
+    for (int k = 0; k < l->nout && st == PC_OK; k++) {
+        ew_sink *sk = &l->out[k];
+        if (sk->kind != EW_SINK_SUM)
+            continue;
+        st = pc_tensor_alloc(&sk->t, sk->dtype, sk->like->shape, sk->like->rank);
+        if (st != PC_OK)
+            break;
+        char *p = pc_tensor_data(&sk->t);
+        size_t sz = pc_dtype_size(sk->dtype);
+        int64_t tn = pc_tensor_numel(sk->like);
         for (int64_t i = 0; i < tn; i++)
-            pc_element_store(p + (size_t)i * sz, t->dtype,
-                             dev ? ew_round_f64(c->cd, acc[i]) : acc[i], 0.0);
-        *out = r;
+            pc_element_store(p + (size_t)i * sz, sk->dtype,
+                             sk->round ? ew_round_f64(c->cd, sk->acc[i]) : sk->acc[i], 0.0);
+        free(sk->acc);
+        sk->acc = NULL;
     }
-    free(acc);
+    if (st != PC_OK)
+        loop_free(l);
     return st;
+}
+
+/* Moves the gradient of output k (if any) into *dst. */
+static void loop_take_grad(ew_loop *l, int k, pc_tensor *dst)
+{
+    if (l->out[k].kind == EW_SINK_NONE)
+        return;
+    *dst = l->out[k].t;
+    l->out[k].t = PC_TENSOR_NULL;
 }
 
 /* In-place forms: the result goes into self, so it must have self's shape and its dtype must
@@ -319,13 +777,6 @@ static bool wants_grad(const pc_op_call *call, int i)
     return v->kind == PC_VALUE_TENSOR && !v->wrapped && v->requires_grad &&
            pc_dtype_is_float(v->tensor.dtype);
 }
-
-static void free_all(void **bufs, int n)
-{
-    for (int i = 0; i < n; i++)
-        free(bufs[i]);
-}
-
 /* ---- unary ---- */
 
 typedef enum unary_rule {
@@ -423,69 +874,90 @@ static void unary_int(pc_unary k, int64_t *x, int64_t n)
     }
 }
 
+typedef struct unary_plan {
+    pc_unary k;
+    bool gelu_tanh;
+    pc_dtype od;
+} unary_plan;
+
+static int unary_fwd_chunk(const ew_loop *l, void *const *in, void *const *out, void *tmp,
+                           int64_t len)
+{
+    const unary_plan *p = l->arg;
+    if (l->c->kind == EW_FLOAT) {
+        unary_fwd_f(p->k, p->gelu_tanh, in[0], out[0], len);
+    } else if (l->c->kind == EW_DOUBLE) {
+        unary_fwd_d(p->k, p->gelu_tanh, in[0], out[0], len);
+    } else {
+        memcpy(out[0], in[0], (size_t)len * 8);
+        unary_int(p->k, out[0], len);
+    }
+    return 0;
+}
+
 pc_status pc_k_unary_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out)
 {
-    pc_unary k = (pc_unary)call->op->param;
+    unary_plan p = {.k = (pc_unary)call->op->param, .od = PC_DTYPE_INVALID};
     const pc_tensor *x = pc_call_tensor(call, 0);
-    pc_dtype od = PC_DTYPE_INVALID;
-    bool gt;
-    pc_status st = unary_dtype(call, k, x, &od, &gt);
+    pc_status st = unary_dtype(call, p.k, x, &p.od, &p.gelu_tanh);
     if (st != PC_OK)
         return st;
     ew_ctx c;
-    if ((st = ew_init(&c, call, compute, od, &x, 1)) != PC_OK)
+    if ((st = ew_init(&c, call, compute, p.od, &x, 1)) != PC_OK)
         return st;
-    if ((st = ew_inplace_check(&c, call, od, x)) != PC_OK)
+    if ((st = ew_inplace_check(&c, call, p.od, x)) != PC_OK)
         return st;
-    void *buf;
-    if ((st = ew_load(&c, x, &buf)) != PC_OK)
+    ew_loop l;
+    loop_init(&l, &c, unary_fwd_chunk, &p);
+    loop_input(&l, x);
+    loop_store(&l, call->form == PC_FORM_INPLACE ? x->dtype : p.od);
+    if ((st = loop_run(&l)) != PC_OK)
         return st;
-    if (c.kind == EW_FLOAT)
-        unary_fwd_f(k, gt, buf, buf, c.n);
-    else if (c.kind == EW_DOUBLE)
-        unary_fwd_d(k, gt, buf, buf, c.n);
-    else
-        unary_int(k, buf, c.n);
-    st = ew_store(&c, buf, call->form == PC_FORM_INPLACE ? x->dtype : od, &out->tensors[0]);
-    free(buf);
-    if (st == PC_OK)
-        out->count = 1;
-    return st;
+    out->tensors[0] = l.out[0].t;
+    out->count = 1;
+    return PC_OK;
+}
+
+/* in: x, dy; out: dx; tmp: the forward result, rounded to the output dtype as autograd saw
+ * it. */
+static int unary_bwd_chunk(const ew_loop *l, void *const *in, void *const *out, void *tmp,
+                           int64_t len)
+{
+    const unary_plan *p = l->arg;
+    if (l->c->kind == EW_FLOAT) {
+        unary_fwd_f(p->k, p->gelu_tanh, in[0], tmp, len);
+        round_chunk_f(p->od, tmp, len);
+        unary_bwd_f(p->k, p->gelu_tanh, in[0], tmp, in[1], out[0], len);
+    } else {
+        unary_fwd_d(p->k, p->gelu_tanh, in[0], tmp, len);
+        unary_bwd_d(p->k, p->gelu_tanh, in[0], tmp, in[1], out[0], len);
+    }
+    round_device(l->c, out[0], len);
+    return 0;
 }
 
 pc_status pc_k_unary_backward(const pc_op_call *call, pc_compute compute, const pc_tensor *grad_out,
                               pc_op_grads *out)
 {
-    pc_unary k = (pc_unary)call->op->param;
+    unary_plan p = {.k = (pc_unary)call->op->param, .od = PC_DTYPE_INVALID};
     const pc_tensor *x = pc_call_tensor(call, 0);
-    pc_dtype od = PC_DTYPE_INVALID;
-    bool gt;
-    pc_status st = unary_dtype(call, k, x, &od, &gt);
+    pc_status st = unary_dtype(call, p.k, x, &p.od, &p.gelu_tanh);
     if (st != PC_OK || !wants_grad(call, 0))
         return st;
     ew_ctx c;
-    if ((st = ew_init(&c, call, compute, od, &x, 1)) != PC_OK)
+    if ((st = ew_init(&c, call, compute, p.od, &x, 1)) != PC_OK)
         return st;
-    void *b[3] = {0};
-    if ((st = ew_load(&c, x, &b[0])) != PC_OK || (st = ew_load(&c, grad_out, &b[1])) != PC_OK ||
-        (st = ew_load(&c, x, &b[2])) != PC_OK) {
-        free_all(b, 3);
+    ew_loop l;
+    loop_init(&l, &c, unary_bwd_chunk, &p);
+    loop_input(&l, x);
+    loop_input(&l, grad_out);
+    loop_grad(&l, x);
+    l.tmp = true;
+    if ((st = loop_run(&l)) != PC_OK)
         return st;
-    }
-    if (c.kind == EW_FLOAT) {
-        unary_fwd_f(k, gt, b[0], b[2], c.n);
-        round_buffer_f(od, b[2], c.n);
-        unary_bwd_f(k, gt, b[0], b[2], b[1], b[1], c.n);
-    } else {
-        unary_fwd_d(k, gt, b[0], b[2], c.n);
-        unary_bwd_d(k, gt, b[0], b[2], b[1], b[1], c.n);
-    }
-    ew_round_device(&c, b[1]);
-    st = ew_store_grad(&c, b[1], x, &out->grads[0]);
-    free_all(b, 3);
-    return st;
+    loop_take_grad(&l, 0, &out->grads[0]);
+    return PC_OK;
 }
-
 /* ---- binary ---- */
 
 typedef struct binary_plan {
@@ -576,8 +1048,12 @@ static int64_t ipow(int64_t base, int64_t e)
     return (int64_t)r;
 }
 
-static pc_status binary_int(const pc_op_call *call, const binary_plan *p, const int64_t *a,
-                            const int64_t *b, int64_t *y, int64_t n)
+enum { EW_ERR_ZERO_DIV = 1, EW_ERR_NEG_POW };
+
+/* y = a op b exactly, wrapping like torch; 0, or the error code of the first element torch
+ * refuses. */
+static int binary_int(const binary_plan *p, const int64_t *a, const int64_t *b, int64_t *y,
+                      int64_t n)
 {
     uint64_t al = (uint64_t)p->alpha_i;
     for (int64_t i = 0; i < n; i++) {
@@ -597,7 +1073,7 @@ static pc_status binary_int(const pc_op_call *call, const binary_plan *p, const 
             break;
         case PC_BINARY_DIV: {
             if (b[i] == 0)
-                return pc_error_set(PC_ERR_INVALID, "%s: ZeroDivisionError", call->full_name);
+                return EW_ERR_ZERO_DIV;
             if (a[i] == INT64_MIN && b[i] == -1) {
                 y[i] = INT64_MIN;
                 break;
@@ -615,10 +1091,7 @@ static pc_status binary_int(const pc_op_call *call, const binary_plan *p, const 
                 else if (a[i] == -1)
                     y[i] = (b[i] & 1) ? -1 : 1;
                 else
-                    return pc_error_set(PC_ERR_INVALID,
-                                        "%s: Integers to negative integer powers "
-                                        "are not allowed.",
-                                        call->full_name);
+                    return EW_ERR_NEG_POW;
             } else {
                 y[i] = ipow(a[i], b[i]);
             }
@@ -633,7 +1106,20 @@ static pc_status binary_int(const pc_op_call *call, const binary_plan *p, const 
             break;
         }
     }
-    return PC_OK;
+    return 0;
+}
+
+static int binary_fwd_chunk(const ew_loop *l, void *const *in, void *const *out, void *tmp,
+                            int64_t len)
+{
+    const binary_plan *p = l->arg;
+    if (l->c->kind == EW_FLOAT)
+        binary_fwd_f(p->k, p->mode, (float)p->alpha, in[0], in[1], out[0], len);
+    else if (l->c->kind == EW_DOUBLE)
+        binary_fwd_d(p->k, p->mode, p->alpha, in[0], in[1], out[0], len);
+    else
+        return binary_int(p, in[0], in[1], out[0], len);
+    return 0;
 }
 
 pc_status pc_k_binary_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out)
@@ -648,24 +1134,38 @@ pc_status pc_k_binary_forward(const pc_op_call *call, pc_compute compute, pc_op_
         return st;
     if ((st = ew_inplace_check(&c, call, p.od, ts[0])) != PC_OK)
         return st;
-    void *b[2] = {0};
-    if ((st = ew_load(&c, ts[0], &b[0])) != PC_OK || (st = ew_load(&c, ts[1], &b[1])) != PC_OK) {
-        free_all(b, 2);
+    ew_loop l;
+    loop_init(&l, &c, binary_fwd_chunk, &p);
+    loop_input(&l, ts[0]);
+    loop_input(&l, ts[1]);
+    loop_store(&l, call->form == PC_FORM_INPLACE ? ts[0]->dtype : p.od);
+    if ((st = loop_run(&l)) != PC_OK) {
+        if (l.err == EW_ERR_ZERO_DIV)
+            return pc_error_set(PC_ERR_INVALID, "%s: ZeroDivisionError", call->full_name);
+        if (l.err == EW_ERR_NEG_POW)
+            return pc_error_set(PC_ERR_INVALID,
+                                "%s: Integers to negative integer powers "
+                                "are not allowed.",
+                                call->full_name);
         return st;
     }
-    if (c.kind == EW_FLOAT)
-        binary_fwd_f(p.k, p.mode, (float)p.alpha, b[0], b[1], b[0], c.n);
-    else if (c.kind == EW_DOUBLE)
-        binary_fwd_d(p.k, p.mode, p.alpha, b[0], b[1], b[0], c.n);
+    out->tensors[0] = l.out[0].t;
+    out->count = 1;
+    return PC_OK;
+}
+
+/* in: a, b, dy; out: da, db (either may be absent). */
+static int binary_bwd_chunk(const ew_loop *l, void *const *in, void *const *out, void *tmp,
+                            int64_t len)
+{
+    const binary_plan *p = l->arg;
+    if (l->c->kind == EW_FLOAT)
+        binary_bwd_f(p->k, p->mode, (float)p->alpha, in[0], in[1], in[2], out[0], out[1], len);
     else
-        st = binary_int(call, &p, b[0], b[1], b[0], c.n);
-    if (st == PC_OK)
-        st = ew_store(&c, b[0], call->form == PC_FORM_INPLACE ? ts[0]->dtype : p.od,
-                      &out->tensors[0]);
-    free_all(b, 2);
-    if (st == PC_OK)
-        out->count = 1;
-    return st;
+        binary_bwd_d(p->k, p->mode, p->alpha, in[0], in[1], in[2], out[0], out[1], len);
+    round_device(l->c, out[0], len);
+    round_device(l->c, out[1], len);
+    return 0;
 }
 
 pc_status pc_k_binary_backward(const pc_op_call *call, pc_compute compute,
@@ -682,29 +1182,18 @@ pc_status pc_k_binary_backward(const pc_op_call *call, pc_compute compute,
     ew_ctx c;
     if ((st = ew_init(&c, call, compute, p.od, ts, 2)) != PC_OK)
         return st;
-    void *b[5] = {0};
-    if ((st = ew_load(&c, ts[0], &b[0])) != PC_OK || (st = ew_load(&c, ts[1], &b[1])) != PC_OK ||
-        (st = ew_load(&c, grad_out, &b[2])) != PC_OK)
-        goto done;
-    b[3] = ga ? malloc((size_t)(c.n ? c.n : 1) * 8) : NULL;
-    b[4] = gb ? malloc((size_t)(c.n ? c.n : 1) * 8) : NULL;
-    if ((ga && !b[3]) || (gb && !b[4])) {
-        st = pc_error_set(PC_ERR_NOMEM, "%s: out of memory", call->full_name);
-        goto done;
-    }
-    if (c.kind == EW_FLOAT)
-        binary_bwd_f(p.k, p.mode, (float)p.alpha, b[0], b[1], b[2], b[3], b[4], c.n);
-    else
-        binary_bwd_d(p.k, p.mode, p.alpha, b[0], b[1], b[2], b[3], b[4], c.n);
-    ew_round_device(&c, b[3]);
-    ew_round_device(&c, b[4]);
-    if (ga)
-        st = ew_store_grad(&c, b[3], ts[0], &out->grads[0]);
-    if (st == PC_OK && gb)
-        st = ew_store_grad(&c, b[4], ts[1], &out->grads[1]);
-done:
-    free_all(b, 5);
-    return st;
+    ew_loop l;
+    loop_init(&l, &c, binary_bwd_chunk, &p);
+    loop_input(&l, ts[0]);
+    loop_input(&l, ts[1]);
+    loop_input(&l, grad_out);
+    loop_grad(&l, ga ? ts[0] : NULL);
+    loop_grad(&l, gb ? ts[1] : NULL);
+    if ((st = loop_run(&l)) != PC_OK)
+        return st;
+    loop_take_grad(&l, 0, &out->grads[0]);
+    loop_take_grad(&l, 1, &out->grads[1]);
+    return PC_OK;
 }
 
 /* ---- clamp ---- */
@@ -739,6 +1228,29 @@ static pc_status clamp_plan_make(const pc_op_call *call, clamp_plan *p)
     return PC_OK;
 }
 
+/* in: x, lo, hi (either bound may be absent); out: y. */
+static int clamp_fwd_chunk(const ew_loop *l, void *const *in, void *const *out, void *tmp,
+                           int64_t len)
+{
+    if (l->c->kind == EW_FLOAT) {
+        clamp_fwd_f(in[0], in[1], in[2], out[0], len);
+    } else if (l->c->kind == EW_DOUBLE) {
+        clamp_fwd_d(in[0], in[1], in[2], out[0], len);
+    } else {
+        const int64_t *x = in[0], *lo = in[1], *hi = in[2];
+        int64_t *y = out[0];
+        for (int64_t i = 0; i < len; i++) {
+            int64_t v = x[i];
+            if (lo && v < lo[i])
+                v = lo[i];
+            if (hi && v > hi[i])
+                v = hi[i];
+            y[i] = v;
+        }
+    }
+    return 0;
+}
+
 pc_status pc_k_clamp_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out)
 {
     clamp_plan p;
@@ -751,30 +1263,27 @@ pc_status pc_k_clamp_forward(const pc_op_call *call, pc_compute compute, pc_op_r
         return st;
     if ((st = ew_inplace_check(&c, call, p.od, p.x)) != PC_OK)
         return st;
-    void *b[3] = {0};
-    for (int i = 0; i < 3 && st == PC_OK; i++)
-        st = ew_load(&c, ts[i], &b[i]);
-    if (st == PC_OK) {
-        if (c.kind == EW_FLOAT) {
-            clamp_fwd_f(b[0], b[1], b[2], b[0], c.n);
-        } else if (c.kind == EW_DOUBLE) {
-            clamp_fwd_d(b[0], b[1], b[2], b[0], c.n);
-        } else {
-            int64_t *x = b[0], *lo = b[1], *hi = b[2];
-            for (int64_t i = 0; i < c.n; i++) {
-                if (lo && x[i] < lo[i])
-                    x[i] = lo[i];
-                if (hi && x[i] > hi[i])
-                    x[i] = hi[i];
-            }
-        }
-        st =
-            ew_store(&c, b[0], call->form == PC_FORM_INPLACE ? p.x->dtype : p.od, &out->tensors[0]);
-    }
-    free_all(b, 3);
-    if (st == PC_OK)
-        out->count = 1;
-    return st;
+    ew_loop l;
+    loop_init(&l, &c, clamp_fwd_chunk, NULL);
+    for (int i = 0; i < 3; i++)
+        loop_input(&l, ts[i]);
+    loop_store(&l, call->form == PC_FORM_INPLACE ? p.x->dtype : p.od);
+    if ((st = loop_run(&l)) != PC_OK)
+        return st;
+    out->tensors[0] = l.out[0].t;
+    out->count = 1;
+    return PC_OK;
+}
+
+/* in: x, lo, hi, dy; out: dx. */
+static int clamp_bwd_chunk(const ew_loop *l, void *const *in, void *const *out, void *tmp,
+                           int64_t len)
+{
+    if (l->c->kind == EW_FLOAT)
+        clamp_bwd_f(in[0], in[1], in[2], in[3], out[0], len);
+    else
+        clamp_bwd_d(in[0], in[1], in[2], in[3], out[0], len);
+    return 0;
 }
 
 pc_status pc_k_clamp_backward(const pc_op_call *call, pc_compute compute, const pc_tensor *grad_out,
@@ -788,20 +1297,16 @@ pc_status pc_k_clamp_backward(const pc_op_call *call, pc_compute compute, const 
     ew_ctx c;
     if ((st = ew_init(&c, call, compute, p.od, ts, 3)) != PC_OK)
         return st;
-    void *b[4] = {0};
-    for (int i = 0; i < 3 && st == PC_OK; i++)
-        st = ew_load(&c, ts[i], &b[i]);
-    if (st == PC_OK)
-        st = ew_load(&c, grad_out, &b[3]);
-    if (st == PC_OK) {
-        if (c.kind == EW_FLOAT)
-            clamp_bwd_f(b[0], b[1], b[2], b[3], b[3], c.n);
-        else
-            clamp_bwd_d(b[0], b[1], b[2], b[3], b[3], c.n);
-        st = ew_store_grad(&c, b[3], p.x, &out->grads[0]);
-    }
-    free_all(b, 4);
-    return st;
+    ew_loop l;
+    loop_init(&l, &c, clamp_bwd_chunk, NULL);
+    for (int i = 0; i < 3; i++)
+        loop_input(&l, ts[i]);
+    loop_input(&l, grad_out);
+    loop_grad(&l, p.x);
+    if ((st = loop_run(&l)) != PC_OK)
+        return st;
+    loop_take_grad(&l, 0, &out->grads[0]);
+    return PC_OK;
 }
 
 /* ---- where and masked_fill: selections, exact in every compute type ---- */
@@ -825,10 +1330,10 @@ static pc_dtype where_dtype(const pc_op_call *call)
     return pc_result_type_get(&rt);
 }
 
-/* y[i] = c[i] ? a[i] : b[i] over 8-byte compute slots (float slots hold floats in the first 4
- * bytes; both are copied whole). */
-static void select8(const int64_t *cnd, const void *a, const void *b, void *y, ew_kind kind,
-                    int64_t n)
+/* y[i] = cnd[i] ? a[i] : b[i] over buffers of the compute type (float, or 8-byte slots copied
+ * whole: doubles and int64). */
+static void select_chunk(ew_kind kind, const int64_t *cnd, const void *a, const void *b, void *y,
+                         int64_t n)
 {
     if (kind == EW_FLOAT) {
         const float *fa = a, *fb = b;
@@ -843,13 +1348,31 @@ static void select8(const int64_t *cnd, const void *a, const void *b, void *y, e
     }
 }
 
-/* The condition as int64 0/1 over the context's shape. */
-static pc_status load_cond(const ew_ctx *c, const pc_tensor *m, int64_t **out)
+/* g = dy where the condition is `keep`, 0 elsewhere (g NULL: not wanted). */
+static void mask_chunk(ew_kind kind, const int64_t *cnd, bool keep, const void *dy, void *g,
+                       int64_t n)
 {
-    ew_ctx ci = *c;
-    ci.kind = EW_INT;
-    ci.cd = PC_DTYPE_BOOL;
-    return ew_load(&ci, m, (void **)out);
+    if (!g)
+        return;
+    if (kind == EW_FLOAT) {
+        const float *s = dy;
+        float *d = g;
+        for (int64_t i = 0; i < n; i++)
+            d[i] = (cnd[i] != 0) == keep ? s[i] : 0;
+    } else {
+        const double *s = dy;
+        double *d = g;
+        for (int64_t i = 0; i < n; i++)
+            d[i] = (cnd[i] != 0) == keep ? s[i] : 0;
+    }
+}
+
+/* in: cond, a, b; out: y. */
+static int where_fwd_chunk(const ew_loop *l, void *const *in, void *const *out, void *tmp,
+                           int64_t len)
+{
+    select_chunk(l->c->kind, in[0], in[1], in[2], out[0], len);
+    return 0;
 }
 
 pc_status pc_k_where_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out)
@@ -863,31 +1386,26 @@ pc_status pc_k_where_forward(const pc_op_call *call, pc_compute compute, pc_op_r
     ew_ctx c;
     if ((st = ew_init(&c, call, compute, od, ts, 3)) != PC_OK)
         return st;
-    int64_t *cnd = NULL;
-    void *b[2] = {0};
-    if ((st = load_cond(&c, ts[0], &cnd)) == PC_OK && (st = ew_load(&c, ts[1], &b[0])) == PC_OK &&
-        (st = ew_load(&c, ts[2], &b[1])) == PC_OK) {
-        select8(cnd, b[0], b[1], b[0], c.kind, c.n);
-        st = ew_store(&c, b[0], od, &out->tensors[0]);
-    }
-    free(cnd);
-    free_all(b, 2);
-    if (st == PC_OK)
-        out->count = 1;
-    return st;
+    ew_loop l;
+    loop_init(&l, &c, where_fwd_chunk, NULL);
+    loop_cond(&l, ts[0]);
+    loop_input(&l, ts[1]);
+    loop_input(&l, ts[2]);
+    loop_store(&l, od);
+    if ((st = loop_run(&l)) != PC_OK)
+        return st;
+    out->tensors[0] = l.out[0].t;
+    out->count = 1;
+    return PC_OK;
 }
 
-/* g = dy where the condition is `keep`, 0 elsewhere, in place. */
-static void mask_grad(const ew_ctx *c, const int64_t *cnd, bool keep, void *g)
+/* in: cond, dy; out: the gradient kept where cond is true, the one kept where it is false. */
+static int mask_bwd_chunk(const ew_loop *l, void *const *in, void *const *out, void *tmp,
+                          int64_t len)
 {
-    for (int64_t i = 0; i < c->n; i++) {
-        if ((cnd[i] != 0) == keep)
-            continue;
-        if (c->kind == EW_FLOAT)
-            ((float *)g)[i] = 0;
-        else
-            ((double *)g)[i] = 0;
-    }
+    mask_chunk(l->c->kind, in[0], true, in[1], out[0], len);
+    mask_chunk(l->c->kind, in[0], false, in[1], out[1], len);
+    return 0;
 }
 
 pc_status pc_k_where_backward(const pc_op_call *call, pc_compute compute, const pc_tensor *grad_out,
@@ -902,21 +1420,17 @@ pc_status pc_k_where_backward(const pc_op_call *call, pc_compute compute, const 
     ew_ctx c;
     if ((st = ew_init(&c, call, compute, od, ts, 3)) != PC_OK)
         return st;
-    int64_t *cnd = NULL;
-    if ((st = load_cond(&c, ts[0], &cnd)) != PC_OK)
+    ew_loop l;
+    loop_init(&l, &c, mask_bwd_chunk, NULL);
+    loop_cond(&l, ts[0]);
+    loop_input(&l, grad_out);
+    loop_grad(&l, wants_grad(call, 1) ? ts[1] : NULL);
+    loop_grad(&l, wants_grad(call, 2) ? ts[2] : NULL);
+    if ((st = loop_run(&l)) != PC_OK)
         return st;
-    for (int i = 1; i <= 2 && st == PC_OK; i++) {
-        if (!wants_grad(call, i))
-            continue;
-        void *g = NULL;
-        if ((st = ew_load(&c, grad_out, &g)) == PC_OK) {
-            mask_grad(&c, cnd, i == 1, g);
-            st = ew_store_grad(&c, g, ts[i], &out->grads[i]);
-        }
-        free(g);
-    }
-    free(cnd);
-    return st;
+    loop_take_grad(&l, 0, &out->grads[1]);
+    loop_take_grad(&l, 1, &out->grads[2]);
+    return PC_OK;
 }
 
 static pc_status masked_fill_check(const pc_op_call *call)
@@ -933,6 +1447,38 @@ static pc_status masked_fill_check(const pc_op_call *call)
     return PC_OK;
 }
 
+/* The fill value in each compute type. */
+typedef struct fill_plan {
+    float f;
+    double d;
+    int64_t i;
+} fill_plan;
+
+/* in: mask, x; out: y. */
+static int masked_fill_chunk(const ew_loop *l, void *const *in, void *const *out, void *tmp,
+                             int64_t len)
+{
+    const fill_plan *p = l->arg;
+    const int64_t *cnd = in[0];
+    if (l->c->kind == EW_FLOAT) {
+        const float *x = in[1];
+        float *y = out[0];
+        for (int64_t i = 0; i < len; i++)
+            y[i] = cnd[i] ? p->f : x[i];
+    } else if (l->c->kind == EW_DOUBLE) {
+        const double *x = in[1];
+        double *y = out[0];
+        for (int64_t i = 0; i < len; i++)
+            y[i] = cnd[i] ? p->d : x[i];
+    } else {
+        const int64_t *x = in[1];
+        int64_t *y = out[0];
+        for (int64_t i = 0; i < len; i++)
+            y[i] = cnd[i] ? p->i : x[i];
+    }
+    return 0;
+}
+
 pc_status pc_k_masked_fill_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out)
 {
     pc_status st = masked_fill_check(call);
@@ -947,42 +1493,29 @@ pc_status pc_k_masked_fill_forward(const pc_op_call *call, pc_compute compute, p
         return st;
     if ((st = ew_inplace_check(&c, call, od, ts[0])) != PC_OK)
         return st;
-    int64_t *cnd = NULL;
-    void *b[2] = {0};
     /* the value goes through the output dtype first (torch converts it to self's dtype) */
     double fill;
     pc_element_load(pc_tensor_data(ts[2]), ts[2]->dtype, &fill, NULL);
-    if ((st = load_cond(&c, ts[1], &cnd)) == PC_OK && (st = ew_load(&c, ts[0], &b[0])) == PC_OK) {
-        b[1] = malloc((size_t)(c.n ? c.n : 1) * 8);
-        if (!b[1]) {
-            st = pc_error_set(PC_ERR_NOMEM, "%s: out of memory", call->full_name);
-        } else {
-            char cell[16] = {0};
-            double v;
-            pc_element_store(cell, od, fill, 0.0);
-            pc_element_load(cell, od, &v, NULL);
-            int64_t vi = c.kind == EW_INT ? load_i64(pc_tensor_data(ts[2]), ts[2]->dtype) : 0;
-            if (c.kind == EW_INT && pc_dtype_is_float(ts[2]->dtype))
-                vi = (int64_t)v;
-            if (c.kind == EW_INT && od == PC_DTYPE_BOOL)
-                vi = vi != 0 || (pc_dtype_is_float(ts[2]->dtype) && fill != 0);
-            for (int64_t i = 0; i < c.n; i++) {
-                if (c.kind == EW_FLOAT)
-                    ((float *)b[1])[i] = (float)v;
-                else if (c.kind == EW_DOUBLE)
-                    ((double *)b[1])[i] = v;
-                else
-                    ((int64_t *)b[1])[i] = vi;
-            }
-            select8(cnd, b[1], b[0], b[0], c.kind, c.n);
-            st = ew_store(&c, b[0], od, &out->tensors[0]);
-        }
-    }
-    free(cnd);
-    free_all(b, 2);
-    if (st == PC_OK)
-        out->count = 1;
-    return st;
+    char cell[16] = {0};
+    double v;
+    pc_element_store(cell, od, fill, 0.0);
+    pc_element_load(cell, od, &v, NULL);
+    int64_t vi = c.kind == EW_INT ? load_i64(pc_tensor_data(ts[2]), ts[2]->dtype) : 0;
+    if (c.kind == EW_INT && pc_dtype_is_float(ts[2]->dtype))
+        vi = (int64_t)v;
+    if (c.kind == EW_INT && od == PC_DTYPE_BOOL)
+        vi = vi != 0 || (pc_dtype_is_float(ts[2]->dtype) && fill != 0);
+    fill_plan fp = {.f = (float)v, .d = v, .i = vi};
+    ew_loop l;
+    loop_init(&l, &c, masked_fill_chunk, &fp);
+    loop_cond(&l, ts[1]);
+    loop_input(&l, ts[0]);
+    loop_store(&l, od);
+    if ((st = loop_run(&l)) != PC_OK)
+        return st;
+    out->tensors[0] = l.out[0].t;
+    out->count = 1;
+    return PC_OK;
 }
 
 pc_status pc_k_masked_fill_backward(const pc_op_call *call, pc_compute compute,
@@ -995,21 +1528,18 @@ pc_status pc_k_masked_fill_backward(const pc_op_call *call, pc_compute compute,
     ew_ctx c;
     if ((st = ew_init(&c, call, compute, ts[0]->dtype, ts, 2)) != PC_OK)
         return st;
-    int64_t *cnd = NULL;
-    if ((st = load_cond(&c, ts[1], &cnd)) != PC_OK)
+    /* self keeps dy where the mask is false, the value gets the sum where it is true */
+    ew_loop l;
+    loop_init(&l, &c, mask_bwd_chunk, NULL);
+    loop_cond(&l, ts[1]);
+    loop_input(&l, grad_out);
+    loop_grad(&l, wants_grad(call, 2) ? pc_call_tensor(call, 2) : NULL);
+    loop_grad(&l, wants_grad(call, 0) ? ts[0] : NULL);
+    if ((st = loop_run(&l)) != PC_OK)
         return st;
-    for (int i = 0; i <= 2 && st == PC_OK; i += 2) {
-        if (!wants_grad(call, i))
-            continue;
-        void *g = NULL;
-        if ((st = ew_load(&c, grad_out, &g)) == PC_OK) {
-            mask_grad(&c, cnd, i == 2, g);
-            st = ew_store_grad(&c, g, pc_call_tensor(call, i), &out->grads[i]);
-        }
-        free(g);
-    }
-    free(cnd);
-    return st;
+    loop_take_grad(&l, 0, &out->grads[2]);
+    loop_take_grad(&l, 1, &out->grads[0]);
+    return PC_OK;
 }
 
 /* ---- casts ---- */

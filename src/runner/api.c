@@ -369,8 +369,10 @@ static void run_fault_hook(const char *full_name)
     }
     if (!colon || strcmp(colon + 1, full_name) != 0)
         return;
-    if (strncmp(f, "crash:", 6) == 0)
+    if (strncmp(f, "crash:", 6) == 0) {
+        signal(SIGSEGV, SIG_DFL); /* a real crash, not a sanitizer's report */
         raise(SIGSEGV);
+    }
     if (strncmp(f, "hang:", 5) == 0)
         for (;;)
             pause();
