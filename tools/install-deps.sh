@@ -2,7 +2,7 @@
 # Installs the Debian 12 packages precheck needs to build and test (run as root).
 # The README's dependency table says why each one is here.
 set -euo pipefail
-build="build-essential cmake libyaml-dev"
+build="build-essential cmake libyaml-dev libopenblas-dev"
 tests="libcmocka-dev clang clang-format libclang-rt-14-dev libomp-dev"
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq

@@ -25,6 +25,14 @@ static bool never_raised(const pc_op_call *call)
     return strcmp(call->op->name, "type_as") == 0;
 }
 
+/* run_ut.md §5.1: under msprobe's policy a float32 tensor of conv1d/conv2d is not raised (the
+ * runner has rounded it to HF32 for both sides already); float16/bfloat16 still are. */
+static bool keeps_f32(const pc_op_call *call, pc_bench_policy policy)
+{
+    return policy == PC_BENCH_MSPROBE &&
+           (strcmp(call->op->name, "conv2d") == 0 || strcmp(call->op->name, "conv1d") == 0);
+}
+
 pc_dtype pc_bench_raise_dtype(const pc_op_call *call, pc_bench_policy policy)
 {
     if (never_raised(call))
@@ -38,6 +46,8 @@ pc_dtype pc_bench_raise_dtype(const pc_op_call *call, pc_bench_policy policy)
             if (raisable(v->tensors.items[k].dtype))
                 seen |= 1u << v->tensors.items[k].dtype;
     }
+    if (keeps_f32(call, policy) && seen == 1u << PC_DTYPE_F32)
+        return PC_DTYPE_INVALID;
     if (!seen)
         return PC_DTYPE_INVALID;
     if (policy == PC_BENCH_FP64)
@@ -47,9 +57,10 @@ pc_dtype pc_bench_raise_dtype(const pc_op_call *call, pc_bench_policy policy)
     return seen == 1u << PC_DTYPE_F32 ? PC_DTYPE_F64 : PC_DTYPE_F32;
 }
 
-static pc_status raise_tensor(pc_tensor *t, pc_dtype to)
+static pc_status raise_tensor(pc_tensor *t, pc_dtype to, bool keep_f32)
 {
-    if (to == PC_DTYPE_INVALID || !raisable(t->dtype) || t->dtype == to)
+    if (to == PC_DTYPE_INVALID || !raisable(t->dtype) || t->dtype == to ||
+        (keep_f32 && t->dtype == PC_DTYPE_F32))
         return PC_OK;
     return pc_tensor_cast(t, t, to);
 }
@@ -60,12 +71,13 @@ pc_status pc_bench_prepare(const pc_op_call *call, pc_bench_policy policy, pc_op
     pc_op_call b;
     pc_op_call_share(&b, call);
     pc_status st = PC_OK;
+    bool keep = keeps_f32(call, policy);
     for (int i = 0; i < b.nargs && st == PC_OK; i++) {
         pc_value *v = &b.args[i];
         if (v->kind == PC_VALUE_TENSOR && !v->wrapped)
-            st = raise_tensor(&v->tensor, to);
+            st = raise_tensor(&v->tensor, to, keep);
         for (int k = 0; v->kind == PC_VALUE_TENSOR_LIST && k < v->tensors.count && st == PC_OK; k++)
-            st = raise_tensor(&v->tensors.items[k], to);
+            st = raise_tensor(&v->tensors.items[k], to, keep);
     }
     if (st != PC_OK) {
         pc_op_call_free(&b);
@@ -79,7 +91,8 @@ pc_status pc_bench_prepare_grad(const pc_op_call *call, pc_bench_policy policy,
                                 const pc_tensor *grad, pc_tensor *out)
 {
     pc_dtype to = PC_DTYPE_INVALID;
-    if (!never_raised(call) && raisable(grad->dtype))
+    if (!never_raised(call) && raisable(grad->dtype) &&
+        !(keeps_f32(call, policy) && grad->dtype == PC_DTYPE_F32))
         to = policy == PC_BENCH_FP64 || grad->dtype == PC_DTYPE_F32 ? PC_DTYPE_F64 : PC_DTYPE_F32;
     return pc_tensor_cast(out, grad, to == PC_DTYPE_INVALID ? grad->dtype : to);
 }

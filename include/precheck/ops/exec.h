@@ -3,7 +3,8 @@
  * raises the dtypes of the bench inputs (DESIGN "Bench precision policy", run_ut.md §5.1).
  *
  * Results are new tensors the caller owns (pc_op_result_free / pc_op_grads_free); the call's
- * tensors are only read, also for the in-place forms (their result is a new tensor with self's
+ * tensors are only read (batch_norm in training mode does not write its running statistics),
+ * also for the in-place forms (their result is a new tensor with self's
  * dtype, compared as the output). Errors are values: torch's messages prefixed with the API's
  * full name.
  */
@@ -14,8 +15,9 @@
 
 typedef enum pc_bench_policy {
     /* msprobe: one float dtype among the inputs -> fp16/bf16 raised to fp32, fp32 to fp64;
-     * mixed float dtypes -> fp16/bf16/fp32 all to fp32; type_as never raised; fp64, integers
-     * and bool untouched. */
+     * mixed float dtypes -> fp16/bf16/fp32 all to fp32; type_as never raised; conv1d/conv2d
+     * keep fp32 inputs (and gradients) at fp32 (HF32 is the inputs' business, spec §4.7);
+     * fp64, integers and bool untouched. */
     PC_BENCH_MSPROBE = 0,
     PC_BENCH_FP64, /* every fp16/bf16/fp32 input raised to fp64 */
 } pc_bench_policy;

@@ -1,0 +1,832 @@
+/*
+ * The matrix products: linear, matmul, mm, bmm, addmm, baddbmm, forward and backward.
+ *
+ * The products go to OpenBLAS: sgemm for the device's float32 opmath (float16/bfloat16
+ * inputs are widened to float32, the result is rounded once to the dtype), dgemm for the bench
+ * and float64. Which routine runs follows torch's CPU dispatch, because each one sums in its
+ * own order and the device must stay within an ULP of torch: a 1-D x 1-D matmul is a dot
+ * (?dot), 2-D x 1-D a matrix-vector product (?gemv), N-D x 2-D folds the batch into the rows
+ * of one GEMM, and bmm/baddbmm run torch's plain loop (products summed one by one, no fused
+ * multiply-add) when a batch is smaller than 400 multiply-adds, one GEMM per batch otherwise.
+ * The gradients are the same products on the gradient (dA = dY B^T, dB = A^T dY), summed over
+ * broadcast batch dimensions in index order.
+ */
+#include <cblas.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nn_impl.h"
+
+/* torch's threshold (m * n * k) below which bmm/baddbmm use the plain loop. */
+#define NAIVE_BMM_LIMIT 400
+
+static bool fits_blas(int64_t v)
+{
+    return v >= 0 && v <= INT_MAX;
+}
+
+static pc_status too_large(const pc_op_call *call)
+{
+    return pc_error_set(PC_ERR_UNSUPPORTED, "%s: matrix dimension beyond the BLAS int range",
+                        call->full_name);
+}
+
+/* C[M,N] = alpha op(A) op(B) + beta C, row-major, in the compute dtype cd; beta 0 ignores C. */
+static void gemm(pc_dtype cd, bool ta, bool tb, int64_t M, int64_t N, int64_t K, double alpha,
+                 const void *A, int64_t lda, const void *B, int64_t ldb, double beta, void *C,
+                 int64_t ldc)
+{
+    if (M == 0 || N == 0)
+        return;
+    if (K == 0) {
+        for (int64_t i = 0; i < M; i++)
+            for (int64_t j = 0; j < N; j++) {
+                if (cd == PC_DTYPE_F64) {
+                    double *c = (double *)C + i * ldc + j;
+                    *c = beta == 0 ? 0 : beta * *c;
+                } else {
+                    float *c = (float *)C + i * ldc + j;
+                    *c = beta == 0 ? 0 : (float)beta * *c;
+                }
+            }
+        return;
+    }
+    enum CBLAS_TRANSPOSE oa = ta ? CblasTrans : CblasNoTrans, ob = tb ? CblasTrans : CblasNoTrans;
+    if (cd == PC_DTYPE_F64)
+        cblas_dgemm(CblasRowMajor, oa, ob, (blasint)M, (blasint)N, (blasint)K, alpha, A,
+                    (blasint)lda, B, (blasint)ldb, beta, C, (blasint)ldc);
+    else
+        cblas_sgemm(CblasRowMajor, oa, ob, (blasint)M, (blasint)N, (blasint)K, (float)alpha, A,
+                    (blasint)lda, B, (blasint)ldb, (float)beta, C, (blasint)ldc);
+}
+
+/* torch's small-batch loop: acc starts at beta c[b,i,j] (0 without an addend or when beta is
+ * 0, so that NaN there does not propagate), then acc += alpha (a[b,i,k] b[b,k,j]) for k in
+ * order, each operation rounded (no fused multiply-add: the build is ISO C, no contraction).
+ * Strides in elements. */
+#define NAIVE_BMM(T, NAME)                                                                         \
+    static void NAME(int64_t nb, int64_t n, int64_t p, int64_t m, const T *a, int64_t sab,         \
+                     int64_t sai, int64_t sak, const T *b, int64_t sbb, int64_t sbk, int64_t sbj,  \
+                     T *c, bool add, T alpha, T beta)                                              \
+    {                                                                                              \
+        for (int64_t q = 0; q < nb; q++)                                                           \
+            for (int64_t i = 0; i < n; i++)                                                        \
+                for (int64_t j = 0; j < p; j++) {                                                  \
+                    T *r = &c[(q * n + i) * p + j];                                                \
+                    T acc = (add && beta != 0) ? *r * beta : 0;                                    \
+                    for (int64_t k = 0; k < m; k++) {                                              \
+                        T prod = a[q * sab + i * sai + k * sak] * b[q * sbb + k * sbk + j * sbj];  \
+                        T term = add ? alpha * prod : prod;                                        \
+                        acc += term;                                                               \
+                    }                                                                              \
+                    *r = acc;                                                                      \
+                }                                                                                  \
+    }
+NAIVE_BMM(float, naive_bmm_f)
+NAIVE_BMM(double, naive_bmm_d)
+#undef NAIVE_BMM
+
+/* Batched C[q] (= or +=) op(A[q]) op(B[q]) over nb batches of contiguous matrices; A[q] is
+ * [n,m] (ta: stored [m,n]), B[q] is [m,p] (tb: stored [p,m]), C[q] is [n,p] and holds the
+ * addend when add. torch's bmm: the plain loop for small batches, one GEMM per batch else. */
+static void bmm_run(pc_dtype cd, int64_t nb, int64_t n, int64_t p, int64_t m, const void *A,
+                    bool ta, const void *B, bool tb, void *C, bool add, double alpha, double beta)
+{
+    int64_t sai = ta ? 1 : m, sak = ta ? n : 1, sbk = tb ? 1 : p, sbj = tb ? m : 1;
+    if (m * n * p < NAIVE_BMM_LIMIT) {
+        if (cd == PC_DTYPE_F64)
+            naive_bmm_d(nb, n, p, m, A, n * m, sai, sak, B, m * p, sbk, sbj, C, add, alpha, beta);
+        else
+            naive_bmm_f(nb, n, p, m, A, n * m, sai, sak, B, m * p, sbk, sbj, C, add, (float)alpha,
+                        (float)beta);
+        return;
+    }
+    size_t es = pc_dtype_size(cd);
+    for (int64_t q = 0; q < nb; q++)
+        gemm(cd, ta, tb, n, p, m, add ? alpha : 1.0, (const char *)A + (size_t)(q * n * m) * es,
+             ta ? n : m, (const char *)B + (size_t)(q * m * p) * es, tb ? m : p, add ? beta : 0.0,
+             (char *)C + (size_t)(q * n * p) * es, p);
+}
+
+static pc_status alloc_buf(const pc_op_call *call, pc_dtype cd, const int64_t *shape, int rank,
+                           pc_tensor *out)
+{
+    pc_status st = pc_tensor_alloc(out, cd, shape, rank);
+    return st == PC_OK ? st : pc_error_prefix(st, "%s", call->full_name);
+}
+
+static pc_status shapes_error(const pc_op_call *call, int64_t a0, int64_t a1, int64_t b0,
+                              int64_t b1)
+{
+    return pc_error_set(PC_ERR_INVALID,
+                        "%s: mat1 and mat2 shapes cannot be multiplied (%" PRId64 "x%" PRId64
+                        " and %" PRId64 "x%" PRId64 ")",
+                        call->full_name, a0, a1, b0, b1);
+}
+
+/* buf *= s in place (torch's maybe_multiply: nothing when s is 1). */
+static void scale_buf(pc_tensor *buf, double s)
+{
+    if (s == 1.0)
+        return;
+    int64_t n = pc_tensor_numel(buf);
+    if (buf->dtype == PC_DTYPE_F64) {
+        double *x = pc_tensor_data(buf);
+        for (int64_t i = 0; i < n; i++)
+            x[i] *= s;
+    } else {
+        float *x = pc_tensor_data(buf), fs = (float)s;
+        for (int64_t i = 0; i < n; i++)
+            x[i] *= fs;
+    }
+}
+
+/* c = beta c + alpha p (beta 0: c ignored), each product and the sum rounded. */
+static void axpby(pc_tensor *c, double beta, const pc_tensor *p, double alpha)
+{
+    int64_t n = pc_tensor_numel(c);
+    if (c->dtype == PC_DTYPE_F64) {
+        double *x = pc_tensor_data(c);
+        const double *y = pc_tensor_data(p);
+        for (int64_t i = 0; i < n; i++) {
+            double t = alpha == 1.0 ? y[i] : alpha * y[i];
+            x[i] = beta == 0 ? t : (beta == 1.0 ? x[i] : beta * x[i]) + t;
+        }
+    } else {
+        float *x = pc_tensor_data(c), fa = (float)alpha, fb = (float)beta;
+        const float *y = pc_tensor_data(p);
+        for (int64_t i = 0; i < n; i++) {
+            float t = fa == 1.0f ? y[i] : fa * y[i];
+            float s = fb == 1.0f ? x[i] : fb * x[i];
+            x[i] = fb == 0 ? t : s + t;
+        }
+    }
+}
+
+static pc_dtype compute_of(pc_compute compute, pc_dtype d)
+{
+    return pc_dtype_is_float(d) ? pc_nn_compute_dtype(compute, d) : PC_DTYPE_F64;
+}
+
+/* A finished gradient: rounded to the dtype of the tensor between two ops on the device,
+ * stored in t's dtype and shape. */
+static pc_status store_grad(const pc_op_call *call, pc_tensor *buf, const pc_tensor *t,
+                            pc_tensor *out)
+{
+    return pc_nn_store(call, buf, t->dtype, t->shape, t->rank, out);
+}
+
+/* ---- linear ---- */
+
+typedef struct linear_plan {
+    const pc_tensor *x, *w, *b;
+    int64_t M, K, N;
+    int orank;
+    int64_t oshape[PC_TENSOR_MAX_DIMS];
+} linear_plan;
+
+static pc_status linear_plan_make(const pc_op_call *call, linear_plan *p)
+{
+    p->x = pc_call_tensor(call, 0);
+    p->w = pc_call_tensor(call, 1);
+    p->b = pc_call_tensor(call, 2);
+    pc_status st;
+    if ((st = pc_nn_same_dtype(call, p->x, p->w)) != PC_OK ||
+        (st = pc_nn_same_dtype(call, p->x, p->b)) != PC_OK)
+        return st;
+    if (p->x->rank == 0 || p->w->rank != 2)
+        return pc_error_set(PC_ERR_UNSUPPORTED,
+                            "%s: linear needs an input of at least 1 dimension and a 2-D weight",
+                            call->full_name);
+    p->K = p->x->shape[p->x->rank - 1];
+    p->N = p->w->shape[0];
+    p->M = 1;
+    for (int i = 0; i + 1 < p->x->rank; i++)
+        p->M *= p->x->shape[i];
+    if (p->w->shape[1] != p->K)
+        return shapes_error(call, p->M, p->K, p->w->shape[1], p->w->shape[0]);
+    if (p->b &&
+        (p->b->rank > 1 || (p->b->rank == 1 && p->b->shape[0] != p->N && p->b->shape[0] != 1)))
+        return pc_error_set(PC_ERR_INVALID, "%s: bias of linear must have %" PRId64 " elements",
+                            call->full_name, p->N);
+    if (!fits_blas(p->M) || !fits_blas(p->N) || !fits_blas(p->K))
+        return too_large(call);
+    p->orank = p->x->rank;
+    memcpy(p->oshape, p->x->shape, sizeof p->oshape);
+    p->oshape[p->orank - 1] = p->N;
+    return PC_OK;
+}
+
+pc_status pc_k_linear_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out)
+{
+    linear_plan p;
+    pc_status st = linear_plan_make(call, &p);
+    if (st != PC_OK)
+        return st;
+    pc_dtype cd = compute_of(compute, p.x->dtype);
+    pc_tensor x = PC_TENSOR_NULL, w = PC_TENSOR_NULL, c = PC_TENSOR_NULL, b = PC_TENSOR_NULL;
+    int64_t cshape[2] = {p.M, p.N};
+    /* torch adds the bias through the GEMM's beta for 2-D and 3-D inputs, after it else */
+    bool fused = p.b && (p.x->rank == 2 || p.x->rank == 3);
+    if ((st = pc_nn_load_ro(call, p.x, cd, &x)) != PC_OK ||
+        (st = pc_nn_load_ro(call, p.w, cd, &w)) != PC_OK)
+        goto done;
+    if (fused)
+        st = pc_nn_load_expand(call, p.b, cshape, 2, cd, &c);
+    else
+        st = alloc_buf(call, cd, cshape, 2, &c);
+    if (st != PC_OK)
+        goto done;
+    gemm(cd, false, true, p.M, p.N, p.K, 1.0, pc_tensor_data(&x), p.K, pc_tensor_data(&w), p.K,
+         fused ? 1.0 : 0.0, pc_tensor_data(&c), p.N);
+    if (p.b && !fused) {
+        if ((st = pc_nn_load_expand(call, p.b, cshape, 2, cd, &b)) != PC_OK)
+            goto done;
+        int64_t n = p.M * p.N;
+        if (cd == PC_DTYPE_F64)
+            for (int64_t i = 0; i < n; i++)
+                ((double *)pc_tensor_data(&c))[i] += ((double *)pc_tensor_data(&b))[i];
+        else
+            for (int64_t i = 0; i < n; i++)
+                ((float *)pc_tensor_data(&c))[i] += ((float *)pc_tensor_data(&b))[i];
+    }
+    st = pc_nn_store(call, &c, p.x->dtype, p.oshape, p.orank, &out->tensors[0]);
+    if (st == PC_OK)
+        out->count = 1;
+done:
+    pc_tensor_free(&x);
+    pc_tensor_free(&w);
+    pc_tensor_free(&c);
+    pc_tensor_free(&b);
+    return st;
+}
+
+pc_status pc_k_linear_backward(const pc_op_call *call, pc_compute compute,
+                               const pc_tensor *grad_out, pc_op_grads *out)
+{
+    linear_plan p;
+    pc_status st = linear_plan_make(call, &p);
+    if (st != PC_OK || !pc_dtype_is_float(p.x->dtype))
+        return st;
+    pc_dtype cd = compute_of(compute, p.x->dtype);
+    pc_tensor g = PC_TENSOR_NULL, x = PC_TENSOR_NULL, w = PC_TENSOR_NULL, r = PC_TENSOR_NULL;
+    int64_t gshape[2] = {p.M, p.N};
+    if ((st = pc_nn_load(call, grad_out, cd, &g)) != PC_OK ||
+        (st = pc_tensor_reshape(&g, &g, gshape, 2)) != PC_OK)
+        goto done;
+    if (pc_nn_wants_grad(call, 0)) {
+        int64_t s[2] = {p.M, p.K};
+        if ((st = pc_nn_load_ro(call, p.w, cd, &w)) != PC_OK ||
+            (st = alloc_buf(call, cd, s, 2, &r)) != PC_OK)
+            goto done;
+        gemm(cd, false, false, p.M, p.K, p.N, 1.0, pc_tensor_data(&g), p.N, pc_tensor_data(&w), p.K,
+             0.0, pc_tensor_data(&r), p.K);
+        if ((st = store_grad(call, &r, p.x, &out->grads[0])) != PC_OK)
+            goto done;
+    }
+    if (pc_nn_wants_grad(call, 1)) {
+        int64_t s[2] = {p.N, p.K};
+        if ((st = pc_nn_load_ro(call, p.x, cd, &x)) != PC_OK ||
+            (st = alloc_buf(call, cd, s, 2, &r)) != PC_OK)
+            goto done;
+        gemm(cd, true, false, p.N, p.K, p.M, 1.0, pc_tensor_data(&g), p.N, pc_tensor_data(&x), p.K,
+             0.0, pc_tensor_data(&r), p.K);
+        if ((st = store_grad(call, &r, p.w, &out->grads[1])) != PC_OK)
+            goto done;
+    }
+    if (p.b && pc_nn_wants_grad(call, 2)) {
+        if ((st = pc_nn_sum_to(call, &g, p.b->shape, p.b->rank, &r)) != PC_OK ||
+            (st = store_grad(call, &r, p.b, &out->grads[2])) != PC_OK)
+            goto done;
+    }
+done:
+    pc_tensor_free(&g);
+    pc_tensor_free(&x);
+    pc_tensor_free(&w);
+    pc_tensor_free(&r);
+    return st;
+}
+
+/* ---- matmul, mm, bmm, addmm, baddbmm ---- */
+
+typedef enum mm_path { MM_DOT, MM_MV, MM_GEMM, MM_BATCHED } mm_path;
+
+typedef struct mm_plan {
+    int kind;
+    mm_path path;
+    const pc_tensor *a, *b, *in; /* in: the addend of addmm/baddbmm */
+    double alpha, beta;
+    int64_t nb, n, m, p;
+    /* batched: a and b as 3-D-able shapes with their batch dims (1-D operands get the 1) and
+     * the broadcast batch shape */
+    int64_t ash[PC_TENSOR_MAX_DIMS], bsh[PC_TENSOR_MAX_DIMS];
+    int arank, brank;
+    int64_t eash[PC_TENSOR_MAX_DIMS], ebsh[PC_TENSOR_MAX_DIMS];
+    int erank;
+    int64_t osh[PC_TENSOR_MAX_DIMS];
+    int orank;
+} mm_plan;
+
+static pc_status mm_plan_batched(const pc_op_call *call, mm_plan *q)
+{
+    const pc_tensor *a = q->a, *b = q->b;
+    q->arank = a->rank == 1 ? 2 : a->rank;
+    q->brank = b->rank == 1 ? 2 : b->rank;
+    if (a->rank == 1) {
+        q->ash[0] = 1;
+        q->ash[1] = a->shape[0];
+    } else {
+        memcpy(q->ash, a->shape, sizeof q->ash);
+    }
+    if (b->rank == 1) {
+        q->bsh[0] = b->shape[0];
+        q->bsh[1] = 1;
+    } else {
+        memcpy(q->bsh, b->shape, sizeof q->bsh);
+    }
+    q->n = q->ash[q->arank - 2];
+    q->m = q->ash[q->arank - 1];
+    q->p = q->bsh[q->brank - 1];
+    int br;
+    int64_t batch[PC_TENSOR_MAX_DIMS];
+    pc_status st = pc_broadcast_shapes(q->ash, q->arank - 2, q->bsh, q->brank - 2, batch, &br);
+    if (st != PC_OK)
+        return pc_error_prefix(st, "%s", call->full_name);
+    if (q->bsh[q->brank - 2] != q->m)
+        return pc_error_set(PC_ERR_INVALID,
+                            "%s: Expected size for first two dimensions of batch2 tensor to be: "
+                            "[%" PRId64 ", %" PRId64 "] but got: [%" PRId64 ", %" PRId64 "].",
+                            call->full_name, q->arank > 2 ? q->ash[0] : 1, q->m,
+                            q->brank > 2 ? q->bsh[0] : 1, q->bsh[q->brank - 2]);
+    q->erank = br + 2;
+    q->nb = 1;
+    for (int i = 0; i < br; i++) {
+        q->eash[i] = q->ebsh[i] = q->osh[i] = batch[i];
+        q->nb *= batch[i];
+    }
+    q->eash[br] = q->n;
+    q->eash[br + 1] = q->m;
+    q->ebsh[br] = q->m;
+    q->ebsh[br + 1] = q->p;
+    q->orank = br;
+    if (a->rank > 1)
+        q->osh[q->orank++] = q->n;
+    if (b->rank > 1)
+        q->osh[q->orank++] = q->p;
+    return PC_OK;
+}
+
+static pc_status mm_plan_make(const pc_op_call *call, mm_plan *q)
+{
+    memset(q, 0, sizeof *q);
+    q->kind = call->op->param;
+    bool addend = q->kind == PC_NN_ADDMM || q->kind == PC_NN_BADDBMM;
+    q->in = addend ? pc_call_tensor(call, 0) : NULL;
+    q->a = pc_call_tensor(call, addend ? 1 : 0);
+    q->b = pc_call_tensor(call, addend ? 2 : 1);
+    q->beta = addend ? call->args[3].f : 1.0;
+    q->alpha = addend ? call->args[4].f : 1.0;
+    pc_status st = pc_nn_same_dtype(call, q->a, q->b);
+    if (st != PC_OK)
+        return st;
+    if (pc_dtype_is_complex(q->a->dtype) || q->a->dtype == PC_DTYPE_BOOL)
+        return pc_error_set(PC_ERR_UNSUPPORTED, "%s: %s of %s tensors is not supported",
+                            call->full_name, call->op->name, pc_dtype_name(q->a->dtype));
+    int ra = q->a->rank, rb = q->b->rank;
+    switch (q->kind) {
+    case PC_NN_MM:
+    case PC_NN_ADDMM:
+        if (ra != 2)
+            return pc_error_set(PC_ERR_INVALID, "%s: self must be a matrix", call->full_name);
+        if (rb != 2)
+            return pc_error_set(PC_ERR_INVALID, "%s: mat2 must be a matrix", call->full_name);
+        break;
+    case PC_NN_BMM:
+    case PC_NN_BADDBMM:
+        if (ra != 3)
+            return pc_error_set(PC_ERR_INVALID, "%s: batch1 must be a 3D tensor", call->full_name);
+        if (rb != 3)
+            return pc_error_set(PC_ERR_INVALID, "%s: batch2 must be a 3D tensor", call->full_name);
+        if (q->b->shape[0] != q->a->shape[0] || q->b->shape[1] != q->a->shape[2])
+            return pc_error_set(
+                PC_ERR_INVALID,
+                "%s: Expected size for first two dimensions of batch2 tensor to "
+                "be: [%" PRId64 ", %" PRId64 "] but got: [%" PRId64 ", %" PRId64 "].",
+                call->full_name, q->a->shape[0], q->a->shape[2], q->b->shape[0], q->b->shape[1]);
+        break;
+    default:
+        if (ra == 0 || rb == 0)
+            return pc_error_set(PC_ERR_INVALID,
+                                "%s: both arguments to matmul need to be at least 1D, but they "
+                                "are %dD and %dD",
+                                call->full_name, ra, rb);
+        break;
+    }
+    if (q->kind == PC_NN_BMM || q->kind == PC_NN_BADDBMM || (ra >= 3 && rb >= 3) ||
+        (ra <= 2 && rb >= 3)) {
+        q->path = MM_BATCHED;
+        if ((st = mm_plan_batched(call, q)) != PC_OK)
+            return st;
+    } else if (ra == 1 && rb == 1) {
+        q->path = MM_DOT;
+        q->n = q->p = 1;
+        q->m = q->a->shape[0];
+        if (q->b->shape[0] != q->m)
+            return pc_error_set(PC_ERR_INVALID,
+                                "%s: inconsistent tensor size, expected tensor [%" PRId64
+                                "] and src [%" PRId64
+                                "] to have the same number of elements, but got %" PRId64
+                                " and %" PRId64 " elements respectively",
+                                call->full_name, q->m, q->b->shape[0], q->m, q->b->shape[0]);
+        q->orank = 0;
+    } else if (ra >= 2 && rb == 1) {
+        /* a matrix-vector product, N-D x 1-D with the batch folded into the rows */
+        q->path = MM_MV;
+        q->m = q->a->shape[ra - 1];
+        q->n = 1;
+        for (int i = 0; i + 1 < ra; i++)
+            q->n *= q->a->shape[i];
+        q->p = 1;
+        if (q->b->shape[0] != q->m)
+            return pc_error_set(PC_ERR_INVALID,
+                                "%s: size mismatch, got input (%" PRId64 "), mat (%" PRId64
+                                "x%" PRId64 "), vec (%" PRId64 ")",
+                                call->full_name, q->n, q->n, q->m, q->b->shape[0]);
+        q->orank = ra - 1;
+        memcpy(q->osh, q->a->shape, sizeof(int64_t) * (size_t)(ra - 1));
+    } else {
+        /* 2-D (or 1-D as one row) x 2-D, and N-D x 1-D/2-D with the batch folded into rows */
+        q->path = MM_GEMM;
+        q->m = q->a->shape[ra - 1];
+        q->n = 1;
+        for (int i = 0; i + 1 < ra; i++)
+            q->n *= q->a->shape[i];
+        q->p = rb == 2 ? q->b->shape[1] : 1;
+        if (q->b->shape[0] != q->m)
+            return shapes_error(call, q->n, q->m, q->b->shape[0], rb == 2 ? q->b->shape[1] : 1);
+        q->orank = 0;
+        for (int i = 0; i + 1 < ra; i++)
+            q->osh[q->orank++] = q->a->shape[i];
+        if (rb == 2)
+            q->osh[q->orank++] = q->p;
+    }
+    if (!fits_blas(q->n) || !fits_blas(q->m) || !fits_blas(q->p))
+        return too_large(call);
+    if (q->in) {
+        /* the addend broadcasts to the result */
+        int64_t rs[3] = {q->nb, q->n, q->p};
+        const int64_t *want = q->kind == PC_NN_ADDMM ? rs + 1 : rs;
+        int wr = q->kind == PC_NN_ADDMM ? 2 : 3;
+        int64_t tmp[PC_TENSOR_MAX_DIMS];
+        int r;
+        if (pc_broadcast_shapes(q->in->shape, q->in->rank, want, wr, tmp, &r) != PC_OK || r != wr ||
+            memcmp(tmp, want, sizeof(int64_t) * (size_t)wr) != 0) {
+            char a[PC_SHAPE_FORMAT_MAX], b[PC_SHAPE_FORMAT_MAX];
+            pc_shape_format(a, sizeof a, q->in->shape, q->in->rank);
+            pc_shape_format(b, sizeof b, want, wr);
+            return pc_error_set(PC_ERR_INVALID,
+                                "%s: The expanded size of the tensor %s must match the result %s",
+                                call->full_name, a, b);
+        }
+    }
+    return PC_OK;
+}
+
+/* The result dims [nb, n, p] (or [n, p]) of the GEMM-shaped paths. */
+static int mm_cshape(const mm_plan *q, int64_t *s)
+{
+    if (q->path == MM_BATCHED) {
+        s[0] = q->nb;
+        s[1] = q->n;
+        s[2] = q->p;
+        return 3;
+    }
+    s[0] = q->n;
+    s[1] = q->p;
+    return 2;
+}
+
+/* Loads a and b in their compute shapes: batched ones expanded to [nb, n, m] / [nb, m, p]. */
+static pc_status mm_load(const pc_op_call *call, const mm_plan *q, pc_dtype cd, pc_tensor *a,
+                         pc_tensor *b)
+{
+    pc_status st;
+    if (q->path != MM_BATCHED) {
+        if ((st = pc_nn_load_ro(call, q->a, cd, a)) != PC_OK)
+            return st;
+        return pc_nn_load_ro(call, q->b, cd, b);
+    }
+    pc_tensor va = PC_TENSOR_NULL, vb = PC_TENSOR_NULL;
+    st = pc_tensor_reshape(&va, q->a, q->ash, q->arank);
+    if (st != PC_OK && (st = pc_tensor_contiguous(&va, q->a)) == PC_OK)
+        st = pc_tensor_reshape(&va, &va, q->ash, q->arank);
+    if (st == PC_OK)
+        st = pc_nn_load_expand(call, &va, q->eash, q->erank, cd, a);
+    if (st == PC_OK) {
+        st = pc_tensor_reshape(&vb, q->b, q->bsh, q->brank);
+        if (st != PC_OK && (st = pc_tensor_contiguous(&vb, q->b)) == PC_OK)
+            st = pc_tensor_reshape(&vb, &vb, q->bsh, q->brank);
+        if (st == PC_OK)
+            st = pc_nn_load_expand(call, &vb, q->ebsh, q->erank, cd, b);
+    }
+    pc_tensor_free(&va);
+    pc_tensor_free(&vb);
+    return st == PC_OK ? st : pc_error_prefix(st, "%s", call->full_name);
+}
+
+/* y[b, j] = sum_k B[b, k, j] a[k]: a matrix-vector product on B^T (contiguous). */
+static pc_status fold_mv(const pc_op_call *call, const mm_plan *q, pc_dtype cd, const void *A,
+                         const void *B, void *C)
+{
+    size_t es = pc_dtype_size(cd);
+    char *bt = malloc((size_t)(q->m * q->p + 1) * es);
+    if (!bt)
+        return pc_nn_nomem(call);
+    for (int64_t b = 0; b < q->nb; b++) {
+        const char *src = (const char *)B + (size_t)(b * q->m * q->p) * es;
+        for (int64_t k = 0; k < q->m; k++)
+            for (int64_t j = 0; j < q->p; j++)
+                memcpy(bt + (size_t)(j * q->m + k) * es, src + (size_t)(k * q->p + j) * es, es);
+        void *y = (char *)C + (size_t)(b * q->p) * es;
+        if (cd == PC_DTYPE_F64)
+            cblas_dgemv(CblasRowMajor, CblasNoTrans, (blasint)q->p, (blasint)q->m, 1.0,
+                        (const double *)(const void *)bt, (blasint)q->m, A, 1, 0.0, y, 1);
+        else
+            cblas_sgemv(CblasRowMajor, CblasNoTrans, (blasint)q->p, (blasint)q->m, 1.0f,
+                        (const float *)(const void *)bt, (blasint)q->m, A, 1, 0.0f, y, 1);
+    }
+    free(bt);
+    return PC_OK;
+}
+
+pc_status pc_k_matmul_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out)
+{
+    mm_plan q;
+    pc_status st = mm_plan_make(call, &q);
+    if (st != PC_OK)
+        return st;
+    pc_dtype cd = compute_of(compute, q.a->dtype);
+    pc_tensor a = PC_TENSOR_NULL, b = PC_TENSOR_NULL, c = PC_TENSOR_NULL, prod = PC_TENSOR_NULL;
+    if ((st = mm_load(call, &q, cd, &a, &b)) != PC_OK)
+        goto done;
+    int64_t cs[3];
+    int cr = mm_cshape(&q, cs);
+    bool add = q.in && q.beta != 0;
+    if (add)
+        st = pc_nn_load_expand(call, q.in, cs, cr, cd, &c);
+    else
+        st = alloc_buf(call, cd, cs, cr, &c);
+    if (st != PC_OK)
+        goto done;
+    void *C = pc_tensor_data(&c);
+    const void *A = pc_tensor_data(&a), *B = pc_tensor_data(&b);
+    switch (q.path) {
+    case MM_DOT:
+        if (cd == PC_DTYPE_F64)
+            *(double *)C = cblas_ddot((blasint)q.m, A, 1, B, 1);
+        else
+            *(float *)C = cblas_sdot((blasint)q.m, A, 1, B, 1);
+        break;
+    case MM_MV:
+        if (cd == PC_DTYPE_F64)
+            cblas_dgemv(CblasRowMajor, CblasNoTrans, (blasint)q.n, (blasint)q.m, 1.0, A,
+                        (blasint)q.m, B, 1, 0.0, C, 1);
+        else
+            cblas_sgemv(CblasRowMajor, CblasNoTrans, (blasint)q.n, (blasint)q.m, 1.0f, A,
+                        (blasint)q.m, B, 1, 0.0f, C, 1);
+        break;
+    case MM_GEMM:
+        if (!q.in) {
+            gemm(cd, false, false, q.n, q.p, q.m, 1.0, A, q.m, B, q.p, 0.0, C, q.p);
+        } else if ((st = alloc_buf(call, cd, cs, cr, &prod)) == PC_OK) {
+            /* torch's addmm equals the product and then beta in + alpha P */
+            gemm(cd, false, false, q.n, q.p, q.m, 1.0, A, q.m, B, q.p, 0.0, pc_tensor_data(&prod),
+                 q.p);
+            axpby(&c, add ? q.beta : 0.0, &prod, q.alpha);
+        }
+        break;
+    case MM_BATCHED:
+        if (q.kind == PC_NN_MATMUL && q.a->rank == 1) {
+            /* torch folds a 1-D x N-D matmul into a matrix-vector product of B^T */
+            st = fold_mv(call, &q, cd, A, B, C);
+        } else if (q.kind == PC_NN_MATMUL && q.a->rank == 2) {
+            /* torch folds a 2-D x N-D matmul into one GEMM: per batch, the same sums */
+            size_t es = pc_dtype_size(cd);
+            for (int64_t k = 0; k < q.nb; k++)
+                gemm(cd, false, false, q.n, q.p, q.m, 1.0,
+                     (const char *)A + (size_t)(k * q.n * q.m) * es, q.m,
+                     (const char *)B + (size_t)(k * q.m * q.p) * es, q.p, 0.0,
+                     (char *)C + (size_t)(k * q.n * q.p) * es, q.p);
+        } else {
+            bmm_run(cd, q.nb, q.n, q.p, q.m, A, false, B, false, C, q.in != NULL, q.alpha, q.beta);
+        }
+        break;
+    }
+    if (st == PC_OK)
+        st = pc_nn_store(call, &c, q.a->dtype, q.osh, q.orank, &out->tensors[0]);
+    if (st == PC_OK)
+        out->count = 1;
+done:
+    pc_tensor_free(&a);
+    pc_tensor_free(&b);
+    pc_tensor_free(&c);
+    pc_tensor_free(&prod);
+    return st;
+}
+
+/* The gradient buffer r (the broadcast compute shape of operand t, whose own shape with its
+ * batch dims is sh/rank) to t: alpha applied, batch dims summed, t's dtype and shape. */
+static pc_status mm_finish_grad(const pc_op_call *call, const mm_plan *q, pc_compute compute,
+                                pc_tensor *r, const int64_t *esh, const int64_t *sh, int rank,
+                                double alpha, const pc_tensor *t, pc_tensor *out)
+{
+    pc_status st = PC_OK;
+    if (alpha != 1.0) {
+        if (compute == PC_COMPUTE_DEVICE)
+            pc_nn_round(r, t->dtype);
+        scale_buf(r, alpha);
+    }
+    if (q->path == MM_BATCHED) {
+        pc_tensor s = PC_TENSOR_NULL;
+        if ((st = pc_tensor_reshape(r, r, esh, q->erank)) == PC_OK &&
+            (st = pc_nn_sum_to(call, r, sh, rank, &s)) == PC_OK) {
+            pc_tensor_free(r);
+            *r = s;
+        }
+    }
+    if (st == PC_OK)
+        return store_grad(call, r, t, out);
+    pc_tensor_free(r);
+    return st;
+}
+
+/* dA of a 2-D x N-D matmul as torch's fold computes it: one GEMM whose sums run over the
+ * batch and the columns together, R[n, m] (broadcast buffer [nb, n, m]: the sum lands in
+ * batch 0, the others are zero). */
+static pc_status fold_grad_a(const pc_op_call *call, const mm_plan *q, pc_dtype cd, const void *G,
+                             const void *B, void *R)
+{
+    size_t es = pc_dtype_size(cd);
+    int64_t kk = q->nb * q->p;
+    char *gc = malloc((size_t)(q->n * kk + 1) * es);
+    char *bc = malloc((size_t)(q->m * kk + 1) * es);
+    if (!gc || !bc) {
+        free(gc);
+        free(bc);
+        return pc_nn_nomem(call);
+    }
+    for (int64_t b = 0; b < q->nb; b++)
+        for (int64_t j = 0; j < q->p; j++) {
+            for (int64_t i = 0; i < q->n; i++)
+                memcpy(gc + (size_t)(i * kk + b * q->p + j) * es,
+                       (const char *)G + (size_t)((b * q->n + i) * q->p + j) * es, es);
+            for (int64_t k = 0; k < q->m; k++)
+                memcpy(bc + (size_t)(k * kk + b * q->p + j) * es,
+                       (const char *)B + (size_t)((b * q->m + k) * q->p + j) * es, es);
+        }
+    memset(R, 0, (size_t)(q->nb * q->n * q->m) * es);
+    gemm(cd, false, true, q->n, q->m, kk, 1.0, gc, kk, bc, kk, 0.0, R, q->m);
+    free(gc);
+    free(bc);
+    return PC_OK;
+}
+
+pc_status pc_k_matmul_backward(const pc_op_call *call, pc_compute compute,
+                               const pc_tensor *grad_out, pc_op_grads *out)
+{
+    mm_plan q;
+    pc_status st = mm_plan_make(call, &q);
+    if (st != PC_OK || !pc_dtype_is_float(q.a->dtype))
+        return st;
+    int ia = q.in ? 1 : 0, ib = ia + 1;
+    bool ga = pc_nn_wants_grad(call, ia), gb = pc_nn_wants_grad(call, ib);
+    bool gi = q.in && pc_nn_wants_grad(call, 0);
+    if (!ga && !gb && !gi)
+        return PC_OK;
+    pc_dtype cd = compute_of(compute, q.a->dtype);
+    pc_tensor a = PC_TENSOR_NULL, b = PC_TENSOR_NULL, g = PC_TENSOR_NULL, r = PC_TENSOR_NULL;
+    int64_t cs[3];
+    int cr = mm_cshape(&q, cs);
+    if ((st = mm_load(call, &q, cd, &a, &b)) != PC_OK ||
+        (st = pc_nn_load(call, grad_out, cd, &g)) != PC_OK)
+        goto done;
+    if (q.path != MM_DOT && (st = pc_tensor_reshape(&g, &g, cs, cr)) != PC_OK)
+        goto done;
+    const void *A = pc_tensor_data(&a), *B = pc_tensor_data(&b), *G = pc_tensor_data(&g);
+    bool dbl = cd == PC_DTYPE_F64;
+    if (ga) {
+        int64_t s3[3] = {q.nb, q.n, q.m};
+        if (q.path == MM_BATCHED)
+            st = alloc_buf(call, cd, s3, 3, &r);
+        else if (q.path == MM_GEMM)
+            st = alloc_buf(call, cd, s3 + 1, 2, &r);
+        else
+            st = alloc_buf(call, cd, q.a->shape, q.a->rank, &r);
+        if (st != PC_OK)
+            goto done;
+        void *R = pc_tensor_data(&r);
+        switch (q.path) {
+        case MM_DOT:
+            for (int64_t i = 0; i < q.m; i++)
+                if (dbl)
+                    ((double *)R)[i] = ((const double *)G)[0] * ((const double *)B)[i];
+                else
+                    ((float *)R)[i] = ((const float *)G)[0] * ((const float *)B)[i];
+            break;
+        case MM_MV:
+            for (int64_t i = 0; i < q.n; i++)
+                for (int64_t j = 0; j < q.m; j++)
+                    if (dbl)
+                        ((double *)R)[i * q.m + j] =
+                            ((const double *)G)[i] * ((const double *)B)[j];
+                    else
+                        ((float *)R)[i * q.m + j] = ((const float *)G)[i] * ((const float *)B)[j];
+            break;
+        case MM_GEMM:
+            gemm(cd, false, true, q.n, q.m, q.p, 1.0, G, q.p, B, q.p, 0.0, R, q.m);
+            break;
+        case MM_BATCHED:
+            if (q.kind == PC_NN_MATMUL && q.a->rank == 2) {
+                st = fold_grad_a(call, &q, cd, G, B, R);
+                if (st != PC_OK)
+                    goto done;
+            } else {
+                bmm_run(cd, q.nb, q.n, q.m, q.p, G, false, B, true, R, false, 1.0, 0.0);
+            }
+            break;
+        }
+        if ((st = mm_finish_grad(call, &q, compute, &r, q.eash, q.ash, q.arank, q.alpha, q.a,
+                                 &out->grads[ia])) != PC_OK)
+            goto done;
+    }
+    if (gb) {
+        int64_t s3[3] = {q.nb, q.m, q.p};
+        if (q.path == MM_BATCHED)
+            st = alloc_buf(call, cd, s3, 3, &r);
+        else if (q.path == MM_GEMM)
+            st = alloc_buf(call, cd, s3 + 1, 2, &r);
+        else
+            st = alloc_buf(call, cd, q.b->shape, q.b->rank, &r);
+        if (st != PC_OK)
+            goto done;
+        void *R = pc_tensor_data(&r);
+        switch (q.path) {
+        case MM_DOT:
+            for (int64_t i = 0; i < q.m; i++)
+                if (dbl)
+                    ((double *)R)[i] = ((const double *)G)[0] * ((const double *)A)[i];
+                else
+                    ((float *)R)[i] = ((const float *)G)[0] * ((const float *)A)[i];
+            break;
+        case MM_MV:
+            if (dbl)
+                cblas_dgemv(CblasRowMajor, CblasTrans, (blasint)q.n, (blasint)q.m, 1.0, A,
+                            (blasint)q.m, G, 1, 0.0, R, 1);
+            else
+                cblas_sgemv(CblasRowMajor, CblasTrans, (blasint)q.n, (blasint)q.m, 1.0f, A,
+                            (blasint)q.m, G, 1, 0.0f, R, 1);
+            break;
+        case MM_GEMM:
+            gemm(cd, true, false, q.m, q.p, q.n, 1.0, A, q.m, G, q.p, 0.0, R, q.p);
+            break;
+        case MM_BATCHED:
+            if (q.kind == PC_NN_MATMUL && q.a->rank <= 2) {
+                size_t es = pc_dtype_size(cd);
+                for (int64_t k = 0; k < q.nb; k++)
+                    gemm(cd, true, false, q.m, q.p, q.n, 1.0,
+                         (const char *)A + (size_t)(k * q.n * q.m) * es, q.m,
+                         (const char *)G + (size_t)(k * q.n * q.p) * es, q.p, 0.0,
+                         (char *)R + (size_t)(k * q.m * q.p) * es, q.p);
+            } else {
+                bmm_run(cd, q.nb, q.m, q.p, q.n, A, true, G, false, R, false, 1.0, 0.0);
+            }
+            break;
+        }
+        if ((st = mm_finish_grad(call, &q, compute, &r, q.ebsh, q.bsh, q.brank, q.alpha, q.b,
+                                 &out->grads[ib])) != PC_OK)
+            goto done;
+    }
+    if (gi) {
+        /* d input = beta * dy summed to the input's shape */
+        if ((st = pc_tensor_cast(&r, &g, cd)) != PC_OK)
+            goto done;
+        if (q.beta != 1.0) {
+            scale_buf(&r, q.beta);
+            if (compute == PC_COMPUTE_DEVICE)
+                pc_nn_round(&r, q.a->dtype);
+        }
+        pc_tensor s = PC_TENSOR_NULL;
+        st = pc_nn_sum_to(call, &r, q.in->shape, q.in->rank, &s);
+        pc_tensor_free(&r);
+        if (st == PC_OK)
+            st = store_grad(call, &s, q.in, &out->grads[0]);
+    }
+done:
+    pc_tensor_free(&a);
+    pc_tensor_free(&b);
+    pc_tensor_free(&g);
+    pc_tensor_free(&r);
+    return st;
+}

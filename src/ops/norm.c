@@ -1,0 +1,878 @@
+/*
+ * softmax, log_softmax and layer_norm, forward and backward.
+ *
+ * The kernels (norm_kernel.inc) follow torch's CPU arithmetic where it decides the last bit:
+ * softmax is exp(x - max) times the reciprocal of the sum, the sum of a contiguous row in the
+ * lane order of torch's AVX2 vectors; layer_norm takes its mean and variance from the same
+ * vectorised Welford scheme as torch's RowwiseMoments. The backward recomputes what it needs
+ * (the output rounded to its dtype on the device, as autograd keeps it).
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <tgmath.h>
+
+#include "nn_impl.h"
+
+#define NK_T     float
+#define NK_SFX   f
+#define NK_LANES 8
+#include "norm_kernel.inc"
+#undef NK_T
+#undef NK_SFX
+#undef NK_LANES
+#define NK_T     double
+#define NK_SFX   d
+#define NK_LANES 4
+#include "norm_kernel.inc"
+#undef NK_T
+#undef NK_SFX
+#undef NK_LANES
+
+/* ---- softmax, log_softmax ---- */
+
+typedef struct sm_plan {
+    bool logsm;
+    const pc_tensor *x;
+    pc_dtype od; /* the dtype= argument, else x's */
+    int64_t outer, n, inner;
+} sm_plan;
+
+static pc_status sm_plan_make(const pc_op_call *call, sm_plan *p)
+{
+    p->logsm = call->op->param == PC_NN_LOG_SOFTMAX;
+    p->x = pc_call_tensor(call, 0);
+    const pc_value *dimv = &call->args[1], *dtv = &call->args[2];
+    p->od = dtv->kind == PC_VALUE_DTYPE ? dtv->dtype : p->x->dtype;
+    pc_status st = pc_nn_need_float(
+        call, p->x, p->logsm ? "log_softmax_lastdim_kernel_impl" : "softmax_lastdim_kernel_impl");
+    if (st == PC_OK && !pc_dtype_is_float(p->od))
+        st = pc_error_set(PC_ERR_INVALID, "%s: \"softmax\" not implemented for '%s'",
+                          call->full_name, pc_torch_type_name(p->od));
+    if (st != PC_OK)
+        return st;
+    int rank = p->x->rank;
+    int64_t d;
+    if (dimv->kind == PC_VALUE_INT)
+        d = dimv->i;
+    else /* torch's implicit dim (with a deprecation warning) */
+        d = (rank == 0 || rank == 1 || rank == 3) ? 0 : 1;
+    int dim = pc_nn_dim(call, d, rank);
+    if (dim < 0)
+        return PC_ERR_INVALID;
+    p->outer = p->inner = 1;
+    p->n = rank ? p->x->shape[dim] : 1;
+    for (int i = 0; i < dim && i < rank; i++)
+        p->outer *= p->x->shape[i];
+    for (int i = dim + 1; i < rank; i++)
+        p->inner *= p->x->shape[i];
+    return PC_OK;
+}
+
+/* x cast to the dtype= argument (torch casts before the op), in the compute dtype; read
+ * only (it may be x itself). */
+static pc_status sm_load(const pc_op_call *call, const sm_plan *p, pc_dtype cd, pc_tensor *out)
+{
+    if (p->od == p->x->dtype)
+        return pc_nn_load_ro(call, p->x, cd, out);
+    pc_tensor t = PC_TENSOR_NULL;
+    pc_status st = pc_tensor_cast(&t, p->x, p->od);
+    if (st == PC_OK)
+        st = pc_nn_load(call, &t, cd, out);
+    pc_tensor_free(&t);
+    return st;
+}
+
+static void sm_forward_buf(const sm_plan *p, pc_tensor *x, pc_tensor *y)
+{
+    if (x->dtype == PC_DTYPE_F64)
+        softmax_fwd_d(p->logsm, pc_tensor_data(x), pc_tensor_data(y), p->outer, p->n, p->inner);
+    else
+        softmax_fwd_f(p->logsm, pc_tensor_data(x), pc_tensor_data(y), p->outer, p->n, p->inner);
+}
+
+pc_status pc_k_softmax_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out)
+{
+    sm_plan p;
+    pc_status st = sm_plan_make(call, &p);
+    if (st != PC_OK)
+        return st;
+    pc_dtype cd = pc_nn_compute_dtype(compute, p.od);
+    pc_tensor x = PC_TENSOR_NULL, y = PC_TENSOR_NULL;
+    if ((st = sm_load(call, &p, cd, &x)) == PC_OK &&
+        (st = pc_tensor_alloc(&y, cd, p.x->shape, p.x->rank)) == PC_OK) {
+        sm_forward_buf(&p, &x, &y);
+        st = pc_nn_store(call, &y, p.od, p.x->shape, p.x->rank, &out->tensors[0]);
+        if (st == PC_OK)
+            out->count = 1;
+    }
+    pc_tensor_free(&x);
+    pc_tensor_free(&y);
+    return st;
+}
+
+pc_status pc_k_softmax_backward(const pc_op_call *call, pc_compute compute,
+                                const pc_tensor *grad_out, pc_op_grads *out)
+{
+    sm_plan p;
+    pc_status st = sm_plan_make(call, &p);
+    if (st != PC_OK || !pc_nn_wants_grad(call, 0))
+        return st;
+    pc_dtype cd = pc_nn_compute_dtype(compute, p.od);
+    pc_tensor x = PC_TENSOR_NULL, y = PC_TENSOR_NULL, g = PC_TENSOR_NULL, r = PC_TENSOR_NULL;
+    if ((st = sm_load(call, &p, cd, &x)) != PC_OK ||
+        (st = pc_tensor_alloc(&y, cd, p.x->shape, p.x->rank)) != PC_OK ||
+        (st = pc_nn_load(call, grad_out, cd, &g)) != PC_OK)
+        goto done;
+    sm_forward_buf(&p, &x, &y);
+    if (compute == PC_COMPUTE_DEVICE) {
+        /* autograd keeps the output and the gradient in the output's dtype */
+        pc_nn_round(&y, p.od);
+        pc_nn_round(&g, p.od);
+    }
+    if (cd == PC_DTYPE_F64)
+        softmax_bwd_d(p.logsm, pc_tensor_data(&y), pc_tensor_data(&g), pc_tensor_data(&g), p.outer,
+                      p.n, p.inner);
+    else
+        softmax_bwd_f(p.logsm, pc_tensor_data(&y), pc_tensor_data(&g), pc_tensor_data(&g), p.outer,
+                      p.n, p.inner);
+    /* dx overwrote dy in g */
+    if ((st = pc_nn_store(call, &g, p.od, p.x->shape, p.x->rank, &r)) != PC_OK)
+        goto done;
+    if (r.dtype != p.x->dtype)
+        st = pc_tensor_cast(&out->grads[0], &r, p.x->dtype);
+    else
+        pc_tensor_share(&out->grads[0], &r);
+done:
+    pc_tensor_free(&x);
+    pc_tensor_free(&y);
+    pc_tensor_free(&g);
+    pc_tensor_free(&r);
+    return st;
+}
+
+/* ---- layer_norm ---- */
+
+typedef struct ln_plan {
+    const pc_tensor *x, *w, *b;
+    int64_t rows, n;
+    double eps;
+} ln_plan;
+
+static pc_status ln_plan_make(const pc_op_call *call, ln_plan *p)
+{
+    p->x = pc_call_tensor(call, 0);
+    p->w = pc_call_tensor(call, 2);
+    p->b = pc_call_tensor(call, 3);
+    p->eps = call->args[4].f;
+    const pc_value *ns = &call->args[1];
+    pc_status st = pc_nn_need_float(call, p->x, "LayerNormKernelImpl");
+    if (st != PC_OK)
+        return st;
+    int k = ns->nints, rank = p->x->rank;
+    bool ok = k >= 1 && k <= rank;
+    for (int i = 0; ok && i < k; i++)
+        ok = ns->ints[i] == p->x->shape[rank - k + i];
+    if (!ok) {
+        char a[PC_SHAPE_FORMAT_MAX], b[PC_SHAPE_FORMAT_MAX];
+        pc_shape_format(a, sizeof a, ns->ints, k);
+        pc_shape_format(b, sizeof b, p->x->shape, rank);
+        return pc_error_set(PC_ERR_INVALID,
+                            "%s: Given normalized_shape=%s, expected input with shape [*, %.*s], "
+                            "but got input of size%s",
+                            call->full_name, a, (int)strlen(a) - 2, a + 1, b);
+    }
+    p->n = 1;
+    for (int i = 0; i < k; i++)
+        p->n *= ns->ints[i];
+    p->rows = 1;
+    for (int i = 0; i < rank - k; i++)
+        p->rows *= p->x->shape[i];
+    if ((p->w && pc_tensor_numel(p->w) != p->n) || (p->b && pc_tensor_numel(p->b) != p->n))
+        return pc_error_set(PC_ERR_INVALID, "%s: weight and bias must have %" PRId64 " elements",
+                            call->full_name, p->n);
+    if ((st = pc_nn_same_dtype(call, p->x, p->w)) != PC_OK)
+        return st;
+    return pc_nn_same_dtype(call, p->x, p->b);
+}
+
+typedef struct ln_bufs {
+    pc_tensor x, w, b, y, mean, rstd;
+} ln_bufs;
+
+static void ln_free(ln_bufs *u)
+{
+    pc_tensor_free(&u->x);
+    pc_tensor_free(&u->w);
+    pc_tensor_free(&u->b);
+    pc_tensor_free(&u->y);
+    pc_tensor_free(&u->mean);
+    pc_tensor_free(&u->rstd);
+}
+
+static pc_status ln_forward_bufs(const pc_op_call *call, const ln_plan *p, pc_dtype cd, ln_bufs *u)
+{
+    *u = (ln_bufs){PC_TENSOR_NULL, PC_TENSOR_NULL, PC_TENSOR_NULL,
+                   PC_TENSOR_NULL, PC_TENSOR_NULL, PC_TENSOR_NULL};
+    pc_status st;
+    int64_t rows = p->rows;
+    if ((st = pc_nn_load_ro(call, p->x, cd, &u->x)) != PC_OK ||
+        (p->w && (st = pc_nn_load_ro(call, p->w, cd, &u->w)) != PC_OK) ||
+        (p->b && (st = pc_nn_load_ro(call, p->b, cd, &u->b)) != PC_OK) ||
+        (st = pc_tensor_alloc(&u->y, cd, p->x->shape, p->x->rank)) != PC_OK ||
+        (st = pc_tensor_alloc(&u->mean, cd, &rows, 1)) != PC_OK ||
+        (st = pc_tensor_alloc(&u->rstd, cd, &rows, 1)) != PC_OK)
+        return st;
+    if (cd == PC_DTYPE_F64)
+        layer_norm_fwd_d(pc_tensor_data(&u->x), p->w ? pc_tensor_data(&u->w) : NULL,
+                         p->b ? pc_tensor_data(&u->b) : NULL, pc_tensor_data(&u->y), p->rows, p->n,
+                         p->eps, pc_tensor_data(&u->mean), pc_tensor_data(&u->rstd));
+    else
+        layer_norm_fwd_f(pc_tensor_data(&u->x), p->w ? pc_tensor_data(&u->w) : NULL,
+                         p->b ? pc_tensor_data(&u->b) : NULL, pc_tensor_data(&u->y), p->rows, p->n,
+                         (float)p->eps, pc_tensor_data(&u->mean), pc_tensor_data(&u->rstd));
+    return PC_OK;
+}
+
+pc_status pc_k_layer_norm_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out)
+{
+    ln_plan p;
+    pc_status st = ln_plan_make(call, &p);
+    if (st != PC_OK)
+        return st;
+    ln_bufs u;
+    st = ln_forward_bufs(call, &p, pc_nn_compute_dtype(compute, p.x->dtype), &u);
+    if (st == PC_OK)
+        st = pc_nn_store(call, &u.y, p.x->dtype, p.x->shape, p.x->rank, &out->tensors[0]);
+    if (st == PC_OK)
+        out->count = 1;
+    ln_free(&u);
+    return st;
+}
+
+pc_status pc_k_layer_norm_backward(const pc_op_call *call, pc_compute compute,
+                                   const pc_tensor *grad_out, pc_op_grads *out)
+{
+    ln_plan p;
+    pc_status st = ln_plan_make(call, &p);
+    if (st != PC_OK)
+        return st;
+    bool gx = pc_nn_wants_grad(call, 0), gw = p.w && pc_nn_wants_grad(call, 2),
+         gb = p.b && pc_nn_wants_grad(call, 3);
+    if (!gx && !gw && !gb)
+        return PC_OK;
+    pc_dtype cd = pc_nn_compute_dtype(compute, p.x->dtype);
+    ln_bufs u;
+    pc_tensor g = PC_TENSOR_NULL, dw = PC_TENSOR_NULL, db = PC_TENSOR_NULL;
+    if ((st = ln_forward_bufs(call, &p, cd, &u)) != PC_OK ||
+        (st = pc_nn_load(call, grad_out, cd, &g)) != PC_OK ||
+        (gw && (st = pc_tensor_alloc(&dw, cd, &p.n, 1)) != PC_OK) ||
+        (gb && (st = pc_tensor_alloc(&db, cd, &p.n, 1)) != PC_OK))
+        goto done;
+    if (compute == PC_COMPUTE_DEVICE)
+        pc_nn_round(&g, p.x->dtype);
+    void *dx = gx ? pc_tensor_data(&u.y) : NULL; /* dx overwrites y */
+    void *w = p.w ? pc_tensor_data(&u.w) : NULL;
+    void *dwp = gw ? pc_tensor_data(&dw) : NULL, *dbp = gb ? pc_tensor_data(&db) : NULL;
+    if (cd == PC_DTYPE_F64)
+        layer_norm_bwd_d(pc_tensor_data(&u.x), w, pc_tensor_data(&g), pc_tensor_data(&u.mean),
+                         pc_tensor_data(&u.rstd), p.rows, p.n, dx, dwp, dbp);
+    else
+        layer_norm_bwd_f(pc_tensor_data(&u.x), w, pc_tensor_data(&g), pc_tensor_data(&u.mean),
+                         pc_tensor_data(&u.rstd), p.rows, p.n, dx, dwp, dbp);
+    if (gx &&
+        (st = pc_nn_store(call, &u.y, p.x->dtype, p.x->shape, p.x->rank, &out->grads[0])) != PC_OK)
+        goto done;
+    if (gw &&
+        (st = pc_nn_store(call, &dw, p.w->dtype, p.w->shape, p.w->rank, &out->grads[2])) != PC_OK)
+        goto done;
+    if (gb)
+        st = pc_nn_store(call, &db, p.b->dtype, p.b->shape, p.b->rank, &out->grads[3]);
+done:
+    pc_tensor_free(&g);
+    pc_tensor_free(&dw);
+    pc_tensor_free(&db);
+    ln_free(&u);
+    return st;
+}
+
+/* ---- cross_entropy: log_softmax over the class dimension, then nll_loss ---- */
+
+enum { CE_NONE, CE_MEAN, CE_SUM };
+
+typedef struct ce_plan {
+    const pc_tensor *x, *t, *w;
+    bool probs;          /* float targets: class probabilities */
+    int64_t N, C, inner; /* x as [N, C, inner] */
+    int64_t ignore;
+    int red;
+    double eps;
+    int orank;
+    int64_t osh[PC_TENSOR_MAX_DIMS];
+} ce_plan;
+
+static pc_status ce_plan_make(const pc_op_call *call, ce_plan *p)
+{
+    p->x = pc_call_tensor(call, 0);
+    p->t = pc_call_tensor(call, 1);
+    p->w = pc_call_tensor(call, 2);
+    p->ignore = call->args[4].i;
+    p->eps = call->args[7].f;
+    const char *r = call->args[6].kind == PC_VALUE_STR ? call->args[6].s : "mean";
+    if (call->args[3].kind == PC_VALUE_BOOL || call->args[5].kind == PC_VALUE_BOOL) {
+        /* the legacy size_average / reduce flags */
+        bool avg = call->args[3].kind != PC_VALUE_BOOL || call->args[3].b;
+        bool red = call->args[5].kind != PC_VALUE_BOOL || call->args[5].b;
+        r = !red ? "none" : avg ? "mean" : "sum";
+    }
+    if (strcmp(r, "mean") == 0)
+        p->red = CE_MEAN;
+    else if (strcmp(r, "sum") == 0)
+        p->red = CE_SUM;
+    else if (strcmp(r, "none") == 0)
+        p->red = CE_NONE;
+    else
+        return pc_error_set(PC_ERR_INVALID, "%s: %s is not a valid value for reduction",
+                            call->full_name, r);
+    pc_status st = pc_nn_need_float(call, p->x, "log_softmax_lastdim_kernel_impl");
+    if (st != PC_OK || (st = pc_nn_same_dtype(call, p->x, p->w)) != PC_OK)
+        return st;
+    if (p->eps < 0 || p->eps > 1)
+        return pc_error_set(PC_ERR_INVALID,
+                            "%s: label_smoothing must be between 0.0 and 1.0. Got: %g",
+                            call->full_name, p->eps);
+    int rank = p->x->rank;
+    if (rank == 0)
+        return pc_error_set(PC_ERR_INVALID, "%s: input tensor should be 1D or more",
+                            call->full_name);
+    p->probs = pc_dtype_is_float(p->t->dtype);
+    int cdim = rank == 1 ? 0 : 1;
+    p->C = p->x->shape[cdim];
+    p->N = rank == 1 ? 1 : p->x->shape[0];
+    p->inner = 1;
+    for (int i = 2; i < rank; i++)
+        p->inner *= p->x->shape[i];
+    if (p->w && (p->w->rank != 1 || p->w->shape[0] != p->C))
+        return pc_error_set(PC_ERR_INVALID,
+                            "%s: weight tensor should be defined either for all %" PRId64
+                            " classes or no classes but got weight tensor of shape: [%" PRId64 "]",
+                            call->full_name, p->C, p->w->rank ? p->w->shape[0] : 0);
+    if (p->probs) {
+        if (!pc_tensor_same_shape(p->x, p->t))
+            return pc_error_set(PC_ERR_INVALID,
+                                "%s: Expected input and target to have the same shape",
+                                call->full_name);
+        if (p->t->dtype != p->x->dtype)
+            return pc_nn_same_dtype(call, p->x, p->t);
+    } else {
+        if (p->t->dtype != PC_DTYPE_I64 && p->t->dtype != PC_DTYPE_I32)
+            return pc_error_set(PC_ERR_INVALID, "%s: expected scalar type Long but found %s",
+                                call->full_name, pc_torch_type_name(p->t->dtype));
+        bool ok = p->t->rank == (rank == 1 ? 0 : rank - 1);
+        for (int i = 0; ok && i < p->t->rank; i++)
+            ok = p->t->shape[i] == p->x->shape[i == 0 ? 0 : i + 1];
+        if (!ok)
+            return pc_error_set(PC_ERR_INVALID, "%s: Expected target size that matches the input",
+                                call->full_name);
+    }
+    /* the 'none' result has the shape of the batch (input without its class dimension) */
+    p->orank = 0;
+    if (p->red == CE_NONE)
+        for (int i = 0; i < rank; i++)
+            if (i != cdim)
+                p->osh[p->orank++] = p->x->shape[i];
+    return PC_OK;
+}
+
+typedef struct ce_bufs {
+    pc_tensor logp, w, t; /* t: probabilities (compute dtype) or classes (int64) */
+} ce_bufs;
+
+static void ce_free(ce_bufs *u)
+{
+    pc_tensor_free(&u->logp);
+    pc_tensor_free(&u->w);
+    pc_tensor_free(&u->t);
+}
+
+/* The log-probabilities (rounded to x's dtype on the device: they are a tensor between the
+ * two ops), the weights and the targets, checked. */
+static pc_status ce_load(const pc_op_call *call, const ce_plan *p, pc_compute compute, pc_dtype cd,
+                         ce_bufs *u)
+{
+    *u = (ce_bufs){PC_TENSOR_NULL, PC_TENSOR_NULL, PC_TENSOR_NULL};
+    pc_tensor x = PC_TENSOR_NULL;
+    pc_status st = pc_nn_load(call, p->x, cd, &x);
+    if (st == PC_OK)
+        st = pc_tensor_alloc(&u->logp, cd, p->x->shape, p->x->rank);
+    if (st == PC_OK) {
+        if (cd == PC_DTYPE_F64)
+            softmax_fwd_d(true, pc_tensor_data(&x), pc_tensor_data(&u->logp), p->N, p->C, p->inner);
+        else
+            softmax_fwd_f(true, pc_tensor_data(&x), pc_tensor_data(&u->logp), p->N, p->C, p->inner);
+        if (compute == PC_COMPUTE_DEVICE)
+            pc_nn_round(&u->logp, p->x->dtype);
+    }
+    pc_tensor_free(&x);
+    if (st == PC_OK && p->w)
+        st = pc_nn_load(call, p->w, cd, &u->w);
+    if (st == PC_OK)
+        st = p->probs ? pc_nn_load(call, p->t, cd, &u->t)
+                      : pc_tensor_cast(&u->t, p->t, PC_DTYPE_I64);
+    if (st == PC_OK && !p->probs) {
+        const int64_t *k = pc_tensor_data(&u->t);
+        for (int64_t i = 0; i < p->N * p->inner; i++)
+            if (k[i] != p->ignore && (k[i] < 0 || k[i] >= p->C))
+                st = pc_error_set(PC_ERR_INVALID, "%s: Target %" PRId64 " is out of bounds.",
+                                  call->full_name, k[i]);
+    }
+    return st;
+}
+
+/* The loss in double from compute-dtype values: per batch element l[i] (nll part and the
+ * smoothing part), and the normaliser of 'mean'. Device values follow the compute dtype's
+ * rounding through the ops' boundaries only (the sums run in double). */
+#define CE_AT(buf, i) (dbl ? ((const double *)(buf))[i] : (double)((const float *)(buf))[i])
+
+pc_status pc_k_cross_entropy_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out)
+{
+    ce_plan p;
+    pc_status st = ce_plan_make(call, &p);
+    if (st != PC_OK)
+        return st;
+    pc_dtype cd = pc_nn_compute_dtype(compute, p.x->dtype);
+    bool dbl = cd == PC_DTYPE_F64;
+    ce_bufs u;
+    pc_tensor r = PC_TENSOR_NULL;
+    int64_t B = p.N * p.inner;
+    if ((st = ce_load(call, &p, compute, cd, &u)) != PC_OK)
+        goto done;
+    int64_t one = B;
+    if ((st = pc_tensor_alloc(&r, PC_DTYPE_F64, &one, 1)) != PC_OK)
+        goto done;
+    double *l = pc_tensor_data(&r), wsum = 0, nll_total = 0, sm_total = 0;
+    const void *lp = pc_tensor_data(&u.logp), *wv = p.w ? pc_tensor_data(&u.w) : NULL;
+    int64_t counted = 0;
+    double C = (double)p.C;
+    for (int64_t b = 0; b < B; b++) {
+        int64_t n = b / p.inner, in = b % p.inner;
+        double nll = 0, sm = 0;
+        if (p.probs) {
+            for (int64_t c = 0; c < p.C; c++) {
+                int64_t k = (n * p.C + c) * p.inner + in;
+                double t = CE_AT(pc_tensor_data(&u.t), k) * (1 - p.eps) + p.eps / C;
+                nll -= CE_AT(lp, k) * t * (wv ? CE_AT(wv, c) : 1.0);
+            }
+            l[b] = nll;
+            nll_total += nll;
+            continue;
+        }
+        int64_t t = ((const int64_t *)pc_tensor_data(&u.t))[b];
+        if (t != p.ignore) {
+            double wt = wv ? CE_AT(wv, t) : 1.0;
+            nll = -wt * CE_AT(lp, (n * p.C + t) * p.inner + in);
+            wsum += wt;
+            counted++;
+            if (p.eps > 0)
+                for (int64_t c = 0; c < p.C; c++)
+                    sm -= CE_AT(lp, (n * p.C + c) * p.inner + in) * (wv ? CE_AT(wv, c) : 1.0);
+        }
+        l[b] = (1 - p.eps) * nll + sm * (p.eps / C);
+        nll_total += nll;
+        sm_total += sm;
+    }
+    if (p.red != CE_NONE) {
+        double v;
+        if (p.probs)
+            v = p.red == CE_MEAN ? nll_total / (double)B : nll_total;
+        else if (p.red == CE_SUM)
+            v = (1 - p.eps) * nll_total + sm_total * (p.eps / C);
+        else
+            v = (1 - p.eps) * (nll_total / wsum) +
+                (p.w ? sm_total / wsum : sm_total / (double)counted) * (p.eps / C);
+        pc_tensor_free(&r);
+        if ((st = pc_tensor_alloc(&r, PC_DTYPE_F64, NULL, 0)) != PC_OK)
+            goto done;
+        *(double *)pc_tensor_data(&r) = v;
+    }
+    st = pc_nn_store(call, &r, p.x->dtype, p.osh, p.orank, &out->tensors[0]);
+    if (st == PC_OK)
+        out->count = 1;
+done:
+    pc_tensor_free(&r);
+    ce_free(&u);
+    return st;
+}
+
+pc_status pc_k_cross_entropy_backward(const pc_op_call *call, pc_compute compute,
+                                      const pc_tensor *grad_out, pc_op_grads *out)
+{
+    ce_plan p;
+    pc_status st = ce_plan_make(call, &p);
+    bool gx = pc_nn_wants_grad(call, 0), gt = p.probs && pc_nn_wants_grad(call, 1);
+    if (st != PC_OK || (!gx && !gt))
+        return st;
+    pc_dtype cd = pc_nn_compute_dtype(compute, p.x->dtype);
+    bool dbl = cd == PC_DTYPE_F64;
+    ce_bufs u;
+    pc_tensor g = PC_TENSOR_NULL, glp = PC_TENSOR_NULL, dt = PC_TENSOR_NULL, dx = PC_TENSOR_NULL;
+    int64_t B = p.N * p.inner;
+    if ((st = ce_load(call, &p, compute, cd, &u)) != PC_OK ||
+        (st = pc_tensor_cast(&g, grad_out, PC_DTYPE_F64)) != PC_OK ||
+        (st = pc_tensor_alloc(&glp, cd, p.x->shape, p.x->rank)) != PC_OK ||
+        (st = pc_tensor_alloc(&dx, cd, p.x->shape, p.x->rank)) != PC_OK ||
+        (gt && (st = pc_tensor_alloc(&dt, cd, p.x->shape, p.x->rank)) != PC_OK))
+        goto done;
+    const double *gv = pc_tensor_data(&g);
+    const void *lp = pc_tensor_data(&u.logp), *wv = p.w ? pc_tensor_data(&u.w) : NULL;
+    double C = (double)p.C, wsum = 0, counted = 0;
+    if (!p.probs && p.red == CE_MEAN)
+        for (int64_t b = 0; b < B; b++) {
+            int64_t t = ((const int64_t *)pc_tensor_data(&u.t))[b];
+            if (t != p.ignore) {
+                wsum += wv ? CE_AT(wv, t) : 1.0;
+                counted++;
+            }
+        }
+    for (int64_t b = 0; b < B; b++) {
+        int64_t n = b / p.inner, in = b % p.inner;
+        double dy = p.red == CE_NONE ? gv[b] : gv[0];
+        for (int64_t c = 0; c < p.C; c++) {
+            int64_t k = (n * p.C + c) * p.inner + in;
+            double wc = wv ? CE_AT(wv, c) : 1.0, d = 0;
+            if (p.probs) {
+                double s = p.red == CE_MEAN ? dy / (double)B : dy;
+                double t = CE_AT(pc_tensor_data(&u.t), k) * (1 - p.eps) + p.eps / C;
+                d = -s * t * wc;
+                if (gt) {
+                    double v = -s * CE_AT(lp, k) * wc * (1 - p.eps);
+                    if (dbl)
+                        ((double *)pc_tensor_data(&dt))[k] = v;
+                    else
+                        ((float *)pc_tensor_data(&dt))[k] = (float)v;
+                }
+            } else {
+                int64_t t = ((const int64_t *)pc_tensor_data(&u.t))[b];
+                if (t != p.ignore) {
+                    double nll_s = p.red == CE_MEAN ? dy * (1 - p.eps) / wsum : dy * (1 - p.eps);
+                    double sm_s = dy * (p.eps / C);
+                    if (p.red == CE_MEAN)
+                        sm_s /= p.w ? wsum : counted;
+                    d = -sm_s * wc;
+                    if (c == t)
+                        d += -nll_s * wc;
+                }
+            }
+            if (dbl)
+                ((double *)pc_tensor_data(&glp))[k] = d;
+            else
+                ((float *)pc_tensor_data(&glp))[k] = (float)d;
+        }
+    }
+    if (compute == PC_COMPUTE_DEVICE)
+        pc_nn_round(&glp, p.x->dtype);
+    if (gx) {
+        if (dbl)
+            softmax_bwd_d(true, pc_tensor_data(&u.logp), pc_tensor_data(&glp), pc_tensor_data(&dx),
+                          p.N, p.C, p.inner);
+        else
+            softmax_bwd_f(true, pc_tensor_data(&u.logp), pc_tensor_data(&glp), pc_tensor_data(&dx),
+                          p.N, p.C, p.inner);
+        if ((st = pc_nn_store(call, &dx, p.x->dtype, p.x->shape, p.x->rank, &out->grads[0])) !=
+            PC_OK)
+            goto done;
+    }
+    if (gt)
+        st = pc_nn_store(call, &dt, p.t->dtype, p.t->shape, p.t->rank, &out->grads[1]);
+done:
+    pc_tensor_free(&g);
+    pc_tensor_free(&glp);
+    pc_tensor_free(&dt);
+    pc_tensor_free(&dx);
+    ce_free(&u);
+    return st;
+}
+#undef CE_AT
+
+/* ---- batch_norm ---- */
+
+typedef struct bn_plan {
+    const pc_tensor *x, *rm, *rv, *w, *b;
+    bool training;
+    double momentum, eps;
+    int64_t N, C, S; /* x as [N, C, S] */
+} bn_plan;
+
+static pc_status bn_plan_make(const pc_op_call *call, bn_plan *p)
+{
+    p->x = pc_call_tensor(call, 0);
+    p->rm = pc_call_tensor(call, 1);
+    p->rv = pc_call_tensor(call, 2);
+    p->w = pc_call_tensor(call, 3);
+    p->b = pc_call_tensor(call, 4);
+    p->training = call->args[5].b;
+    p->momentum = call->args[6].f;
+    p->eps = call->args[7].f;
+    pc_status st = pc_nn_need_float(call, p->x, "batch_norm");
+    if (st != PC_OK)
+        return st;
+    if (p->x->rank < 2)
+        return pc_error_set(PC_ERR_INVALID,
+                            "%s: Expected 2D or more input to batch_norm, got %dD input",
+                            call->full_name, p->x->rank);
+    p->N = p->x->shape[0];
+    p->C = p->x->shape[1];
+    p->S = 1;
+    for (int i = 2; i < p->x->rank; i++)
+        p->S *= p->x->shape[i];
+    const pc_tensor *ps[4] = {p->rm, p->rv, p->w, p->b};
+    for (int i = 0; i < 4; i++)
+        if (ps[i] && pc_tensor_numel(ps[i]) != p->C)
+            return pc_error_set(PC_ERR_INVALID,
+                                "%s: running_mean, running_var, weight and bias must have %" PRId64
+                                " elements",
+                                call->full_name, p->C);
+    if (!p->training && (!p->rm || !p->rv))
+        return pc_error_set(PC_ERR_INVALID,
+                            "%s: running_mean and running_var must be defined in evaluation mode",
+                            call->full_name);
+    if (p->training && p->N * p->S <= 1) {
+        char sh[PC_SHAPE_FORMAT_MAX];
+        pc_shape_format(sh, sizeof sh, p->x->shape, p->x->rank);
+        return pc_error_set(PC_ERR_INVALID,
+                            "%s: Expected more than 1 value per channel when training, got input "
+                            "size torch.Size(%s)",
+                            call->full_name, sh);
+    }
+    return PC_OK;
+}
+
+/* Per channel: the mean and 1 / sqrt(var + eps) the output uses, in the compute dtype, as
+ * torch's CPU kernel forms them (sums in double; the batch variance biased). */
+static void bn_stats(const bn_plan *p, bool dbl, const void *x, const pc_tensor *rm,
+                     const pc_tensor *rv, double *mean, double *invstd, double *var_sum)
+{
+    for (int64_t c = 0; c < p->C; c++) {
+        if (!p->training) {
+            /* evaluation: the running statistics (1-D tensors of C) */
+            double m = pc_tensor_get(rm, &c), v = pc_tensor_get(rv, &c);
+            mean[c] = dbl ? m : (double)(float)m;
+            invstd[c] = 1.0 / sqrt(v + p->eps);
+            if (!dbl)
+                invstd[c] = (float)invstd[c];
+            continue;
+        }
+        double s = 0;
+        for (int64_t n = 0; n < p->N; n++)
+            for (int64_t i = 0; i < p->S; i++) {
+                int64_t k = (n * p->C + c) * p->S + i;
+                s += dbl ? ((const double *)x)[k] : (double)((const float *)x)[k];
+            }
+        double cnt = (double)(p->N * p->S);
+        double m = s / cnt;
+        if (!dbl)
+            m = (float)m;
+        double vs = 0;
+        for (int64_t n = 0; n < p->N; n++) {
+            for (int64_t i = 0; i < p->S; i++) {
+                int64_t k = (n * p->C + c) * p->S + i;
+                if (dbl) {
+                    double d = ((const double *)x)[k] - m;
+                    vs += d * d;
+                } else {
+                    float d = ((const float *)x)[k] - (float)m;
+                    vs += (double)(d * d);
+                }
+            }
+        }
+        if (!dbl)
+            vs = (float)vs;
+        mean[c] = m;
+        var_sum[c] = vs;
+        invstd[c] = 1.0 / sqrt(vs / cnt + p->eps);
+        if (!dbl)
+            invstd[c] = (float)invstd[c];
+    }
+}
+
+typedef struct bn_bufs {
+    pc_tensor x, w, b;
+    double *mean, *invstd, *var_sum;
+} bn_bufs;
+
+static void bn_free(bn_bufs *u)
+{
+    pc_tensor_free(&u->x);
+    pc_tensor_free(&u->w);
+    pc_tensor_free(&u->b);
+    free(u->mean);
+    free(u->invstd);
+    free(u->var_sum);
+}
+
+static pc_status bn_load(const pc_op_call *call, const bn_plan *p, pc_dtype cd, bn_bufs *u)
+{
+    *u = (bn_bufs){PC_TENSOR_NULL, PC_TENSOR_NULL, PC_TENSOR_NULL, NULL, NULL, NULL};
+    u->mean = calloc((size_t)p->C + 1, sizeof(double));
+    u->invstd = calloc((size_t)p->C + 1, sizeof(double));
+    u->var_sum = calloc((size_t)p->C + 1, sizeof(double));
+    if (!u->mean || !u->invstd || !u->var_sum)
+        return pc_nn_nomem(call);
+    pc_status st;
+    if ((st = pc_nn_load_ro(call, p->x, cd, &u->x)) != PC_OK ||
+        (p->w && (st = pc_nn_load_ro(call, p->w, cd, &u->w)) != PC_OK) ||
+        (p->b && (st = pc_nn_load_ro(call, p->b, cd, &u->b)) != PC_OK))
+        return st;
+    bn_stats(p, cd == PC_DTYPE_F64, pc_tensor_data(&u->x), p->rm, p->rv, u->mean, u->invstd,
+             u->var_sum);
+    return PC_OK;
+}
+
+static double bn_param(const pc_tensor *t, bool dbl, int64_t c, double dflt)
+{
+    if (pc_tensor_is_null(t))
+        return dflt;
+    return dbl ? ((const double *)pc_tensor_data(t))[c]
+               : (double)((const float *)pc_tensor_data(t))[c];
+}
+
+pc_status pc_k_batch_norm_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out)
+{
+    bn_plan p;
+    pc_status st = bn_plan_make(call, &p);
+    if (st != PC_OK)
+        return st;
+    pc_dtype cd = pc_nn_compute_dtype(compute, p.x->dtype);
+    bool dbl = cd == PC_DTYPE_F64;
+    bn_bufs u;
+    pc_tensor y = PC_TENSOR_NULL;
+    if ((st = bn_load(call, &p, cd, &u)) != PC_OK ||
+        (st = pc_tensor_alloc(&y, cd, p.x->shape, p.x->rank)) != PC_OK)
+        goto done;
+    for (int64_t c = 0; c < p.C; c++) {
+        /* y = x alpha + beta with alpha = invstd w, beta = b - mean alpha (torch's order) */
+        double w = bn_param(&u.w, dbl, c, 1.0), b = bn_param(&u.b, dbl, c, 0.0);
+        for (int64_t n = 0; n < p.N; n++)
+            for (int64_t i = 0; i < p.S; i++) {
+                int64_t k = (n * p.C + c) * p.S + i;
+                if (dbl) {
+                    double alpha = u.invstd[c] * w, beta = fma(-u.mean[c], alpha, b);
+                    ((double *)pc_tensor_data(&y))[k] =
+                        fma(((const double *)pc_tensor_data(&u.x))[k], alpha, beta);
+                } else {
+                    float alpha = (float)u.invstd[c] * (float)w;
+                    float beta = fmaf(-(float)u.mean[c], alpha, (float)b);
+                    ((float *)pc_tensor_data(&y))[k] =
+                        fmaf(((const float *)pc_tensor_data(&u.x))[k], alpha, beta);
+                }
+            }
+    }
+    /* Training mode's update of running_mean / running_var is not written: a call's inputs are
+     * only read (they may be a mapped tensor file, and -save_error_data saves them as given),
+     * and run_ut compares the output alone. */
+    st = pc_nn_store(call, &y, p.x->dtype, p.x->shape, p.x->rank, &out->tensors[0]);
+    if (st == PC_OK)
+        out->count = 1;
+done:
+    pc_tensor_free(&y);
+    bn_free(&u);
+    return st;
+}
+
+pc_status pc_k_batch_norm_backward(const pc_op_call *call, pc_compute compute,
+                                   const pc_tensor *grad_out, pc_op_grads *out)
+{
+    bn_plan p;
+    pc_status st = bn_plan_make(call, &p);
+    if (st != PC_OK)
+        return st;
+    bool gx = pc_nn_wants_grad(call, 0), gw = p.w && pc_nn_wants_grad(call, 3),
+         gb = p.b && pc_nn_wants_grad(call, 4);
+    if (!gx && !gw && !gb)
+        return PC_OK;
+    pc_dtype cd = pc_nn_compute_dtype(compute, p.x->dtype);
+    bool dbl = cd == PC_DTYPE_F64;
+    bn_bufs u;
+    pc_tensor g = PC_TENSOR_NULL, dx = PC_TENSOR_NULL, dw = PC_TENSOR_NULL, db = PC_TENSOR_NULL;
+    if ((st = bn_load(call, &p, cd, &u)) != PC_OK ||
+        (st = pc_nn_load(call, grad_out, cd, &g)) != PC_OK ||
+        (st = pc_tensor_alloc(&dx, cd, p.x->shape, p.x->rank)) != PC_OK ||
+        (st = pc_tensor_alloc(&dw, cd, &p.C, 1)) != PC_OK ||
+        (st = pc_tensor_alloc(&db, cd, &p.C, 1)) != PC_OK)
+        goto done;
+    if (compute == PC_COMPUTE_DEVICE)
+        pc_nn_round(&g, p.x->dtype);
+#define BN_AT(t, k)                                                                                \
+    (dbl ? ((const double *)pc_tensor_data(t))[k] : (double)((const float *)pc_tensor_data(t))[k])
+    size_t es = pc_dtype_size(cd);
+    char *xmb = malloc((size_t)(p.S + 1) * es);
+    if (!xmb) {
+        st = pc_nn_nomem(call);
+        goto done;
+    }
+    for (int64_t c = 0; c < p.C; c++) {
+        /* per image, torch's vectorised reductions (lanes, fused multiply-adds), summed over
+         * the images in double */
+        double sum = 0, dotp = 0, m = u.mean[c], is = u.invstd[c];
+        for (int64_t n = 0; n < p.N; n++) {
+            int64_t k0 = (n * p.C + c) * p.S;
+            if (dbl) {
+                const double *xv = (const double *)pc_tensor_data(&u.x) + k0;
+                const double *gv = (const double *)pc_tensor_data(&g) + k0;
+                for (int64_t i = 0; i < p.S; i++)
+                    ((double *)(void *)xmb)[i] = xv[i] - m;
+                dotp += row_dot_d((const double *)(void *)xmb, gv, NULL, p.S);
+                sum += row_sum_d(gv, p.S, 1);
+            } else {
+                const float *xv = (const float *)pc_tensor_data(&u.x) + k0;
+                const float *gv = (const float *)pc_tensor_data(&g) + k0;
+                for (int64_t i = 0; i < p.S; i++)
+                    ((float *)(void *)xmb)[i] = xv[i] - (float)m;
+                dotp += (double)row_dot_f((const float *)(void *)xmb, gv, NULL, p.S);
+                sum += (double)row_sum_f(gv, p.S, 1);
+            }
+        }
+        double w = bn_param(&u.w, dbl, c, 1.0), cnt = (double)(p.N * p.S);
+        double kk = dotp * is * is / cnt, gm = sum / cnt;
+        for (int64_t n = 0; n < p.N; n++)
+            for (int64_t i = 0; i < p.S; i++) {
+                int64_t k = (n * p.C + c) * p.S + i;
+                double dy = BN_AT(&g, k), v;
+                if (p.training) {
+                    double xm = BN_AT(&u.x, k) - m;
+                    v = (dy - gm - xm * kk) * (is * w);
+                } else {
+                    v = dy * (is * w);
+                }
+                if (dbl)
+                    ((double *)pc_tensor_data(&dx))[k] = v;
+                else
+                    ((float *)pc_tensor_data(&dx))[k] = (float)v;
+            }
+        if (dbl) {
+            ((double *)pc_tensor_data(&dw))[c] = dotp * is;
+            ((double *)pc_tensor_data(&db))[c] = sum;
+        } else {
+            ((float *)pc_tensor_data(&dw))[c] = (float)(dotp * is);
+            ((float *)pc_tensor_data(&db))[c] = (float)sum;
+        }
+    }
+#undef BN_AT
+    free(xmb);
+    if (gx &&
+        (st = pc_nn_store(call, &dx, p.x->dtype, p.x->shape, p.x->rank, &out->grads[0])) != PC_OK)
+        goto done;
+    if (gw &&
+        (st = pc_nn_store(call, &dw, p.w->dtype, p.w->shape, p.w->rank, &out->grads[3])) != PC_OK)
+        goto done;
+    if (gb)
+        st = pc_nn_store(call, &db, p.b->dtype, p.b->shape, p.b->rank, &out->grads[4]);
+done:
+    pc_tensor_free(&g);
+    pc_tensor_free(&dx);
+    pc_tensor_free(&dw);
+    pc_tensor_free(&db);
+    bn_free(&u);
+    return st;
+}
