@@ -84,8 +84,8 @@ static int read_verdicts(const char *dir, verdict *v, int max)
     int n = 0;
     assert_int_equal(pc_csv_reader_next(r, &has), PC_OK);
     while (pc_csv_reader_next(r, &has) == PC_OK && has && n < max) {
-        snprintf(v[n].api, sizeof v[n].api, "%s", pc_csv_reader_field(r, 0, NULL));
-        snprintf(v[n].fwd, sizeof v[n].fwd, "%s", pc_csv_reader_field(r, 1, NULL));
+        PC_TEST_FMT(v[n].api, "%s", pc_csv_reader_field(r, 0, NULL));
+        PC_TEST_FMT(v[n].fwd, "%s", pc_csv_reader_field(r, 1, NULL));
         v[n].flagged[0] = 0;
         n++;
     }
@@ -127,7 +127,7 @@ static int read_verdicts(const char *dir, verdict *v, int max)
 static int run_ut_flagged(const char *details, const char *prefix)
 {
     char path[1100];
-    snprintf(path, sizeof path, "%s", details);
+    PC_TEST_FMT(path, "%s", details);
     char *d = strstr(path, "accuracy_checking_details_");
     assert_non_null(d);
     memcpy(d, "accuracy_checking_result_", 25);
@@ -174,9 +174,9 @@ static void run_ut(const char *dump, const char *backend, char *details, size_t 
 {
     char dir[512], args[2048];
     assert_non_null(pc_test_tmpdir(dir, sizeof dir));
-    snprintf(args, sizeof args,
-             "run_ut -api_info %s/%s/step0/rank/dump.json -o %s --backend %s --no-progress", DUMPS,
-             dump, dir, backend);
+    PC_TEST_FMT(args,
+                "run_ut -api_info %s/%s/step0/rank/dump.json -o %s --backend %s --no-progress",
+                DUMPS, dump, dir, backend);
     assert_int_equal(run(args), 0);
     find_file(dir, "accuracy_checking_details_", details, size);
 }
@@ -185,7 +185,7 @@ static void compare(const char *npu, const char *gpu, char *dir, size_t size)
 {
     char args[4096];
     assert_non_null(pc_test_tmpdir(dir, size));
-    snprintf(args, sizeof args, "api_precision_compare -npu %s -gpu %s -o %s", npu, gpu, dir);
+    PC_TEST_FMT(args, "api_precision_compare -npu %s -gpu %s -o %s", npu, gpu, dir);
     assert_int_equal(run(args), 0);
 }
 
@@ -217,7 +217,7 @@ static void test_detection(void **state)
         }
         const char *gpu = cache[ci].gpu, *base_dir = cache[ci].base_dir;
         char npu[1024], dir[600], backend[128];
-        snprintf(backend, sizeof backend, "faulty:%s", fc->fault);
+        PC_TEST_FMT(backend, "faulty:%s", fc->fault);
         run_ut(fc->dump, backend, npu, sizeof npu);
         compare(npu, gpu, dir, sizeof dir);
         static verdict base[256], got[256];
@@ -233,7 +233,7 @@ static void test_detection(void **state)
                 bool err = strcmp(got[i].fwd, "error") == 0;
                 caught += err;
                 if (err && !flagged[0])
-                    snprintf(flagged, sizeof flagged, "%s", got[i].flagged);
+                    PC_TEST_FMT(flagged, "%s", got[i].flagged);
             } else if (strcmp(got[i].fwd, base[i].fwd) != 0) {
                 printf("FAIL %s %s: %s changed the verdict of %s: %s -> %s\n", fc->dump, fc->fault,
                        fc->fault, got[i].api, base[i].fwd, got[i].fwd);

@@ -43,9 +43,9 @@ static int read_result(const char *path, verdict *v, int max)
     int n = 0;
     assert_int_equal(pc_csv_reader_next(r, &has), PC_OK);
     while (pc_csv_reader_next(r, &has) == PC_OK && has && n < max) {
-        snprintf(v[n].api, sizeof v[n].api, "%s", pc_csv_reader_field(r, 0, NULL));
-        snprintf(v[n].fwd, sizeof v[n].fwd, "%s", pc_csv_reader_field(r, 1, NULL));
-        snprintf(v[n].bwd, sizeof v[n].bwd, "%s", pc_csv_reader_field(r, 2, NULL));
+        PC_TEST_FMT(v[n].api, "%s", pc_csv_reader_field(r, 0, NULL));
+        PC_TEST_FMT(v[n].fwd, "%s", pc_csv_reader_field(r, 1, NULL));
+        PC_TEST_FMT(v[n].bwd, "%s", pc_csv_reader_field(r, 2, NULL));
         n++;
     }
     pc_csv_reader_free(r);
@@ -59,19 +59,19 @@ static void round_trip(const char *backend, char *result, size_t size)
     assert_non_null(pc_test_tmpdir(npu_dir, sizeof npu_dir));
     assert_non_null(pc_test_tmpdir(gpu_dir, sizeof gpu_dir));
     assert_non_null(pc_test_tmpdir(out, sizeof out));
-    snprintf(args, sizeof args,
-             "run_ut -api_info %s/gpt_bf16_tensor/step0/rank/dump.json -o %s --backend %s "
-             "--no-progress",
-             DUMPS, npu_dir, backend);
+    PC_TEST_FMT(args,
+                "run_ut -api_info %s/gpt_bf16_tensor/step0/rank/dump.json -o %s --backend %s "
+                "--no-progress",
+                DUMPS, npu_dir, backend);
     run(args);
-    snprintf(args, sizeof args,
-             "run_ut -api_info %s/gpt_tensor/step0/rank/dump.json -o %s --backend %s "
-             "--no-progress",
-             DUMPS, gpu_dir, backend);
+    PC_TEST_FMT(args,
+                "run_ut -api_info %s/gpt_tensor/step0/rank/dump.json -o %s --backend %s "
+                "--no-progress",
+                DUMPS, gpu_dir, backend);
     run(args);
     find_file(npu_dir, "accuracy_checking_details_", npu, sizeof npu);
     find_file(gpu_dir, "accuracy_checking_details_", gpu, sizeof gpu);
-    snprintf(args, sizeof args, "api_precision_compare -npu %s -gpu %s -o %s", npu, gpu, out);
+    PC_TEST_FMT(args, "api_precision_compare -npu %s -gpu %s -o %s", npu, gpu, out);
     run(args);
     find_file(out, "api_precision_compare_result_", result, size);
 }

@@ -89,7 +89,7 @@ static void run_to(const char *dump_args, const char *env, const char *dir, char
                    char *details, size_t size)
 {
     char args[2048];
-    snprintf(args, sizeof args, "%s -o %s", dump_args, dir);
+    PC_TEST_FMT(args, "%s -o %s", dump_args, dir);
     assert_int_equal(run(env, args, NULL), 0);
     find_csv(dir, "accuracy_checking_result_", result, size);
     find_csv(dir, "accuracy_checking_details_", details, size);
@@ -176,11 +176,11 @@ static int conformance_with(const char *dump, const char *extra, const known_dif
 {
     char dir[512], args[2048], ours[1024], theirs_dir[512], theirs[1024];
     out_dir(dir, sizeof dir);
-    snprintf(args, sizeof args, "run_ut -api_info %s/%s/step0/rank/dump.json -o %s %s", DUMPS, dump,
-             dir, extra);
+    PC_TEST_FMT(args, "run_ut -api_info %s/%s/step0/rank/dump.json -o %s %s", DUMPS, dump, dir,
+                extra);
     assert_int_equal(run(NULL, args, NULL), 0);
     find_csv(dir, "accuracy_checking_result_", ours, sizeof ours);
-    snprintf(theirs_dir, sizeof theirs_dir, "%s/%s", MSPROBE_CSVS, dump);
+    PC_TEST_FMT(theirs_dir, "%s/%s", MSPROBE_CSVS, dump);
     find_csv(theirs_dir, "accuracy_checking_result_", theirs, sizeof theirs);
     static status_row a[512], b[512];
     int na = read_results(ours, a, 512), nb = read_results(theirs, b, 512);
@@ -235,8 +235,7 @@ static void test_replay_needs_files(void **state)
     (void)state;
     char dir[512], args[2048], r[1024], t[1024];
     out_dir(dir, sizeof dir);
-    snprintf(args, sizeof args,
-             "run_ut -api_info %s/gpt_stats/step0/rank/dump.json --backend replay", DUMPS);
+    PC_TEST_FMT(args, "run_ut -api_info %s/gpt_stats/step0/rank/dump.json --backend replay", DUMPS);
     run_to(args, NULL, dir, r, t, sizeof r);
     static status_row rows[64];
     int n = read_results(r, rows, 64);
@@ -266,16 +265,15 @@ static void test_workers_same_csvs(void **state)
     for (int k = 0; k < 2; k++) {
         char d1[512], d2[512], d3[512], r1[1024], r2[1024], r3[1024], t1[1024], t2[1024], t3[1024],
             a[1024], m[1024];
-        snprintf(a, sizeof a, "run_ut -api_info %s/%s/step0/rank/dump.json", DUMPS, dumps[k]);
-        snprintf(m, sizeof m, "multi_run_ut -n 4 -api_info %s/%s/step0/rank/dump.json", DUMPS,
-                 dumps[k]);
+        PC_TEST_FMT(a, "run_ut -api_info %s/%s/step0/rank/dump.json", DUMPS, dumps[k]);
+        PC_TEST_FMT(m, "multi_run_ut -n 4 -api_info %s/%s/step0/rank/dump.json", DUMPS, dumps[k]);
         out_dir(d1, sizeof d1);
         out_dir(d2, sizeof d2);
         out_dir(d3, sizeof d3);
         run_to(a, NULL, d1, r1, t1, sizeof r1);
         run_to(m, NULL, d2, r2, t2, sizeof r2);
         char a0[1100];
-        snprintf(a0, sizeof a0, "%s --jobs 0", a);
+        PC_TEST_FMT(a0, "%s --jobs 0", a);
         run_to(a0, NULL, d3, r3, t3, sizeof r3);
         assert_same_file(r1, r2);
         assert_same_file(t1, t2);
@@ -291,14 +289,14 @@ static void test_crash_and_hang_isolated(void **state)
     (void)state;
     char d0[512], d1[512], d2[512], r0[1024], t0[1024], r1[1024], t1[1024], r2[1024], t2[1024];
     char a[1024];
-    snprintf(a, sizeof a, "run_ut -api_info %s/gpt_tensor/step0/rank/dump.json", DUMPS);
+    PC_TEST_FMT(a, "run_ut -api_info %s/gpt_tensor/step0/rank/dump.json", DUMPS);
     out_dir(d0, sizeof d0);
     out_dir(d1, sizeof d1);
     out_dir(d2, sizeof d2);
     run_to(a, NULL, d0, r0, t0, sizeof r0);
     run_to(a, "PRECHECK_TEST_FAULT=crash:Tensor.__add__.1", d1, r1, t1, sizeof r1);
     char at[1100];
-    snprintf(at, sizeof at, "%s --timeout 1", a);
+    PC_TEST_FMT(at, "%s --timeout 1", a);
     run_to(at, "PRECHECK_TEST_FAULT=hang:Torch.matmul.1", d2, r2, t2, sizeof r2);
     static status_row base[128], crash[128], hang[128];
     int n0 = read_results(r0, base, 128), n1 = read_results(r1, crash, 128),
@@ -337,7 +335,7 @@ static pid_t spawn_run(const char *dump, const char *dir, const char *resume, co
         if (env) {
             const char *eq = strchr(env, '=');
             char name[64];
-            snprintf(name, sizeof name, "%.*s", (int)(eq - env), env);
+            PC_TEST_FMT(name, "%.*s", (int)(eq - env), env);
             setenv(name, eq + 1, 1);
         }
         if (resume)
@@ -368,11 +366,11 @@ static void test_sigkill_resume(void **state)
 {
     (void)state;
     char dump[512], full[512], dir[512], rf[1024], tf[1024], r[1024], t[1024];
-    snprintf(dump, sizeof dump, "%s/gpt_stats/step0/rank/dump.json", DUMPS);
+    PC_TEST_FMT(dump, "%s/gpt_stats/step0/rank/dump.json", DUMPS);
     out_dir(full, sizeof full);
     out_dir(dir, sizeof dir);
     char a[1024];
-    snprintf(a, sizeof a, "run_ut -api_info %s", dump);
+    PC_TEST_FMT(a, "run_ut -api_info %s", dump);
     run_to(a, NULL, full, rf, tf, sizeof rf);
     int total = count_rows(rf);
 
@@ -428,13 +426,13 @@ static void test_sigint_then_resume(void **state)
     (void)state;
     char dump[512], full[512], dir[512], rf[1024], tf[1024], r[1024], t[1024], log[600];
     char args[4096];
-    snprintf(dump, sizeof dump, "%s/gpt_tensor/step0/rank/dump.json", DUMPS);
+    PC_TEST_FMT(dump, "%s/gpt_tensor/step0/rank/dump.json", DUMPS);
     out_dir(full, sizeof full);
     out_dir(dir, sizeof dir);
     char a[1024];
-    snprintf(a, sizeof a, "run_ut -api_info %s", dump);
+    PC_TEST_FMT(a, "run_ut -api_info %s", dump);
     run_to(a, NULL, full, rf, tf, sizeof rf);
-    snprintf(log, sizeof log, "%s/log.txt", full);
+    PC_TEST_FMT(log, "%s/log.txt", full);
     fflush(NULL);
     pid_t pid = fork();
     assert_true(pid >= 0);
@@ -457,7 +455,7 @@ static void test_sigint_then_resume(void **state)
     find_csv(dir, "accuracy_checking_details_", t, sizeof t);
     int partial = count_rows(r);
     assert_true(partial > 0 && partial < count_rows(rf));
-    snprintf(args, sizeof args, "run_ut -api_info %s -o %s -csv_path %s", dump, dir, r);
+    PC_TEST_FMT(args, "run_ut -api_info %s -o %s -csv_path %s", dump, dir, r);
     assert_int_equal(run(NULL, args, NULL), 0);
     char *x = slurp(r, NULL), *y = slurp(rf, NULL);
     assert_string_equal(x, y);
@@ -477,22 +475,22 @@ static void test_save_error_data(void **state)
     (void)state;
     char dir[512], cfg[600], args[2048], data[1024];
     out_dir(dir, sizeof dir);
-    snprintf(cfg, sizeof cfg, "%s/config.json", dir);
+    PC_TEST_FMT(cfg, "%s/config.json", dir);
     FILE *f = fopen(cfg, "w");
     assert_non_null(f);
     fprintf(f, "{\"task\": \"run_ut\", \"run_ut\": {\"error_data_path\": \"%s\"}}\n", dir);
     fclose(f);
-    snprintf(args, sizeof args,
-             "run_ut -api_info %s/gpt_tensor/step0/rank/dump.json -o %s -save_error_data "
-             "-config %s",
-             DUMPS, dir, cfg);
+    PC_TEST_FMT(args,
+                "run_ut -api_info %s/gpt_tensor/step0/rank/dump.json -o %s -save_error_data "
+                "-config %s",
+                DUMPS, dir, cfg);
     assert_int_equal(run(NULL, args, NULL), 0);
     DIR *d = opendir(dir);
     struct dirent *e;
     data[0] = 0;
     while ((e = readdir(d)))
         if (strncmp(e->d_name, "ut_error_data", 13) == 0)
-            snprintf(data, sizeof data, "%s/%s", dir, e->d_name);
+            PC_TEST_FMT(data, "%s/%s", dir, e->d_name);
     closedir(d);
     assert_true(data[0]);
     /* Tensor.masked_fill.0 is an error (NaN cosine of the -inf mask) in msprobe too */
@@ -501,7 +499,7 @@ static void test_save_error_data(void **state)
                            "backward.output.bench.0", "backward.output.device.0"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         char p[1200];
-        snprintf(p, sizeof p, "%s/Tensor.masked_fill.0.%s.pt", data, names[i]);
+        PC_TEST_FMT(p, "%s/Tensor.masked_fill.0.%s.pt", data, names[i]);
         pc_tensor t = PC_TENSOR_NULL;
         if (pc_pt_read_file(p, &t, NULL) != PC_OK)
             fail_msg("%s: %s", p, pc_error_message());
@@ -518,17 +516,16 @@ static void test_save_error_data(void **state)
     assert_non_null(d);
     while ((e = readdir(d)))
         if (strncmp(e->d_name, "ut_error_data", 13) == 0)
-            snprintf(theirs, sizeof theirs, "%s/gpt_tensor_save_error_data/%s", MSPROBE_CSVS,
-                     e->d_name);
+            PC_TEST_FMT(theirs, "%s/gpt_tensor_save_error_data/%s", MSPROBE_CSVS, e->d_name);
     closedir(d);
     assert_true(theirs[0]);
-    snprintf(cmd, sizeof cmd, "diff <(ls '%s') <(ls '%s') >/dev/null", theirs, data);
+    PC_TEST_FMT(cmd, "diff <(ls '%s') <(ls '%s') >/dev/null", theirs, data);
     char bash[4200];
-    snprintf(bash, sizeof bash, "bash -c \"%s\"", cmd);
+    PC_TEST_FMT(bash, "bash -c \"%s\"", cmd);
     assert_int_equal(system(bash), 0);
     /* passing APIs save nothing */
     char p[1200];
-    snprintf(p, sizeof p, "%s/Torch.matmul.0.forward.input.0.pt", data);
+    PC_TEST_FMT(p, "%s/Torch.matmul.0.forward.input.0.pt", data);
     assert_int_not_equal(access(p, F_OK), 0);
 }
 
@@ -539,7 +536,7 @@ static void test_device_autocast(void **state)
     (void)state;
     char dir[512], args[2048], r[1024], t[1024];
     out_dir(dir, sizeof dir);
-    snprintf(args, sizeof args, "run_ut -api_info %s/runner/autocast_dump.json", PC_TEST_FIXTURES);
+    PC_TEST_FMT(args, "run_ut -api_info %s/runner/autocast_dump.json", PC_TEST_FIXTURES);
     run_to(args, NULL, dir, r, t, sizeof r);
     /* float32 inputs, a bfloat16 output recorded: the device runs linear under bf16 autocast,
      * the bench in float64; the gradients come back in the inputs' float32 */
@@ -556,9 +553,8 @@ static void test_odd_records(void **state)
     (void)state;
     char dir[512], args[2048], r[1024], t[1024], log[600];
     out_dir(dir, sizeof dir);
-    snprintf(log, sizeof log, "%s/log.txt", dir);
-    snprintf(args, sizeof args, "run_ut -api_info %s/runner/odd_dump.json -o %s", PC_TEST_FIXTURES,
-             dir);
+    PC_TEST_FMT(log, "%s/log.txt", dir);
+    PC_TEST_FMT(args, "run_ut -api_info %s/runner/odd_dump.json -o %s", PC_TEST_FIXTURES, dir);
     /* the name starting with '-' ends the run, as in msprobe, after the APIs before it */
     assert_int_equal(run(NULL, args, log), 1);
     assert_true(contains(log, "api name contains special characters, please check!"));
@@ -605,8 +601,8 @@ static void test_memory_guard(void **state)
     (void)state;
     char dir[512], args[2048], r[1024], t[1024];
     out_dir(dir, sizeof dir);
-    snprintf(args, sizeof args,
-             "run_ut -api_info %s/gpt_stats/step0/rank/dump.json --max-memory 0.05", DUMPS);
+    PC_TEST_FMT(args, "run_ut -api_info %s/gpt_stats/step0/rank/dump.json --max-memory 0.05",
+                DUMPS);
     run_to(args, NULL, dir, r, t, sizeof r);
     static status_row rows[64];
     int n = read_results(r, rows, 64);
@@ -627,13 +623,12 @@ static void test_black_list_and_filter(void **state)
     (void)state;
     char dir[512], cfg[600], args[2048], r[1024], t[1024];
     out_dir(dir, sizeof dir);
-    snprintf(cfg, sizeof cfg, "%s/config.json", dir);
+    PC_TEST_FMT(cfg, "%s/config.json", dir);
     FILE *f = fopen(cfg, "w");
     assert_non_null(f);
     fprintf(f, "{\"run_ut\": {\"black_list\": [\"linear\"]}}\n");
     fclose(f);
-    snprintf(args, sizeof args, "run_ut -api_info %s/gpt_stats/step0/rank/dump.json -config %s",
-             DUMPS, cfg);
+    PC_TEST_FMT(args, "run_ut -api_info %s/gpt_stats/step0/rank/dump.json -config %s", DUMPS, cfg);
     run_to(args, NULL, dir, r, t, sizeof r);
     static status_row rows[128];
     int n = read_results(r, rows, 128);
@@ -648,7 +643,7 @@ static void test_usage_and_input_errors(void **state)
     (void)state;
     char dir[512], log[600], args[2048];
     out_dir(dir, sizeof dir);
-    snprintf(log, sizeof log, "%s/log.txt", dir);
+    PC_TEST_FMT(log, "%s/log.txt", dir);
     assert_int_equal(run(NULL, "run_ut -o /tmp", log), 1);
     assert_true(contains(log, "Please provide api_info_file for offline run ut."));
     assert_int_equal(run(NULL, "multi_run_ut -n 65 -api_info x.json", log), 2);
@@ -659,26 +654,25 @@ static void test_usage_and_input_errors(void **state)
     assert_true(contains(log, "device id must be greater than or equal to 0"));
     assert_int_equal(run(NULL, "run_ut -api_info /nonexistent/dump.json", log), 1);
     assert_true(contains(log, "The file path /nonexistent/dump.json does not exist."));
-    snprintf(args, sizeof args, "run_ut -api_info %s/gpt_stats/step0/rank/dump.json -csv_path %s",
-             DUMPS, log);
+    PC_TEST_FMT(args, "run_ut -api_info %s/gpt_stats/step0/rank/dump.json -csv_path %s", DUMPS,
+                log);
     assert_int_equal(run(NULL, args, log), 1);
     assert_true(contains(log, "should be a .csv file") || contains(log, ".csv"));
     char bad[700];
-    snprintf(bad, sizeof bad, "%s/results.csv", dir);
+    PC_TEST_FMT(bad, "%s/results.csv", dir);
     FILE *f = fopen(bad, "w");
     fclose(f);
-    snprintf(args, sizeof args, "run_ut -api_info %s/gpt_stats/step0/rank/dump.json -csv_path %s",
-             DUMPS, bad);
+    PC_TEST_FMT(args, "run_ut -api_info %s/gpt_stats/step0/rank/dump.json -csv_path %s", DUMPS,
+                bad);
     assert_int_equal(run(NULL, args, log), 1);
     assert_true(contains(log, "When continue run ut, please do not modify the result csv name."));
-    snprintf(args, sizeof args,
-             "run_ut -api_info %s/gpt_stats/step0/rank/dump.json --backend faulty:bogus:x -o %s",
-             DUMPS, dir);
+    PC_TEST_FMT(args,
+                "run_ut -api_info %s/gpt_stats/step0/rank/dump.json --backend faulty:bogus:x -o %s",
+                DUMPS, dir);
     assert_int_equal(run(NULL, args, log), 1);
     assert_true(contains(log, "'bogus:x' is not FAULT:OP"));
-    snprintf(args, sizeof args,
-             "run_ut -api_info %s/gpt_stats/step0/rank/dump.json --backend nosuch -o %s", DUMPS,
-             dir);
+    PC_TEST_FMT(args, "run_ut -api_info %s/gpt_stats/step0/rank/dump.json --backend nosuch -o %s",
+                DUMPS, dir);
     assert_int_equal(run(NULL, args, log), 1);
     assert_true(contains(log, "precheck has no backend 'nosuch'"));
     assert_int_equal(run(NULL, "run_ut --help", log), 0);

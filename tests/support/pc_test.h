@@ -8,6 +8,11 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+/* snprintf into the array buf, asserting that it fits (using the result also keeps gcc's
+ * format-truncation warning quiet). */
+#define PC_TEST_FMT(buf, ...)                                                                      \
+    assert_true(snprintf((buf), sizeof(buf), __VA_ARGS__) < (int)sizeof(buf))
+
 /* Asserts that two doubles have the same bits (so NaN == NaN and -0 != +0). */
 #define pc_assert_same_f64(a, b) assert_true(pc_test_same_f64((a), (b)))
 
