@@ -446,8 +446,14 @@ void pc_op_grads_free(pc_op_grads *g)
 {
     if (!g)
         return;
-    for (int i = 0; i < PC_SCHEMA_MAX_ARGS; i++)
+    for (int i = 0; i < PC_SCHEMA_MAX_ARGS; i++) {
         pc_tensor_free(&g->grads[i]);
+        for (int k = 0; k < g->lists[i].count; k++)
+            pc_tensor_free(&g->lists[i].items[k]);
+        free(g->lists[i].items);
+        g->lists[i].items = NULL;
+        g->lists[i].count = 0;
+    }
 }
 
 const pc_tensor *pc_op_grads_of_input(const pc_op_call *call, const pc_op_grads *g, int pos)

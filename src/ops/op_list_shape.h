@@ -31,9 +31,9 @@ PC_FAM_VIEW(MOVEAXIS, "moveaxis(Tensor input, int[1] source, int[1] destination)
 PC_FAM_VIEW(FLIP, "flip(Tensor input, int[] dims) -> Tensor", PC_VIEW_FLIP)
 PC_FAM_VIEW(UNFLATTEN, "unflatten(Tensor input, int dim, int[] sizes) -> Tensor", PC_VIEW_UNFLATTEN)
 /* Tensor[] gradients have no slot in pc_op_grads yet: cat and stack are forward only */
-X(CAT, "cat(Tensor[] tensors, int dim=0) -> Tensor", true, pc_k_join_forward, NULL, PC_JOIN_CAT, 0u)
-X(CONCAT, "concat(Tensor[] tensors, int dim=0) -> Tensor", true, pc_k_join_forward, NULL, PC_JOIN_CAT, 0u)
-X(STACK, "stack(Tensor[] tensors, int dim=0) -> Tensor", true, pc_k_join_forward, NULL, PC_JOIN_STACK, 0u)
+X(CAT, "cat(Tensor[] tensors, int dim=0) -> Tensor", true, pc_k_join_forward, pc_k_join_backward, PC_JOIN_CAT, 0u)
+X(CONCAT, "concat(Tensor[] tensors, int dim=0) -> Tensor", true, pc_k_join_forward, pc_k_join_backward, PC_JOIN_CAT, 0u)
+X(STACK, "stack(Tensor[] tensors, int dim=0) -> Tensor", true, pc_k_join_forward, pc_k_join_backward, PC_JOIN_STACK, 0u)
 /* int[1]: a single int is a piece size, a list the sizes of the pieces */
 PC_FAM_SPLIT(SPLIT, "split(Tensor input, int[1] split_size_or_sections, int dim=0) -> Tensor[]", PC_SPLIT_SIZE)
 PC_FAM_SPLIT(SPLIT_WITH_SIZES, "split_with_sizes(Tensor input, int[] split_sizes, int dim=0) -> Tensor[]", PC_SPLIT_SIZES)

@@ -633,6 +633,71 @@ pc_status pc_k_view_backward(const pc_op_call *call, pc_compute compute, const p
     return st;
 }
 
+pc_status pc_k_join_backward(const pc_op_call *call, pc_compute compute, const pc_tensor *grad_out,
+                             pc_op_grads *out)
+{
+    (void)compute;
+    const pc_value *list = &call->args[0];
+    bool stack = call->op->param == PC_JOIN_STACK;
+    int n = list->tensors.count;
+    const pc_tensor *ts = list->tensors.items;
+    if (n == 0)
+        return PC_OK;
+    pc_dtype od = PC_DTYPE_INVALID;
+    int ref = -1;
+    for (int i = 0; i < n; i++) {
+        od = pc_promote_types(od, ts[i].dtype);
+        if (ref < 0 && (stack || !(ts[i].rank == 1 && ts[i].shape[0] == 0)))
+            ref = i;
+    }
+    if (ref < 0)
+        return PC_OK; /* only empty tensors: nothing flows back */
+    int dim;
+    pc_status st = pc_shape_wrap_dim(call, call->args[1].i, ts[ref].rank + (stack ? 1 : 0), &dim);
+    if (st != PC_OK)
+        return st;
+    /* autograd holds the gradient in the output's dtype before it is sliced */
+    pc_tensor g = PC_TENSOR_NULL;
+    if ((st = pc_tensor_cast(&g, grad_out, od)) != PC_OK)
+        return st;
+    pc_tensor *items = calloc((size_t)n, sizeof *items);
+    if (!items) {
+        pc_tensor_free(&g);
+        return nomem(call);
+    }
+    int64_t off = 0;
+    for (int i = 0; i < n && st == PC_OK; i++) {
+        const pc_tensor *t = &ts[i];
+        bool empty = !stack && t->rank == 1 && t->shape[0] == 0;
+        int64_t len = stack ? 1 : empty ? 0 : t->shape[dim];
+        if (!pc_dtype_is_float(t->dtype)) {
+            off += len;
+            continue;
+        }
+        pc_tensor v = PC_TENSOR_NULL;
+        if (empty)
+            st = pc_tensor_alloc(&items[i], t->dtype, t->shape, t->rank);
+        else if (stack)
+            st = pc_tensor_select(&v, &g, dim, i);
+        else
+            st = pc_tensor_narrow(&v, &g, dim, off, len);
+        if (st == PC_OK && !empty)
+            st = pc_tensor_cast(&items[i], &v, t->dtype);
+        pc_tensor_free(&v);
+        off += len;
+    }
+    pc_tensor_free(&g);
+    if (st != PC_OK) {
+        for (int i = 0; i < n; i++)
+            pc_tensor_free(&items[i]);
+        free(items);
+        return st;
+    }
+    out->lists[0].items = items;
+    out->lists[0].count = n;
+    return PC_OK;
+}
+
 /* ---- splits: several outputs ---- */
 
 static pc_status split_sizes_of(const pc_op_call *call, int64_t n, int dim, int64_t *sizes,

@@ -42,6 +42,10 @@ pc_status pc_k_view_backward(const pc_op_call *call, pc_compute compute, const p
                              pc_op_grads *out);
 pc_status pc_k_split_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
 pc_status pc_k_join_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
+/* cat/stack: each item's gradient is its slice of grad_out (in the output's dtype), cast to the
+ * item's dtype; into out->lists[0] */
+pc_status pc_k_join_backward(const pc_op_call *call, pc_compute compute, const pc_tensor *grad_out,
+                             pc_op_grads *out);
 pc_status pc_k_tri_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
 pc_status pc_k_tri_backward(const pc_op_call *call, pc_compute compute, const pc_tensor *grad_out,
                             pc_op_grads *out);

@@ -176,19 +176,37 @@ static void grads_tree(cmp_tree *t, const pc_dump_api *api, const pc_op_call *ca
                 v->requires_grad && !pc_tensor_is_null(&g->grads[idx]) ? &g->grads[idx] : NULL;
             t->items[t->count++] = gt ? pc_cmp_tensor(gt) : pc_cmp_none();
         } else if (v->kind == PC_VALUE_TENSOR_LIST) {
-            for (int k = 0; k < v->tensors.count && t->count < cap; k++)
-                t->items[t->count++] = pc_cmp_none(); /* per-item gradients: not yet */
+            const pc_dump_arg *rec = &api->forward.input_args.u.list.items[pos];
+            for (int k = 0; k < v->tensors.count && t->count < cap; k++) {
+                bool rg = rec->kind == PC_DUMP_ARG_LIST && (size_t)k < rec->u.list.count &&
+                          rec->u.list.items[k].kind == PC_DUMP_ARG_TENSOR &&
+                          rec->u.list.items[k].u.tensor->requires_grad;
+                const pc_tensor *gt =
+                    rg && k < g->lists[idx].count && !pc_tensor_is_null(&g->lists[idx].items[k])
+                        ? &g->lists[idx].items[k]
+                        : NULL;
+                t->items[t->count++] = gt ? pc_cmp_tensor(gt) : pc_cmp_none();
+            }
         }
     }
     t->root = pc_cmp_list(t->items, t->count);
 }
 
-static bool any_requires_grad(const pc_op_call *call)
+static bool any_requires_grad(const pc_op_call *call, const pc_dump_api *api)
 {
     for (int i = 0; i < call->nargs; i++)
         if (call->args[i].kind == PC_VALUE_TENSOR && call->args[i].requires_grad &&
             pc_dtype_is_float(call->args[i].tensor.dtype))
             return true;
+    /* tensors inside positional lists (cat, stack): their records say */
+    const pc_dump_arg *in = &api->forward.input_args;
+    for (size_t p = 0; in->kind == PC_DUMP_ARG_LIST && p < in->u.list.count; p++) {
+        const pc_dump_arg *a = &in->u.list.items[p];
+        for (size_t k = 0; a->kind == PC_DUMP_ARG_LIST && k < a->u.list.count; k++)
+            if (a->u.list.items[k].kind == PC_DUMP_ARG_TENSOR &&
+                a->u.list.items[k].u.tensor->requires_grad)
+                return true;
+    }
     return false;
 }
 
@@ -497,7 +515,7 @@ pc_status pc_api_run(const pc_api_runner *r, const pc_dump_api *api, pc_api_resu
                      "precheck has no backward for %s yet, skip backward.", x->call.op->name);
         } else {
             st = incoming_grad(x, &in);
-            if (st == PC_OK && !any_requires_grad(&x->call))
+            if (st == PC_OK && !any_requires_grad(&x->call, api))
                 st = pc_error_set(PC_ERR_INVALID, "element 0 of tensors does not require grad "
                                                   "and does not have a grad_fn");
             lap(r, &tm->inputs, &t0);

@@ -135,6 +135,14 @@ pc_status pc_replay_grads(const pc_dump *dump, const pc_dump_api *api, const pc_
                      api->full_name, inner_nodes[i].node);
             return PC_ERR_UNSUPPORTED;
         }
+    for (int i = 0; i < call->nargs; i++)
+        if (call->args[i].kind == PC_VALUE_TENSOR_LIST && call->args[i].src_pos >= 0) {
+            snprintf(why, size,
+                     "The backward record of %s lists gradients of a tensor list, which replay "
+                     "does not map onto the list's items yet.",
+                     api->full_name);
+            return PC_ERR_UNSUPPORTED;
+        }
     if (strcmp(call->op->name, "linear") == 0) {
         pc_status st = linear_2d(dump, api, call, g, out);
         if (st == PC_OK)

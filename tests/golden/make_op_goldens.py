@@ -140,8 +140,21 @@ def run(api, args, kwargs, grad_seed, to64, inplace):
     if out.is_floating_point() and out.requires_grad and out.numel() >= 0:
         g = grad_seed.to(out.dtype)
         out.backward(g)
-        grads = [a.grad if isinstance(a, torch.Tensor) else None for a in targs]
+        grads = [a.grad if isinstance(a, torch.Tensor)
+                 else [e.grad if isinstance(e, torch.Tensor) else None for e in a]
+                 if isinstance(a, list) else None for a in targs]
     return out.detach(), grads
+
+
+def put_grads(prefix, grads):
+    """Input gradients as <prefix>.g<i>, and <prefix>.g<i>.<k> for the items of a list."""
+    for i, g in enumerate(grads or []):
+        if isinstance(g, list):
+            for k, gk in enumerate(g):
+                if gk is not None:
+                    put("%s.g%d.%d" % (prefix, i, k), gk)
+        elif g is not None:
+            put("%s.g%d" % (prefix, i), g)
 
 
 def fwd_inputs(args, kwargs, to64):
@@ -189,17 +202,13 @@ def case(api, args, kwargs=None, inplace=False, backward=True):
         if grad is not None:
             try:
                 _, gd = run(api, args, kwargs, grad, False, inplace)
-                for i, g in enumerate(gd or []):
-                    if g is not None:
-                        put("%s.dev.g%d" % (c, i), g)
+                put_grads(c + ".dev", gd)
             except Exception as e:
                 lines.append("nodevgrad %s %s" % (c, str(e).split("\n")[0]))
     put(c + ".f64.out", o64)
     if grad is not None:
         _, g64 = run(api, args, kwargs, grad.double() if to64 else grad, to64, inplace)
-        for i, g in enumerate(g64 or []):
-            if g is not None:
-                put("%s.f64.g%d" % (c, i), g)
+        put_grads(c + ".f64", g64)
 
 
 def rnd(shape, dt, scale=2.0, positive=False):

@@ -2,8 +2,8 @@
 
 Lists stand for Tensor[] and int[] arguments (plain ints inside them); g.S(v) is a Python
 scalar argument. Cases of ops with several outputs (split, chunk, max/min with dim) have no
-backward, as run_ut runs none; cat/stack are forward only (precheck has no gradient slot for
-the tensors of a list yet).
+backward, as run_ut runs none. cat/stack gradients are per item of the list (the cases with a
+backward come last in their section, so that the data of the earlier ones stays as it was).
 """
 
 FLOATS = ["f16", "bf16", "f32", "f64"]
@@ -130,6 +130,19 @@ def join_cases(g):
     case("Torch.stack", [[ints([3], "i64"), ints([3], "i32")], S(1)], backward=False)
     case("Torch.stack", [[rnd([2, 3], "f32"), rnd([3, 2], "f32")]], backward=False)
     case("Torch.stack", [[]], backward=False)
+    # backward: each item's gradient is its slice, in the output's dtype, cast to the item's
+    for dt in FLOATS:
+        case("Torch.cat", [[rnd([2, 3], dt), rnd([1, 3], dt)]])
+        case("Torch.stack", [[rnd([2, 3], dt), rnd([2, 3], dt)]])
+    case("Torch.cat", [[rnd([2, 3], "f32"), rnd([2, 2], "f32")], S(1)])
+    case("Torch.cat", [[rnd([2, 3], "f32"), rnd([2, 2], "f32")]], {"dim": S(-1)})
+    case("Torch.cat", [[rnd([2, 3], "f16"), rnd([1, 3], "f32")]])
+    case("Torch.cat", [[rnd([2], "bf16"), rnd([3], "f64")]])
+    case("Torch.cat", [[ints([2], "i32"), rnd([3], "f32")]])
+    case("Torch.cat", [[rnd([2, 3], "f32"), rnd([0], "f32"), rnd([1, 3], "f32")]])
+    case("Torch.stack", [[rnd([2, 3], "f32"), rnd([2, 3], "f32"), rnd([2, 3], "f32")], S(1)])
+    case("Torch.stack", [[rnd([2, 3], "bf16"), rnd([2, 3], "bf16")]], {"dim": S(-1)})
+    case("Torch.concat", [[rnd([1, 2], "f32"), rnd([1, 2], "f32")], S(1)])
 
 
 def split_cases(g):

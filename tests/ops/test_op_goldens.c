@@ -352,6 +352,32 @@ static void check_grads(const pc_op_call *call, const pc_op_grads *g, const char
         snprintf(name, sizeof name, "%s.%s.g%d", cid, side, pos);
         const pc_tensor *want = find_tensor(name);
         const pc_tensor *got = pc_op_grads_of_input(call, g, pos);
+        /* a Tensor[] argument: its items' gradients are <name>.<k> */
+        for (int i = 0; i < call->nargs; i++) {
+            if (call->args[i].src_pos != pos || call->args[i].kind != PC_VALUE_TENSOR_LIST)
+                continue;
+            for (int k = 0; k < call->args[i].tensors.count; k++) {
+                char item[112], what[48];
+                snprintf(item, sizeof item, "%s.%d", name, k);
+                const pc_tensor *w = find_tensor(item);
+                const pc_tensor *gk =
+                    k < g->lists[i].count && !pc_tensor_is_null(&g->lists[i].items[k])
+                        ? &g->lists[i].items[k]
+                        : NULL;
+                if (!w && !gk)
+                    continue;
+                if (!w || !gk) {
+                    printf("FAIL %s %s grad %d.%d: %s\n", key, side, pos, k,
+                           gk ? "torch has none" : "missing");
+                    failures++;
+                    continue;
+                }
+                snprintf(what, sizeof what, "%s grad %d.%d", side, pos, k);
+                int64_t u = compare(what, key, gk, w, limit);
+                if (u > *worst)
+                    *worst = u;
+            }
+        }
         if (!want && !got)
             continue;
         if (!got) {

@@ -546,6 +546,22 @@ static void test_device_autocast(void **state)
     assert_true(contains(t, "Tensor.__add__.0.forward.output.0,torch.float32,torch.float32,"));
 }
 
+/* ---- gradients of the tensors in a list (cat) ---- */
+
+static void test_list_gradients(void **state)
+{
+    (void)state;
+    char dir[512], args[2048], r[1024], t[1024];
+    out_dir(dir, sizeof dir);
+    PC_TEST_FMT(args, "run_ut -api_info %s/runner/cat_dump.json", PC_TEST_FIXTURES);
+    run_to(args, NULL, dir, r, t, sizeof r);
+    assert_true(contains(r, "Torch.cat.0,pass,pass"));
+    /* one row per tensor of the list: the first requires grad, the second does not */
+    assert_true(
+        contains(t, "Torch.cat.0.backward.output.0,torch.float64,torch.float32,\"(2, 3)\","));
+    assert_true(contains(t, "Torch.cat.0.backward.output.1, , , , "));
+}
+
 /* ---- records that cannot run: each API's SKIP row says why; the run goes on ---- */
 
 static void test_odd_records(void **state)
@@ -693,6 +709,7 @@ int main(void)
         cmocka_unit_test(test_sigint_then_resume),
         cmocka_unit_test(test_save_error_data),
         cmocka_unit_test(test_device_autocast),
+        cmocka_unit_test(test_list_gradients),
         cmocka_unit_test(test_odd_records),
         cmocka_unit_test(test_memory_guard),
         cmocka_unit_test(test_black_list_and_filter),

@@ -83,6 +83,12 @@ struct pc_op_result {
 struct pc_op_grads {
     /* by schema argument index; the null tensor where no gradient */
     pc_tensor grads[PC_SCHEMA_MAX_ARGS];
+    /* Tensor[] arguments (cat, stack): one gradient per item, the null tensor where none;
+     * items malloc'ed, NULL when the argument has no gradients */
+    struct {
+        pc_tensor *items;
+        int count;
+    } lists[PC_SCHEMA_MAX_ARGS];
 };
 
 /* Gives the tensor of one tensor record (the caller's choice: the real data with
