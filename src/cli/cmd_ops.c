@@ -5,23 +5,31 @@
  * gives the same rows to scripts.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/commands.h"
 #include "precheck/compare/standard.h"
+#include "precheck/core/log.h"
+#include "precheck/dump/dump.h"
+#include "precheck/dump/filter.h"
 #include "precheck/ops/op.h"
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: precheck ops [--json]\n\n"
+    fprintf(out, "usage: precheck ops [--json] [--dump DUMP_JSON]\n\n"
                  "Lists every API name precheck supports (as a dump names it: Functional.x, "
                  "Torch.x,\nTensor.x), the op it runs, the form of the call (plain, swapped: "
                  "reflected operands,\ninplace), the comparison standard msprobe selects by "
                  "name for float outputs\n(integer and bool outputs are always compared "
                  "bit for bit) and whether precheck\nruns its backward.\n\n"
+                 "With --dump, lists instead each distinct API of that dump.json with its "
+                 "number of\nforward calls and whether run_ut runs it (and if not, why), "
+                 "then the share of\nforward calls covered.\n\n"
                  "options:\n"
-                 "  --json      one JSON array of objects instead of the table\n"
-                 "  -h, --help  this help\n");
+                 "  --json            one JSON array of objects instead of the table\n"
+                 "  --dump DUMP_JSON  the coverage of one dump\n"
+                 "  -h, --help        this help\n");
 }
 
 /* A JSON string of plain text (the names are ASCII identifiers; quotes and backslashes are
@@ -93,9 +101,109 @@ static void print_table(void)
     printf("\n%zu API names, %zu ops, %zu names with a backward\n", n, pc_op_count(), nbwd);
 }
 
+/* ---- --dump: the coverage of one dump ---- */
+
+typedef struct api_count {
+    char name[160]; /* "Torch.matmul" (or the full name when it does not split) */
+    size_t calls;
+    const char *why; /* NULL: run_ut runs it */
+} api_count;
+
+static int by_calls(const void *a, const void *b)
+{
+    const api_count *x = a, *y = b;
+    if (x->calls != y->calls)
+        return x->calls < y->calls ? 1 : -1;
+    return strcmp(x->name, y->name);
+}
+
+/* Why run_ut does not run api, or NULL when it does. */
+static const char *not_run_why(const pc_dump_api *api)
+{
+    static const char *const executed[] = {"Functional", "Tensor", "Torch", "Aten", "NPU"};
+    if (api->unsafe_name)
+        return "the name starts with a character msprobe forbids: run_ut stops the run there";
+    if (strcmp(api->prefix, "Distributed") == 0 || strcmp(api->prefix, "MindSpeed") == 0)
+        return "run_ut does not run this type (msprobe: not support for run ut)";
+    if (!api->api_name)
+        return "the name does not split into type, api and call index";
+    bool exec = false;
+    for (size_t i = 0; i < sizeof executed / sizeof executed[0]; i++)
+        exec |= strcmp(api->api_type, executed[i]) == 0;
+    if (!exec)
+        return "msprobe executes no API of this type (its row is a pass with no outputs)";
+    if (pc_api_lists_skip(NULL, api->api_name))
+        return "in msprobe's built-in black list";
+    if (!pc_api_lookup(api->api_type, api->api_name))
+        return "not supported by precheck yet";
+    return NULL;
+}
+
+static int print_coverage(const char *path, bool json)
+{
+    pc_dump *dump = NULL;
+    if (pc_dump_open(&dump, path) != PC_OK) {
+        pc_log_error("%s", pc_error_message());
+        return 1;
+    }
+    api_count *c = calloc(dump->api_count + 1, sizeof *c);
+    if (!c) {
+        pc_dump_free(dump);
+        pc_log_error("out of memory");
+        return 1;
+    }
+    size_t n = 0, covered = 0;
+    for (size_t i = 0; i < dump->api_count; i++) {
+        const pc_dump_api *api = &dump->apis[i];
+        char name[160];
+        if (api->api_name)
+            snprintf(name, sizeof name, "%s.%s", api->api_type, api->api_name);
+        else
+            snprintf(name, sizeof name, "%s", api->full_name);
+        size_t k = 0;
+        while (k < n && strcmp(c[k].name, name) != 0) /* dumps hold hundreds of distinct APIs */
+            k++;
+        if (k == n) {
+            snprintf(c[n].name, sizeof c[n].name, "%s", name);
+            c[n++].why = not_run_why(api);
+        }
+        c[k].calls++;
+        covered += c[k].why == NULL;
+    }
+    qsort(c, n, sizeof *c, by_calls);
+    if (json) {
+        printf("[");
+        for (size_t i = 0; i < n; i++) {
+            printf("%s\n  {\"api\": ", i ? "," : "");
+            json_string(c[i].name);
+            printf(", \"calls\": %zu, \"supported\": %s", c[i].calls, c[i].why ? "false" : "true");
+            if (c[i].why) {
+                printf(", \"why\": ");
+                json_string(c[i].why);
+            }
+            printf("}");
+        }
+        printf("%s]\n", n ? "\n" : "");
+    } else {
+        int w = (int)strlen("api");
+        for (size_t i = 0; i < n; i++)
+            w = (int)strlen(c[i].name) > w ? (int)strlen(c[i].name) : w;
+        printf("%6s  %-*s  %s\n", "calls", w, "api", "run_ut");
+        for (size_t i = 0; i < n; i++)
+            printf("%6zu  %-*s  %s\n", c[i].calls, w, c[i].name, c[i].why ? c[i].why : "runs");
+        printf("\n%zu of %zu forward calls (%.1f%%) run, %zu distinct APIs\n", covered,
+               dump->api_count,
+               dump->api_count ? 100.0 * (double)covered / (double)dump->api_count : 100.0, n);
+    }
+    free(c);
+    pc_dump_free(dump);
+    return 0;
+}
+
 int pc_cli_ops(int argc, char **argv)
 {
     bool json = false;
+    const char *dump = NULL;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
             usage(stdout);
@@ -105,9 +213,15 @@ int pc_cli_ops(int argc, char **argv)
             json = true;
             continue;
         }
+        if (strcmp(argv[i], "--dump") == 0 && i + 1 < argc) {
+            dump = argv[++i];
+            continue;
+        }
         fprintf(stderr, "precheck ops: unknown argument '%s' (try --help)\n", argv[i]);
         return 2;
     }
+    if (dump)
+        return print_coverage(dump, json);
     if (json)
         print_json();
     else

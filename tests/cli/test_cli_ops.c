@@ -84,6 +84,30 @@ static void test_json(void **state)
     assert_true(len >= 2 && strcmp(out + len - 2, "]\n") == 0);
 }
 
+/* --dump: a dump's distinct APIs, their calls, whether run_ut runs them and why not */
+static void test_dump_coverage(void **state)
+{
+    (void)state;
+    char args[1024];
+    PC_TEST_FMT(args, "ops --dump %s/runner/odd_dump.json", PC_TEST_FIXTURES);
+    assert_int_equal(run(args, 0), 0);
+    const char *add = strstr(out, "Torch.add ");
+    assert_non_null(add);
+    assert_non_null(strstr(out, "     6  Torch.add"));
+    assert_non_null(strstr(out, "Torch.frobnicate"));
+    assert_non_null(strstr(out, "not supported by precheck yet"));
+    assert_non_null(strstr(out, "msprobe forbids"));
+    assert_non_null(strstr(out, "run_ut does not run this type"));
+    assert_non_null(strstr(out, "6 of 11 forward calls (54.5%) run, 6 distinct APIs"));
+    PC_TEST_FMT(args, "ops --json --dump %s/msprobe/dumps/cnn_tensor/step0/rank/dump.json",
+                PC_TEST_FIXTURES);
+    assert_int_equal(run(args, 0), 0);
+    assert_non_null(
+        strstr(out, "{\"api\": \"Functional.conv2d\", \"calls\": 2, \"supported\": true}"));
+    assert_null(strstr(out, "false"));
+    assert_int_equal(run("ops --dump /nonexistent.json", 1), 1);
+}
+
 static void test_usage(void **state)
 {
     (void)state;
@@ -100,6 +124,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_table),
         cmocka_unit_test(test_json),
+        cmocka_unit_test(test_dump_coverage),
         cmocka_unit_test(test_usage),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
