@@ -67,6 +67,40 @@ typedef uint8_t v16b __attribute__((vector_size(16)));
 #define TARGET_AVX2   __attribute__((target("avx2")))
 #define TARGET_BASE
 
+#if HAVE_X86_SETS
+#include <immintrin.h>
+
+/* Compress-stores for the AVX-512 kernels: the lanes of v whose keep lane is all ones, packed
+ * to dst in order; returns how many. */
+/* Sixteen floats rounded to float16 and back (round to nearest even; NaN payloads as the
+ * project's converters keep them). */
+static inline TARGET_AVX512 v16f cast_f16_ps16(v16f v)
+{
+    return (v16f)_mm512_cvtph_ps(_mm512_cvtps_ph((__m512)v, _MM_FROUND_TO_NEAREST_INT));
+}
+
+static inline TARGET_AVX512 size_t compress_ps16(float *dst, v16i keep, v16f v)
+{
+    __mmask16 m = _mm512_movepi32_mask((__m512i)keep);
+    _mm512_mask_compressstoreu_ps(dst, m, (__m512)v);
+    return (size_t)__builtin_popcount(m);
+}
+
+static inline TARGET_AVX512 size_t compress_ps8(float *dst, v8i keep, v8f v)
+{
+    __mmask8 m = _mm256_movepi32_mask((__m256i)keep);
+    _mm256_mask_compressstoreu_ps(dst, m, (__m256)v);
+    return (size_t)__builtin_popcount(m);
+}
+
+static inline TARGET_AVX512 size_t compress_pd8(double *dst, v8l keep, v8d v)
+{
+    __mmask8 m = _mm512_movepi64_mask((__m512i)keep);
+    _mm512_mask_compressstoreu_pd(dst, m, (__m512d)v);
+    return (size_t)__builtin_popcount(m);
+}
+#endif
+
 /* ---- k_f32_f16: bench float, device float (from float16), promote float, ULP float ---- */
 #define KW                  16
 #define KFLAGS              v16b
@@ -125,11 +159,15 @@ typedef uint8_t v16b __attribute__((vector_size(16)));
 #undef KTARGET
 #endif
 #if HAVE_X86_SETS
-#define KNAME   k_f32_f16_avx512
-#define KTARGET TARGET_AVX512
+#define KNAME     k_f32_f16_avx512
+#define KTARGET   TARGET_AVX512
+#define KCOMPRESS compress_ps16
+#define KCAST_F16 cast_f16_ps16
 #include "metrics_kernel.inc"
 #undef KNAME
 #undef KTARGET
+#undef KCOMPRESS
+#undef KCAST_F16
 #endif
 #undef KW
 #undef KFLAGS
@@ -234,11 +272,13 @@ typedef uint8_t v16b __attribute__((vector_size(16)));
 #undef KTARGET
 #endif
 #if HAVE_X86_SETS
-#define KNAME   k_f32_bf16_avx512
-#define KTARGET TARGET_AVX512
+#define KNAME     k_f32_bf16_avx512
+#define KTARGET   TARGET_AVX512
+#define KCOMPRESS compress_ps16
 #include "metrics_kernel.inc"
 #undef KNAME
 #undef KTARGET
+#undef KCOMPRESS
 #endif
 #undef KW
 #undef KFLAGS
@@ -342,11 +382,13 @@ typedef uint8_t v16b __attribute__((vector_size(16)));
 #undef KTARGET
 #endif
 #if HAVE_X86_SETS
-#define KNAME   k_f32_f32_avx512
-#define KTARGET TARGET_AVX512
+#define KNAME     k_f32_f32_avx512
+#define KTARGET   TARGET_AVX512
+#define KCOMPRESS compress_ps8
 #include "metrics_kernel.inc"
 #undef KNAME
 #undef KTARGET
+#undef KCOMPRESS
 #endif
 #undef KW
 #undef KFLAGS
@@ -449,11 +491,13 @@ typedef uint8_t v16b __attribute__((vector_size(16)));
 #undef KTARGET
 #endif
 #if HAVE_X86_SETS
-#define KNAME   k_f64_f32_avx512
-#define KTARGET TARGET_AVX512
+#define KNAME     k_f64_f32_avx512
+#define KTARGET   TARGET_AVX512
+#define KCOMPRESS compress_pd8
 #include "metrics_kernel.inc"
 #undef KNAME
 #undef KTARGET
+#undef KCOMPRESS
 #endif
 #undef KW
 #undef KFLAGS
@@ -556,11 +600,13 @@ typedef uint8_t v16b __attribute__((vector_size(16)));
 #undef KTARGET
 #endif
 #if HAVE_X86_SETS
-#define KNAME   k_f64_f64_avx512
-#define KTARGET TARGET_AVX512
+#define KNAME     k_f64_f64_avx512
+#define KTARGET   TARGET_AVX512
+#define KCOMPRESS compress_pd8
 #include "metrics_kernel.inc"
 #undef KNAME
 #undef KTARGET
+#undef KCOMPRESS
 #endif
 #undef KW
 #undef KFLAGS
