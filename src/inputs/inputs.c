@@ -286,8 +286,10 @@ pc_status pc_inputs_random(const pc_dump_tensor *rec, pc_dtype dtype, bool min_f
     for (int64_t d = 0; d < rec->rank; d++)
         empty |= rec->shape[d] == 0;
     if (dtype == PC_DTYPE_INVALID || pc_dtype_is_complex(dtype)) {
+        /* msprobe logs this and raises with no text; the row says it here */
         pc_log_error("Dtype is not supported: %s", rec->dtype_name ? rec->dtype_name : "None");
-        return pc_error_set(PC_ERR_UNSUPPORTED, "%s", "");
+        return pc_error_set(PC_ERR_UNSUPPORTED, "Dtype is not supported: %s",
+                            rec->dtype_name ? rec->dtype_name : "None");
     }
     double low = 0, high = 0, low_origin = 0, high_origin = 0;
     bool high_truthy = false;
@@ -358,6 +360,20 @@ pc_status pc_inputs_random(const pc_dump_tensor *rec, pc_dtype dtype, bool min_f
     return PC_OK;
 }
 
+/* The dump module's messages start with the API's name; the binder names the API and the
+ * argument itself, so the message loses its own prefix. */
+static pc_status unprefixed(pc_status st, const pc_dump_api *api)
+{
+    const char *m = pc_error_message();
+    size_t fl = strlen(api->full_name);
+    if (strncmp(m, api->full_name, fl) == 0 && strncmp(m + fl, ": ", 2) == 0) {
+        char copy[2048];
+        snprintf(copy, sizeof copy, "%s", m + fl + 2);
+        pc_error_set(st, "%s", copy);
+    }
+    return st;
+}
+
 pc_status pc_inputs_provide(void *vctx, const pc_dump_api *api, const pc_dump_arg *arg,
                             pc_tensor *out)
 {
@@ -373,20 +389,11 @@ pc_status pc_inputs_provide(void *vctx, const pc_dump_api *api, const pc_dump_ar
                                 "expected str, bytes or os.PathLike object, not NoneType");
         st = pc_dump_load_tensor(ctx->dump, api, arg, &t);
         if (st != PC_OK)
-            return st;
+            return unprefixed(st, api);
     } else {
         st = pc_dump_tensor_check(api, arg, ctx->max_bytes, NULL, NULL);
-        if (st != PC_OK) {
-            /* the binder names the API and the argument itself */
-            const char *m = pc_error_message();
-            size_t fl = strlen(api->full_name);
-            if (strncmp(m, api->full_name, fl) == 0 && strncmp(m + fl, ": ", 2) == 0) {
-                char copy[1024];
-                snprintf(copy, sizeof copy, "%s", m + fl + 2);
-                pc_error_set(st, "%s", copy);
-            }
-            return st;
-        }
+        if (st != PC_OK)
+            return unprefixed(st, api);
         pc_dtype dt = rec->dtype;
         if (ctx->histc && (dt == PC_DTYPE_I8 || dt == PC_DTYPE_I32 || dt == PC_DTYPE_I64) &&
             strcmp(path, "input_args[0]") == 0)

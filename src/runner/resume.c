@@ -257,6 +257,23 @@ static pc_status rewrite(const char *path, const char *data, const record *r, si
     return PC_OK;
 }
 
+/* A file to resume must be what run_ut wrote: its first record the header. */
+static pc_status check_header(const char *path, const record *r, size_t count, const char *first,
+                              const char *kind)
+{
+    if (count == 0)
+        return pc_error_set(PC_ERR_FORMAT,
+                            "%s is empty: the %s CSV of a run starts with its header, so this is "
+                            "not a run to resume",
+                            path, kind);
+    if (strcmp(r[0].first, first) != 0)
+        return pc_error_set(PC_ERR_FORMAT,
+                            "%s is not an %s CSV of run_ut: its header starts with '%.80s', not "
+                            "'%s'",
+                            path, kind, r[0].first, first);
+    return PC_OK;
+}
+
 pc_status pc_resume_prepare(const char *result_path, const char *details_path, pc_name_set *done,
                             size_t *repaired)
 {
@@ -272,6 +289,8 @@ pc_status pc_resume_prepare(const char *result_path, const char *details_path, p
             st = pc_error_set(PC_ERR_IO, "cannot truncate %s: %s", result_path, strerror(errno));
         (*repaired)++;
     }
+    if (st == PC_OK)
+        st = check_header(result_path, r, count, "API name", "accuracy_checking_result");
     for (size_t i = 1; i < count && st == PC_OK; i++) /* record 0 is the header */
         st = pc_name_set_add(done, r[i].first, r[i].first_len);
     free_records(r, count);
@@ -284,6 +303,8 @@ pc_status pc_resume_prepare(const char *result_path, const char *details_path, p
     st = read_file(details_path, &data, &n);
     if (st == PC_OK)
         st = split_records(data, n, &r, &count, &end);
+    if (st == PC_OK)
+        st = check_header(details_path, r, count, "API Name", "accuracy_checking_details");
     bool *keep = st == PC_OK ? calloc(count + 1, sizeof *keep) : NULL;
     if (st == PC_OK && !keep)
         st = pc_error_set(PC_ERR_NOMEM, "out of memory");
