@@ -21,5 +21,17 @@ cmake --build build-asan -j "$jobs"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
     ctest --test-dir build-asan --output-on-failure -j "$jobs"
 
+if command -v valgrind >/dev/null; then
+    echo "== valgrind memcheck: run_ut end to end (in process), on a transformer and a CNN dump"
+    vg_out=$(mktemp -d)
+    for dump in gpt_bf16_tensor cnn_tensor; do
+        valgrind --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite -q \
+            ./build/precheck run_ut -api_info "tests/fixtures/msprobe/dumps/$dump/step0/rank/dump.json" \
+            -o "$vg_out/$dump" --jobs 0 --no-progress >/dev/null
+        echo "valgrind: $dump clean"
+    done
+    rm -rf "$vg_out"
+fi
+
 echo "== libFuzzer smoke (10 s per harness)"
 bash tests/fuzz.sh 10

@@ -3,7 +3,7 @@
 # The README's dependency table says why each one is here.
 set -euo pipefail
 build="build-essential cmake libyaml-dev libopenblas-dev"
-tests="libcmocka-dev clang clang-format libclang-rt-14-dev libomp-dev"
+tests="libcmocka-dev clang clang-format libclang-rt-14-dev libomp-dev valgrind"
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 # shellcheck disable=SC2086
