@@ -10,14 +10,28 @@
  *     per stage (parse, inputs, device, bench, compare, write) and the peak resident memory
  *     against the target of 3 x the largest API's input+output bytes in the bench dtype
  *     (float32) + 64 MB.
+ * (c) With (b), the peak-RSS growth of each API of one decoder layer of that dump (the second
+ *     layer repeats the first's shapes), the top N printed (--top N, default 3; --skip-c
+ *     leaves it out). Each API runs alone: a dump of that one record (and its backward, with
+ *     its name and index, hence the same generated inputs) goes through run_ut in a forked
+ *     child. Linux starts a child's high-water mark at its resident size at the fork, and
+ *     wait4() reports the child's peak, so peak - the parent's VmRSS just before the fork is
+ *     what the API itself needed: its inputs, both runs' outputs and gradients, the incoming
+ *     gradient, the comparison, every kernel's scratch and the first-use buffers of OpenBLAS
+ *     and OpenMP, i.e. the API's share of (b)'s peak.
+ *     The floor printed beside it is the API's input+output bytes in the bench dtype. The
+ *     children run before (b), while this process has not yet run OpenMP or BLAS (a process
+ *     that has must not fork workers; DESIGN "Workers are forked...").
  *
- * usage: bench_run_ut [REPO_DIR] [--layers N] [--skip-a] [--skip-b]
+ * usage: bench_run_ut [REPO_DIR] [--layers N] [--skip-a] [--skip-b] [--skip-c] [--top N]
  */
+#define _DEFAULT_SOURCE /* wait4 */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -43,6 +57,12 @@ typedef struct gen {
     int counters[64];
     const char *names[64];
     int nnames;
+    int only; /* the one API record to write (by its order in the dump), or -1: all */
+    int seq;  /* records seen so far */
+    /* per record, when names_out: "Torch.matmul.0" and the input+output bench bytes */
+    char (*names_out)[64];
+    double *bytes_out;
+    int cap_out;
 } gen;
 
 typedef struct tdesc {
@@ -101,15 +121,23 @@ static void api(gen *g, const char *name, const tdesc *const *ins, int nin, cons
                 const char *kwargs, const tdesc *out)
 {
     int idx = next_index(g, name);
+    int seq = g->seq++;
+    double bytes = bench_bytes(out);
+    for (int i = 0; i < nin; i++)
+        bytes += bench_bytes(ins[i]);
+    if (g->names_out && seq < g->cap_out) {
+        snprintf(g->names_out[seq], sizeof g->names_out[seq], "%s.%d", name, idx);
+        g->bytes_out[seq] = bytes;
+    }
+    if (g->only >= 0 && seq != g->only)
+        return;
     FILE *f = g->f;
     fprintf(f, "%s\n\"%s.%d.forward\": {\"input_args\": [", g->first ? "" : ",", name, idx);
     g->first = 0;
-    double bytes = bench_bytes(out);
     for (int i = 0; i < nin; i++) {
         if (i)
             fprintf(f, ", ");
         put_tensor(f, ins[i]);
-        bytes += bench_bytes(ins[i]);
     }
     if (extra)
         fprintf(f, "%s%s", nin ? ", " : "", extra);
@@ -203,9 +231,17 @@ static void layer(gen *g)
     api(g, "Tensor.__add__", res, 2, NULL, NULL, &x);
 }
 
-static int write_llama_dump(const char *path, int layers, gen *g)
+/* Writes the dump of `layers` decoder layers, or only its record number `only` (>= 0). */
+static int write_llama_dump(const char *path, int layers, int only, gen *g)
 {
+    char(*names_out)[64] = g->names_out;
+    double *bytes_out = g->bytes_out;
+    int cap_out = g->cap_out;
     memset(g, 0, sizeof *g);
+    g->only = only;
+    g->names_out = names_out;
+    g->bytes_out = bytes_out;
+    g->cap_out = cap_out;
     g->f = fopen(path, "w");
     if (!g->f)
         return -1;
@@ -241,6 +277,56 @@ static double run_once(const char *dump, const char *out, int workers, pc_run_ti
     return t;
 }
 
+/* ---- (c) per API ---- */
+
+static double vm_rss_bytes(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    double kb = 0;
+    while (f && fgets(line, sizeof line, f))
+        if (strncmp(line, "VmRSS:", 6) == 0)
+            kb = atof(line + 6);
+    if (f)
+        fclose(f);
+    return kb * 1024.0;
+}
+
+typedef struct api_growth {
+    int seq;
+    double growth, floor;
+} api_growth;
+
+static int cmp_growth(const void *a, const void *b)
+{
+    double x = ((const api_growth *)a)->growth, y = ((const api_growth *)b)->growth;
+    return (x < y) - (x > y);
+}
+
+/* The peak-RSS growth of record `seq` of a one-layer dump run alone in a forked child. */
+static double api_growth_of(const char *tmp, int seq)
+{
+    char dump[1100], out[1100];
+    snprintf(dump, sizeof dump, "%s/one%d.json", tmp, seq);
+    snprintf(out, sizeof out, "%s/one%d", tmp, seq);
+    gen g = {0};
+    if (write_llama_dump(dump, 1, seq, &g) != 0)
+        return -1;
+    fflush(stdout);
+    double before = vm_rss_bytes();
+    pid_t pid = fork();
+    if (pid == 0) {
+        run_once(dump, out, 0, NULL);
+        _exit(0);
+    }
+    int status = 0;
+    struct rusage ru;
+    if (pid < 0 || wait4(pid, &status, 0, &ru) != pid || !WIFEXITED(status) ||
+        WEXITSTATUS(status) != 0)
+        return -1;
+    return (double)ru.ru_maxrss * 1024.0 - before;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -250,7 +336,7 @@ static int cmp_double(const void *a, const void *b)
 int main(int argc, char **argv)
 {
     const char *repo = ".";
-    int layers = 2, skip_a = 0, skip_b = 0;
+    int layers = 2, skip_a = 0, skip_b = 0, skip_c = 0, top = 3;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--layers") == 0 && i + 1 < argc)
             layers = atoi(argv[++i]);
@@ -258,6 +344,10 @@ int main(int argc, char **argv)
             skip_a = 1;
         else if (strcmp(argv[i], "--skip-b") == 0)
             skip_b = 1;
+        else if (strcmp(argv[i], "--skip-c") == 0)
+            skip_c = 1;
+        else if (strcmp(argv[i], "--top") == 0 && i + 1 < argc)
+            top = atoi(argv[++i]);
         else
             repo = argv[i];
     }
@@ -265,6 +355,28 @@ int main(int argc, char **argv)
     char tmp[] = "/tmp/bench_run_ut_XXXXXX";
     if (!mkdtemp(tmp))
         return 1;
+    /* (c) first: the children must be forked before this process runs any kernel */
+    enum { MAX_RECORDS = 256 };
+    static char names[MAX_RECORDS][64];
+    static double floors[MAX_RECORDS];
+    api_growth growth[MAX_RECORDS];
+    int nrec = 0;
+    if (!skip_b && !skip_c) {
+        gen g = {.names_out = names, .bytes_out = floors, .cap_out = MAX_RECORDS};
+        char dump[1100];
+        snprintf(dump, sizeof dump, "%s/layer.json", tmp);
+        if (write_llama_dump(dump, 1, -1, &g) != 0)
+            return 1;
+        nrec = g.seq < MAX_RECORDS ? g.seq : MAX_RECORDS;
+        for (int i = 0; i < nrec; i++) {
+            growth[i] = (api_growth){i, api_growth_of(tmp, i), floors[i]};
+            if (growth[i].growth < 0) {
+                fprintf(stderr, "bench_run_ut: %s alone failed\n", names[i]);
+                return 1;
+            }
+        }
+        qsort(growth, (size_t)nrec, sizeof growth[0], cmp_growth);
+    }
     if (!skip_a) {
         char dump[1024], out[1100];
         snprintf(dump, sizeof dump,
@@ -282,8 +394,8 @@ int main(int argc, char **argv)
     if (!skip_b) {
         char dump[1100], out[1100];
         snprintf(dump, sizeof dump, "%s/llama.json", tmp);
-        gen g;
-        if (write_llama_dump(dump, layers, &g) != 0)
+        gen g = {0};
+        if (write_llama_dump(dump, layers, -1, &g) != 0)
             return 1;
         snprintf(out, sizeof out, "%s/b", tmp);
         pc_run_timing tm = {0};
@@ -301,6 +413,14 @@ int main(int argc, char **argv)
                "= %.0f MB: peak/target %.2f\n",
                peak / 1048576, g.largest_name, g.largest_bytes / 1048576, limit / 1048576,
                peak / limit);
+        if (nrec > 0)
+            printf("(c) peak-RSS growth of each API of one layer run alone (in a forked child), "
+                   "the %d largest:\n",
+                   top < nrec ? top : nrec);
+        for (int i = 0; i < nrec && i < top; i++)
+            printf("    %-28s %6.0f MB  (in+out in float32 %4.0f MB: %.2fx)\n",
+                   names[growth[i].seq], growth[i].growth / 1048576, growth[i].floor / 1048576,
+                   growth[i].growth / growth[i].floor);
     }
     char cmd[200];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);

@@ -10,6 +10,11 @@
  * multiply-add) when a batch is smaller than 400 multiply-adds, one GEMM per batch otherwise.
  * The gradients are the same products on the gradient (dA = dY B^T, dB = A^T dY), summed over
  * broadcast batch dimensions in index order.
+ *
+ * Memory: the batched paths convert and compute one batch at a time (scratch of one batch's
+ * matrices; the gradients too unless batches must be summed); a single GEMM holds its operands
+ * and result in the compute dtype whole (panels of one GEMM would not give OpenBLAS's bits
+ * for every shape), freeing the operands before the result is stored.
  */
 #include <cblas.h>
 #include <inttypes.h>
@@ -230,28 +235,42 @@ pc_status pc_k_linear_forward(const pc_op_call *call, pc_compute compute, pc_op_
     int64_t cshape[2] = {p.M, p.N};
     /* torch adds the bias through the GEMM's beta for 2-D and 3-D inputs, after it else */
     bool fused = p.b && (p.x->rank == 2 || p.x->rank == 3);
+    /* the bias (at most 1-D: linear_plan_make) is loaded as one row and repeated per row */
     if ((st = pc_nn_load_ro(call, p.x, cd, &x)) != PC_OK ||
         (st = pc_nn_load_ro(call, p.w, cd, &w)) != PC_OK)
         goto done;
-    if (fused)
-        st = pc_nn_load_expand(call, p.b, cshape, 2, cd, &c);
-    else
+    if (p.b)
+        st = pc_nn_load_expand(call, p.b, cshape + 1, 1, cd, &b);
+    if (st == PC_OK)
         st = alloc_buf(call, cd, cshape, 2, &c);
     if (st != PC_OK)
         goto done;
+    size_t es = pc_dtype_size(cd);
+    if (fused)
+        for (int64_t i = 0; i < p.M; i++)
+            memcpy((char *)pc_tensor_data(&c) + (size_t)(i * p.N) * es, pc_tensor_data(&b),
+                   (size_t)p.N * es);
     gemm(cd, false, true, p.M, p.N, p.K, 1.0, pc_tensor_data(&x), p.K, pc_tensor_data(&w), p.K,
          fused ? 1.0 : 0.0, pc_tensor_data(&c), p.N);
+    /* the operands are done with: freed before the result is stored */
+    pc_tensor_free(&x);
+    pc_tensor_free(&w);
     if (p.b && !fused) {
-        if ((st = pc_nn_load_expand(call, p.b, cshape, 2, cd, &b)) != PC_OK)
-            goto done;
-        int64_t n = p.M * p.N;
-        if (cd == PC_DTYPE_F64)
-            for (int64_t i = 0; i < n; i++)
-                ((double *)pc_tensor_data(&c))[i] += ((double *)pc_tensor_data(&b))[i];
-        else
-            for (int64_t i = 0; i < n; i++)
-                ((float *)pc_tensor_data(&c))[i] += ((float *)pc_tensor_data(&b))[i];
+        for (int64_t o = 0; o < p.M * p.N; o += p.N) {
+            if (cd == PC_DTYPE_F64) {
+                double *cv = (double *)pc_tensor_data(&c) + o;
+                const double *bv = pc_tensor_data(&b);
+                for (int64_t i = 0; i < p.N; i++)
+                    cv[i] += bv[i];
+            } else {
+                float *cv = (float *)pc_tensor_data(&c) + o;
+                const float *bv = pc_tensor_data(&b);
+                for (int64_t i = 0; i < p.N; i++)
+                    cv[i] += bv[i];
+            }
+        }
     }
+    pc_tensor_free(&b);
     st = pc_nn_store(call, &c, p.x->dtype, p.oshape, p.orank, &out->tensors[0]);
     if (st == PC_OK)
         out->count = 1;
@@ -283,6 +302,7 @@ pc_status pc_k_linear_backward(const pc_op_call *call, pc_compute compute,
             goto done;
         gemm(cd, false, false, p.M, p.K, p.N, 1.0, pc_tensor_data(&g), p.N, pc_tensor_data(&w), p.K,
              0.0, pc_tensor_data(&r), p.K);
+        pc_tensor_free(&w); /* before the result is stored */
         if ((st = store_grad(call, &r, p.x, &out->grads[0])) != PC_OK)
             goto done;
     }
@@ -293,6 +313,7 @@ pc_status pc_k_linear_backward(const pc_op_call *call, pc_compute compute,
             goto done;
         gemm(cd, true, false, p.N, p.K, p.M, 1.0, pc_tensor_data(&g), p.N, pc_tensor_data(&x), p.K,
              0.0, pc_tensor_data(&r), p.K);
+        pc_tensor_free(&x);
         if ((st = store_grad(call, &r, p.w, &out->grads[1])) != PC_OK)
             goto done;
     }
@@ -536,15 +557,16 @@ static pc_status mm_load(const pc_op_call *call, const mm_plan *q, pc_dtype cd, 
     return st == PC_OK ? st : pc_error_prefix(st, "%s", call->full_name);
 }
 
-/* y[b, j] = sum_k B[b, k, j] a[k]: a matrix-vector product on B^T (contiguous). */
-static pc_status fold_mv(const pc_op_call *call, const mm_plan *q, pc_dtype cd, const void *A,
-                         const void *B, void *C)
+/* y[b, j] = sum_k B[b, k, j] a[k] for nb batches: a matrix-vector product on B^T
+ * (contiguous). */
+static pc_status fold_mv(const pc_op_call *call, const mm_plan *q, int64_t nb, pc_dtype cd,
+                         const void *A, const void *B, void *C)
 {
     size_t es = pc_dtype_size(cd);
     char *bt = malloc((size_t)(q->m * q->p + 1) * es);
     if (!bt)
         return pc_nn_nomem(call);
-    for (int64_t b = 0; b < q->nb; b++) {
+    for (int64_t b = 0; b < nb; b++) {
         const char *src = (const char *)B + (size_t)(b * q->m * q->p) * es;
         for (int64_t k = 0; k < q->m; k++)
             for (int64_t j = 0; j < q->p; j++)
@@ -561,6 +583,160 @@ static pc_status fold_mv(const pc_op_call *call, const mm_plan *q, pc_dtype cd, 
     return PC_OK;
 }
 
+/* ---- the batched paths, a batch at a time ----
+ * Per batch the operands are read (converted) into scratch, the product runs as the same BLAS
+ * call (or plain loop) the whole-tensor path makes for that batch, and the result is stored
+ * straight into the output: scratch of one batch's three matrices instead of every batch in
+ * the compute dtype. */
+
+/* The batch of an operand (batch dims sh[0 .. rank - 3], right-aligned to the broadcast
+ * batch, size-1 dims broadcast) that broadcast batch k reads. */
+static int64_t mm_batch_of(const mm_plan *q, const int64_t *sh, int rank, int64_t k)
+{
+    int br = q->erank - 2, nbd = rank - 2;
+    int64_t idx = 0, stride = 1;
+    for (int d = br - 1; d >= 0; d--) {
+        int64_t i = k % q->eash[d];
+        k /= q->eash[d];
+        int od = d - (br - nbd);
+        if (od >= 0) {
+            if (sh[od] != 1)
+                idx += i * stride;
+            stride *= sh[od];
+        }
+    }
+    return idx;
+}
+
+/* The number of batches of an operand's own batch dims. */
+static int64_t mm_operand_batches(const int64_t *sh, int rank)
+{
+    int64_t nb = 1;
+    for (int d = 0; d + 2 < rank; d++)
+        nb *= sh[d];
+    return nb;
+}
+
+typedef struct mm_scratch {
+    char *a, *b, *c;
+} mm_scratch;
+
+static pc_status mm_scratch_make(const pc_op_call *call, size_t es, int64_t na, int64_t nb,
+                                 int64_t nc, mm_scratch *s)
+{
+    s->a = malloc((size_t)(na + nb + nc + 3) * es);
+    if (!s->a)
+        return pc_nn_nomem(call);
+    s->b = s->a + (size_t)(na + 1) * es;
+    s->c = s->b + (size_t)(nb + 1) * es;
+    return PC_OK;
+}
+
+static pc_status mm_forward_batched(const pc_op_call *call, const mm_plan *q, pc_dtype cd,
+                                    pc_tensor *out)
+{
+    int64_t na = q->n * q->m, nbm = q->m * q->p, nc = q->n * q->p;
+    size_t es = pc_dtype_size(cd);
+    bool add = q->in && q->beta != 0;
+    int64_t cs[3] = {q->nb, q->n, q->p};
+    pc_tensor in = PC_TENSOR_NULL;
+    mm_scratch s = {NULL, NULL, NULL};
+    pc_status st = pc_tensor_alloc(out, q->a->dtype, q->osh, q->orank);
+    if (st != PC_OK)
+        return pc_error_prefix(st, "%s", call->full_name);
+    if ((st = mm_scratch_make(call, es, na, nbm, nc, &s)) != PC_OK)
+        goto fail;
+    if (add && (st = pc_tensor_expand(&in, q->in, cs, 3)) != PC_OK) {
+        st = pc_error_prefix(st, "%s", call->full_name);
+        goto fail;
+    }
+    for (int64_t k = 0; k < q->nb; k++) {
+        pc_nn_read(q->a, mm_batch_of(q, q->ash, q->arank, k) * na, na, cd, s.a);
+        pc_nn_read(q->b, mm_batch_of(q, q->bsh, q->brank, k) * nbm, nbm, cd, s.b);
+        if (add)
+            pc_nn_read(&in, k * nc, nc, cd, s.c);
+        else
+            memset(s.c, 0, (size_t)nc * es);
+        if (q->kind == PC_NN_MATMUL && q->a->rank == 1) {
+            /* torch folds a 1-D x N-D matmul into a matrix-vector product of B^T */
+            if ((st = fold_mv(call, q, 1, cd, s.a, s.b, s.c)) != PC_OK)
+                goto fail;
+        } else if (q->kind == PC_NN_MATMUL && q->a->rank == 2) {
+            /* torch folds a 2-D x N-D matmul into one GEMM: per batch, the same sums */
+            gemm(cd, false, false, q->n, q->p, q->m, 1.0, s.a, q->m, s.b, q->p, 0.0, s.c, q->p);
+        } else {
+            bmm_run(cd, 1, q->n, q->p, q->m, s.a, false, s.b, false, s.c, q->in != NULL, q->alpha,
+                    q->beta);
+        }
+        pc_nn_write(out, k * nc, nc, s.c, cd);
+    }
+    free(s.a);
+    pc_tensor_free(&in);
+    return PC_OK;
+fail:
+    free(s.a);
+    pc_tensor_free(&in);
+    pc_tensor_free(out);
+    return st;
+}
+
+/* buf (n values of dtype cd) times alpha: rounded to t's dtype first on the device (the
+ * product is a tensor between two ops); torch's maybe_multiply: nothing when alpha is 1. */
+static void mm_scale_n(void *buf, pc_dtype cd, int64_t n, double alpha, pc_compute compute,
+                       pc_dtype td)
+{
+    if (alpha == 1.0)
+        return;
+    if (compute == PC_COMPUTE_DEVICE)
+        pc_nn_round_n(buf, cd, n, td);
+    if (cd == PC_DTYPE_F64) {
+        double *x = buf;
+        for (int64_t i = 0; i < n; i++)
+            x[i] *= alpha;
+    } else {
+        float *x = buf, fs = (float)alpha;
+        for (int64_t i = 0; i < n; i++)
+            x[i] *= fs;
+    }
+}
+
+/* dA (which 0) or dB (which 1) of a batched product whose operand has every batch of the
+ * broadcast (nothing to sum), a batch at a time into *out (the operand's dtype and shape). */
+static pc_status mm_grad_batched(const pc_op_call *call, const mm_plan *q, pc_compute compute,
+                                 pc_dtype cd, const pc_tensor *grad_out, int which, pc_tensor *out)
+{
+    const pc_tensor *t = which == 0 ? q->a : q->b;
+    int64_t na = q->n * q->m, nbm = q->m * q->p, ng = q->n * q->p;
+    int64_t nr = which == 0 ? na : nbm, no = which == 0 ? nbm : na;
+    size_t es = pc_dtype_size(cd);
+    mm_scratch s = {NULL, NULL,
+                    NULL}; /* s.a: the other operand, s.b: the gradient, s.c: the result */
+    pc_status st = pc_tensor_alloc(out, t->dtype, t->shape, t->rank);
+    if (st != PC_OK)
+        return pc_error_prefix(st, "%s", call->full_name);
+    if ((st = mm_scratch_make(call, es, no, ng, nr, &s)) != PC_OK) {
+        pc_tensor_free(out);
+        return st;
+    }
+    for (int64_t k = 0; k < q->nb; k++) {
+        pc_nn_read(grad_out, k * ng, ng, cd, s.b);
+        if (which == 0) {
+            pc_nn_read(q->b, mm_batch_of(q, q->bsh, q->brank, k) * nbm, nbm, cd, s.a);
+            bmm_run(cd, 1, q->n, q->m, q->p, s.b, false, s.a, true, s.c, false, 1.0, 0.0);
+        } else {
+            pc_nn_read(q->a, mm_batch_of(q, q->ash, q->arank, k) * na, na, cd, s.a);
+            if (q->kind == PC_NN_MATMUL && q->a->rank <= 2)
+                gemm(cd, true, false, q->m, q->p, q->n, 1.0, s.a, q->m, s.b, q->p, 0.0, s.c, q->p);
+            else
+                bmm_run(cd, 1, q->m, q->p, q->n, s.a, true, s.b, false, s.c, false, 1.0, 0.0);
+        }
+        mm_scale_n(s.c, cd, nr, q->alpha, compute, t->dtype);
+        pc_nn_write(out, k * nr, nr, s.c, cd);
+    }
+    free(s.a);
+    return PC_OK;
+}
+
 pc_status pc_k_matmul_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out)
 {
     mm_plan q;
@@ -568,6 +744,11 @@ pc_status pc_k_matmul_forward(const pc_op_call *call, pc_compute compute, pc_op_
     if (st != PC_OK)
         return st;
     pc_dtype cd = compute_of(compute, q.a->dtype);
+    if (q.path == MM_BATCHED) {
+        if ((st = mm_forward_batched(call, &q, cd, &out->tensors[0])) == PC_OK)
+            out->count = 1;
+        return st;
+    }
     pc_tensor a = PC_TENSOR_NULL, b = PC_TENSOR_NULL, c = PC_TENSOR_NULL, prod = PC_TENSOR_NULL;
     if ((st = mm_load(call, &q, cd, &a, &b)) != PC_OK)
         goto done;
@@ -607,23 +788,13 @@ pc_status pc_k_matmul_forward(const pc_op_call *call, pc_compute compute, pc_op_
             axpby(&c, add ? q.beta : 0.0, &prod, q.alpha);
         }
         break;
-    case MM_BATCHED:
-        if (q.kind == PC_NN_MATMUL && q.a->rank == 1) {
-            /* torch folds a 1-D x N-D matmul into a matrix-vector product of B^T */
-            st = fold_mv(call, &q, cd, A, B, C);
-        } else if (q.kind == PC_NN_MATMUL && q.a->rank == 2) {
-            /* torch folds a 2-D x N-D matmul into one GEMM: per batch, the same sums */
-            size_t es = pc_dtype_size(cd);
-            for (int64_t k = 0; k < q.nb; k++)
-                gemm(cd, false, false, q.n, q.p, q.m, 1.0,
-                     (const char *)A + (size_t)(k * q.n * q.m) * es, q.m,
-                     (const char *)B + (size_t)(k * q.m * q.p) * es, q.p, 0.0,
-                     (char *)C + (size_t)(k * q.n * q.p) * es, q.p);
-        } else {
-            bmm_run(cd, q.nb, q.n, q.p, q.m, A, false, B, false, C, q.in != NULL, q.alpha, q.beta);
-        }
+    case MM_BATCHED: /* mm_forward_batched */
         break;
     }
+    /* the operands are done with: freed before the result is stored */
+    pc_tensor_free(&a);
+    pc_tensor_free(&b);
+    pc_tensor_free(&prod);
     if (st == PC_OK)
         st = pc_nn_store(call, &c, q.a->dtype, q.osh, q.orank, &out->tensors[0]);
     if (st == PC_OK)
@@ -706,6 +877,25 @@ pc_status pc_k_matmul_backward(const pc_op_call *call, pc_compute compute,
     if (!ga && !gb && !gi)
         return PC_OK;
     pc_dtype cd = compute_of(compute, q.a->dtype);
+    if (q.path == MM_BATCHED) {
+        /* a batch at a time where the operand has every batch (nothing to sum over them) and
+         * the product is not the folded 2-D x N-D one */
+        if (ga && (q.kind != PC_NN_MATMUL || q.a->rank != 2) &&
+            mm_operand_batches(q.ash, q.arank) == q.nb) {
+            if ((st = mm_grad_batched(call, &q, compute, cd, grad_out, 0, &out->grads[ia])) !=
+                PC_OK)
+                return st;
+            ga = false;
+        }
+        if (gb && mm_operand_batches(q.bsh, q.brank) == q.nb) {
+            if ((st = mm_grad_batched(call, &q, compute, cd, grad_out, 1, &out->grads[ib])) !=
+                PC_OK)
+                return st;
+            gb = false;
+        }
+        if (!ga && !gb && !gi)
+            return PC_OK;
+    }
     pc_tensor a = PC_TENSOR_NULL, b = PC_TENSOR_NULL, g = PC_TENSOR_NULL, r = PC_TENSOR_NULL;
     int64_t cs[3];
     int cr = mm_cshape(&q, cs);

@@ -2,7 +2,9 @@
  * Helpers of the nn kernels. Every nn kernel works on contiguous buffers of its compute dtype
  * (float32 on the device, float64 on the bench and for float64): the inputs are converted once
  * (pc_tensor_cast does the strided gather and the exact widening), the kernel runs, the result
- * is rounded once to the output dtype.
+ * is rounded once to the output dtype. The kernels that work a block at a time convert just
+ * that block (pc_nn_read) and round it into the output (pc_nn_write), through the same
+ * pc_convert_buffer as pc_tensor_cast, so either way gives the same bits.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -62,19 +64,98 @@ pc_status pc_nn_store(const pc_op_call *call, pc_tensor *buf, pc_dtype od, const
     return PC_OK;
 }
 
+/* One run of contiguous elements: the same conversion as pc_tensor_cast's (pc_convert_buffer;
+ * a plain copy within a dtype). */
+static void convert_run(void *dst, pc_dtype dd, const void *src, pc_dtype sd, int64_t n)
+{
+    if (n <= 0)
+        return;
+    if (dd == sd)
+        memcpy(dst, src, (size_t)n * pc_dtype_size(dd));
+    else
+        pc_convert_buffer(dst, dd, src, sd, (size_t)n); /* float dtypes: cannot fail */
+}
+
+void pc_nn_read(const pc_tensor *t, int64_t start, int64_t count, pc_dtype cd, void *dst)
+{
+    size_t ss = pc_dtype_size(t->dtype), ds = pc_dtype_size(cd);
+    const unsigned char *base = pc_tensor_data(t);
+    unsigned char *d = dst;
+    if (count <= 0)
+        return;
+    if (pc_tensor_is_contiguous(t)) {
+        convert_run(d, cd, base + (size_t)start * ss, t->dtype, count);
+        return;
+    }
+    /* strided: runs along the last dimension, gathered in the source dtype and converted */
+    enum { STAGE = 256 };
+    _Alignas(64) unsigned char stage[STAGE * 16];
+    int r = t->rank;
+    int64_t idx[PC_TENSOR_MAX_DIMS], rem = start, off = 0;
+    for (int i = r - 1; i >= 0; i--) {
+        idx[i] = rem % t->shape[i];
+        rem /= t->shape[i];
+        off += idx[i] * t->strides[i];
+    }
+    int64_t st = t->strides[r - 1];
+    while (count > 0) {
+        int64_t run = t->shape[r - 1] - idx[r - 1];
+        if (run > count)
+            run = count;
+        for (int64_t done = 0; done < run;) {
+            int64_t k = run - done < STAGE ? run - done : STAGE;
+            for (int64_t j = 0; j < k; j++)
+                memcpy(stage + (size_t)j * ss, base + (size_t)(off + (done + j) * st) * ss, ss);
+            convert_run(d, cd, stage, t->dtype, k);
+            d += (size_t)k * ds;
+            done += k;
+        }
+        count -= run;
+        idx[r - 1] += run;
+        off += run * st;
+        for (int i = r - 1; i > 0 && idx[i] == t->shape[i]; i--) {
+            off -= idx[i] * t->strides[i];
+            idx[i] = 0;
+            idx[i - 1]++;
+            off += t->strides[i - 1];
+        }
+    }
+}
+
+void pc_nn_read_via(const pc_tensor *t, int64_t start, int64_t count, pc_dtype via, void *stage,
+                    pc_dtype cd, void *dst)
+{
+    if (via == t->dtype) {
+        pc_nn_read(t, start, count, cd, dst);
+        return;
+    }
+    pc_nn_read(t, start, count, via, stage);
+    convert_run(dst, cd, stage, via, count);
+}
+
+void pc_nn_write(pc_tensor *out, int64_t start, int64_t count, const void *src, pc_dtype cd)
+{
+    convert_run((unsigned char *)pc_tensor_data(out) + (size_t)start * pc_dtype_size(out->dtype),
+                out->dtype, src, cd, count);
+}
+
 void pc_nn_round(pc_tensor *buf, pc_dtype d)
 {
-    int64_t n = pc_tensor_numel(buf);
-    if (buf->dtype == PC_DTYPE_F32) {
-        float *x = pc_tensor_data(buf);
+    pc_nn_round_n(pc_tensor_data(buf), buf->dtype, pc_tensor_numel(buf), d);
+}
+
+void pc_nn_round_n(void *buf, pc_dtype cd, int64_t n, pc_dtype d)
+{
+    if (cd == PC_DTYPE_F32) {
+        float *x = buf;
         if (d == PC_DTYPE_F16)
             for (int64_t i = 0; i < n; i++)
                 x[i] = pc_f16_to_f32(pc_f32_to_f16(x[i]));
         else if (d == PC_DTYPE_BF16)
             for (int64_t i = 0; i < n; i++)
                 x[i] = pc_bf16_to_f32(pc_f32_to_bf16(x[i]));
-    } else if (buf->dtype == PC_DTYPE_F64) {
-        double *x = pc_tensor_data(buf);
+    } else if (cd == PC_DTYPE_F64) {
+        double *x = buf;
         if (d == PC_DTYPE_F16)
             for (int64_t i = 0; i < n; i++)
                 x[i] = pc_f16_to_f32(pc_f64_to_f16(x[i]));

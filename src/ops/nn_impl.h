@@ -36,6 +36,21 @@ pc_status pc_nn_load_expand(const pc_op_call *call, const pc_tensor *t, const in
 /* *out: buf (consumed: freed on every path) converted to dtype od with shape/rank. */
 pc_status pc_nn_store(const pc_op_call *call, pc_tensor *buf, pc_dtype od, const int64_t *shape,
                       int rank, pc_tensor *out);
+/* Scratch of the kernels that work a block at a time: a block holds about PC_NN_BLOCK elements
+ * (whole rows: one row at least), so a call needs O(block) memory beyond its outputs. */
+#define PC_NN_BLOCK 32768
+/* Elements start .. start + count - 1 of t (any strides), in row-major index order, converted
+ * to dtype cd (float32/float64: exactly or RNE, as pc_tensor_cast does) into dst. */
+void pc_nn_read(const pc_tensor *t, int64_t start, int64_t count, pc_dtype cd, void *dst);
+/* The same through dtype via (t -> via -> cd, each step as pc_tensor_cast rounds: torch's
+ * cast before an op); stage holds count elements of via. via may be t's dtype. */
+void pc_nn_read_via(const pc_tensor *t, int64_t start, int64_t count, pc_dtype via, void *stage,
+                    pc_dtype cd, void *dst);
+/* count values of dtype cd at src into elements start .. of the contiguous tensor out,
+ * converted (RNE) to out's dtype. */
+void pc_nn_write(pc_tensor *out, int64_t start, int64_t count, const void *src, pc_dtype cd);
+/* pc_nn_round on n values of dtype cd at buf. */
+void pc_nn_round_n(void *buf, pc_dtype cd, int64_t n, pc_dtype d);
 /* Rounds every value of the compute buffer buf to dtype d (float16/bfloat16/float32 held in a
  * wider buffer), as a tensor of dtype d between two of torch's ops would be. */
 void pc_nn_round(pc_tensor *buf, pc_dtype d);

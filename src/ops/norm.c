@@ -6,6 +6,11 @@
  * lane order of torch's AVX2 vectors; layer_norm takes its mean and variance from the same
  * vectorised Welford scheme as torch's RowwiseMoments. The backward recomputes what it needs
  * (the output rounded to its dtype on the device, as autograd keeps it).
+ *
+ * softmax, log_softmax and layer_norm work a block of whole rows at a time (PC_NN_BLOCK) in
+ * scratch of the compute dtype and round each block straight into the output: a call's memory
+ * beyond its output does not grow with the tensor. The arithmetic of every row is the
+ * whole-tensor kernel's, so the blocks change no bit.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -14,6 +19,7 @@
 #include <tgmath.h>
 
 #include "nn_impl.h"
+#include "precheck/core/convert.h"
 
 #define NK_T     float
 #define NK_SFX   f
@@ -70,45 +76,163 @@ static pc_status sm_plan_make(const pc_op_call *call, sm_plan *p)
     return PC_OK;
 }
 
-/* x cast to the dtype= argument (torch casts before the op), in the compute dtype; read
- * only (it may be x itself). */
-static pc_status sm_load(const pc_op_call *call, const sm_plan *p, pc_dtype cd, pc_tensor *out)
+/* The blocks of a softmax: whole rows of n. With its dim last (inner 1) a block is a run of
+ * rows; otherwise a block is a run of columns of one outer slice [n, inner], gathered into an
+ * [n, cols] buffer. Either way about PC_NN_BLOCK elements, one row at least. */
+typedef struct sm_blocks {
+    int64_t rows_per, cols_per, per_outer, count;
+} sm_blocks;
+
+static sm_blocks sm_blocks_make(const sm_plan *p)
 {
-    if (p->od == p->x->dtype)
-        return pc_nn_load_ro(call, p->x, cd, out);
-    pc_tensor t = PC_TENSOR_NULL;
-    pc_status st = pc_tensor_cast(&t, p->x, p->od);
-    if (st == PC_OK)
-        st = pc_nn_load(call, &t, cd, out);
-    pc_tensor_free(&t);
-    return st;
+    sm_blocks b;
+    int64_t fit = p->n > 0 && p->n < PC_NN_BLOCK ? PC_NN_BLOCK / p->n : 1;
+    if (p->inner == 1) {
+        b.rows_per = fit;
+        b.cols_per = 1;
+        b.per_outer = 1;
+        b.count = (p->outer + fit - 1) / fit;
+    } else {
+        b.rows_per = 1;
+        b.cols_per = fit < p->inner ? fit : p->inner;
+        b.per_outer = (p->inner + b.cols_per - 1) / b.cols_per;
+        b.count = p->outer * b.per_outer;
+    }
+    return b;
 }
 
-static void sm_forward_buf(const sm_plan *p, pc_tensor *x, pc_tensor *y)
+/* Block k: outer rows o0 .. o0 + *no - 1, columns c0 .. c0 + *nc - 1. */
+static void sm_block_at(const sm_plan *p, const sm_blocks *b, int64_t k, int64_t *o0, int64_t *no,
+                        int64_t *c0, int64_t *nc)
 {
-    if (x->dtype == PC_DTYPE_F64)
-        softmax_fwd_d(p->logsm, pc_tensor_data(x), pc_tensor_data(y), p->outer, p->n, p->inner);
+    if (p->inner == 1) {
+        *o0 = k * b->rows_per;
+        *no = p->outer - *o0 < b->rows_per ? p->outer - *o0 : b->rows_per;
+        *c0 = 0;
+        *nc = 1;
+        return;
+    }
+    *o0 = k / b->per_outer;
+    *no = 1;
+    *c0 = k % b->per_outer * b->cols_per;
+    *nc = p->inner - *c0 < b->cols_per ? p->inner - *c0 : b->cols_per;
+}
+
+/* Reads block (o0, no, c0, nc) of t into dst [no, n, nc] in dtype cd, through dtype via. */
+static void sm_block_read(const sm_plan *p, const pc_tensor *t, int64_t o0, int64_t no, int64_t c0,
+                          int64_t nc, pc_dtype via, void *stage, pc_dtype cd, void *dst)
+{
+    size_t es = pc_dtype_size(cd);
+    if (nc == p->inner) {
+        pc_nn_read_via(t, o0 * p->n * p->inner, no * p->n * p->inner, via, stage, cd, dst);
+        return;
+    }
+    for (int64_t i = 0; i < p->n; i++)
+        pc_nn_read_via(t, (o0 * p->n + i) * p->inner + c0, nc, via, stage, cd,
+                       (char *)dst + (size_t)(i * nc) * es);
+}
+
+/* Writes the block src [no, n, nc] (dtype cd) into out (contiguous, x's shape), through dtype
+ * via when it is not out's. */
+static void sm_block_write(const sm_plan *p, pc_tensor *out, int64_t o0, int64_t no, int64_t c0,
+                           int64_t nc, const void *src, pc_dtype cd, pc_dtype via, void *stage)
+{
+    size_t es = pc_dtype_size(cd);
+    int64_t rows = nc == p->inner ? 1 : p->n, len = nc == p->inner ? no * p->n * p->inner : nc;
+    for (int64_t i = 0; i < rows; i++) {
+        int64_t at = nc == p->inner ? o0 * p->n * p->inner : (o0 * p->n + i) * p->inner + c0;
+        const void *from = (const char *)src + (size_t)(i * len) * es;
+        if (via != out->dtype) {
+            pc_convert_buffer(stage, via, from, cd, (size_t)len);
+            pc_nn_write(out, at, len, stage, via);
+        } else {
+            pc_nn_write(out, at, len, from, cd);
+        }
+    }
+}
+
+static void sm_fwd(pc_dtype cd, bool logsm, bool lanes, const void *x, void *y, int64_t outer,
+                   int64_t n, int64_t inner)
+{
+    if (cd == PC_DTYPE_F64)
+        softmax_fwd_d(logsm, lanes, x, y, outer, n, inner);
     else
-        softmax_fwd_f(p->logsm, pc_tensor_data(x), pc_tensor_data(y), p->outer, p->n, p->inner);
+        softmax_fwd_f(logsm, lanes, x, y, outer, n, inner);
+}
+
+static void sm_bwd(pc_dtype cd, bool logsm, bool lanes, const void *y, const void *dy, void *dx,
+                   int64_t outer, int64_t n, int64_t inner)
+{
+    if (cd == PC_DTYPE_F64)
+        softmax_bwd_d(logsm, lanes, y, dy, dx, outer, n, inner);
+    else
+        softmax_bwd_f(logsm, lanes, y, dy, dx, outer, n, inner);
+}
+
+/* softmax (forward) or its gradient (grad_out given) of the call, a block at a time in
+ * per-thread scratch (blocks are independent: threads change no result); *out has x's shape
+ * and dtype od (forward) or x's dtype (gradient). x is read through od (torch casts before
+ * the op); on the device the recomputed output and the gradient are rounded to od, as
+ * autograd keeps them, and the gradient is stored through od. */
+static pc_status sm_run(const pc_op_call *call, const sm_plan *p, pc_compute compute,
+                        const pc_tensor *grad_out, pc_tensor *out)
+{
+    bool bwd = grad_out != NULL, lanes = p->inner == 1;
+    pc_dtype cd = pc_nn_compute_dtype(compute, p->od);
+    pc_status st = pc_tensor_alloc(out, bwd ? p->x->dtype : p->od, p->x->shape, p->x->rank);
+    if (st != PC_OK)
+        return pc_error_prefix(st, "%s", call->full_name);
+    if (pc_tensor_numel(p->x) == 0)
+        return PC_OK;
+    sm_blocks b = sm_blocks_make(p);
+    int64_t cap = b.rows_per * p->n * b.cols_per;
+    size_t es = pc_dtype_size(cd), bytes = (size_t)cap * es;
+    bool failed = false;
+#pragma omp parallel if (pc_tensor_numel(p->x) > 32768 && b.count > 1)
+    {
+        /* x, y, dy and a staging buffer for the casts through od */
+        char *buf = malloc(bytes * 3 + (size_t)cap * 8);
+        if (!buf) {
+#pragma omp atomic write
+            failed = true;
+        }
+#pragma omp for schedule(static)
+        for (int64_t k = 0; k < b.count; k++) {
+            if (!buf)
+                continue;
+            char *xs = buf, *ys = buf + bytes, *gs = buf + 2 * bytes, *stage = buf + 3 * bytes;
+            int64_t o0, no, c0, nc;
+            sm_block_at(p, &b, k, &o0, &no, &c0, &nc);
+            int64_t len = no * p->n * nc;
+            sm_block_read(p, p->x, o0, no, c0, nc, p->od, stage, cd, xs);
+            sm_fwd(cd, p->logsm, lanes, xs, ys, no, p->n, nc);
+            if (!bwd) {
+                sm_block_write(p, out, o0, no, c0, nc, ys, cd, out->dtype, stage);
+                continue;
+            }
+            sm_block_read(p, grad_out, o0, no, c0, nc, grad_out->dtype, stage, cd, gs);
+            if (compute == PC_COMPUTE_DEVICE) {
+                pc_nn_round_n(ys, cd, len, p->od);
+                pc_nn_round_n(gs, cd, len, p->od);
+            }
+            sm_bwd(cd, p->logsm, lanes, ys, gs, gs, no, p->n, nc);
+            sm_block_write(p, out, o0, no, c0, nc, gs, cd, p->od, stage);
+        }
+        free(buf);
+    }
+    if (failed) {
+        pc_tensor_free(out);
+        return pc_nn_nomem(call);
+    }
+    return PC_OK;
 }
 
 pc_status pc_k_softmax_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out)
 {
     sm_plan p;
     pc_status st = sm_plan_make(call, &p);
-    if (st != PC_OK)
-        return st;
-    pc_dtype cd = pc_nn_compute_dtype(compute, p.od);
-    pc_tensor x = PC_TENSOR_NULL, y = PC_TENSOR_NULL;
-    if ((st = sm_load(call, &p, cd, &x)) == PC_OK &&
-        (st = pc_tensor_alloc(&y, cd, p.x->shape, p.x->rank)) == PC_OK) {
-        sm_forward_buf(&p, &x, &y);
-        st = pc_nn_store(call, &y, p.od, p.x->shape, p.x->rank, &out->tensors[0]);
-        if (st == PC_OK)
-            out->count = 1;
-    }
-    pc_tensor_free(&x);
-    pc_tensor_free(&y);
+    if (st == PC_OK && (st = sm_run(call, &p, compute, NULL, &out->tensors[0])) == PC_OK)
+        out->count = 1;
     return st;
 }
 
@@ -119,37 +243,7 @@ pc_status pc_k_softmax_backward(const pc_op_call *call, pc_compute compute,
     pc_status st = sm_plan_make(call, &p);
     if (st != PC_OK || !pc_nn_wants_grad(call, 0))
         return st;
-    pc_dtype cd = pc_nn_compute_dtype(compute, p.od);
-    pc_tensor x = PC_TENSOR_NULL, y = PC_TENSOR_NULL, g = PC_TENSOR_NULL, r = PC_TENSOR_NULL;
-    if ((st = sm_load(call, &p, cd, &x)) != PC_OK ||
-        (st = pc_tensor_alloc(&y, cd, p.x->shape, p.x->rank)) != PC_OK ||
-        (st = pc_nn_load(call, grad_out, cd, &g)) != PC_OK)
-        goto done;
-    sm_forward_buf(&p, &x, &y);
-    if (compute == PC_COMPUTE_DEVICE) {
-        /* autograd keeps the output and the gradient in the output's dtype */
-        pc_nn_round(&y, p.od);
-        pc_nn_round(&g, p.od);
-    }
-    if (cd == PC_DTYPE_F64)
-        softmax_bwd_d(p.logsm, pc_tensor_data(&y), pc_tensor_data(&g), pc_tensor_data(&g), p.outer,
-                      p.n, p.inner);
-    else
-        softmax_bwd_f(p.logsm, pc_tensor_data(&y), pc_tensor_data(&g), pc_tensor_data(&g), p.outer,
-                      p.n, p.inner);
-    /* dx overwrote dy in g */
-    if ((st = pc_nn_store(call, &g, p.od, p.x->shape, p.x->rank, &r)) != PC_OK)
-        goto done;
-    if (r.dtype != p.x->dtype)
-        st = pc_tensor_cast(&out->grads[0], &r, p.x->dtype);
-    else
-        pc_tensor_share(&out->grads[0], &r);
-done:
-    pc_tensor_free(&x);
-    pc_tensor_free(&y);
-    pc_tensor_free(&g);
-    pc_tensor_free(&r);
-    return st;
+    return sm_run(call, &p, compute, grad_out, &out->grads[0]);
 }
 
 /* ---- layer_norm ---- */
@@ -197,42 +291,41 @@ static pc_status ln_plan_make(const pc_op_call *call, ln_plan *p)
     return pc_nn_same_dtype(call, p->x, p->b);
 }
 
-typedef struct ln_bufs {
-    pc_tensor x, w, b, y, mean, rstd;
-} ln_bufs;
-
-static void ln_free(ln_bufs *u)
+/* layer_norm a block of rows at a time (about PC_NN_BLOCK elements, one row at least): the
+ * rows' values in the compute dtype, the weight and bias whole ([n]). */
+static int64_t ln_rows_per_block(const ln_plan *p)
 {
-    pc_tensor_free(&u->x);
-    pc_tensor_free(&u->w);
-    pc_tensor_free(&u->b);
-    pc_tensor_free(&u->y);
-    pc_tensor_free(&u->mean);
-    pc_tensor_free(&u->rstd);
+    return p->n > 0 && p->n < PC_NN_BLOCK ? PC_NN_BLOCK / p->n : 1;
 }
 
-static pc_status ln_forward_bufs(const pc_op_call *call, const ln_plan *p, pc_dtype cd, ln_bufs *u)
+static void ln_fwd(pc_dtype cd, const void *x, const void *w, const void *b, void *y, int64_t rows,
+                   int64_t n, double eps, void *mean, void *rstd)
 {
-    *u = (ln_bufs){PC_TENSOR_NULL, PC_TENSOR_NULL, PC_TENSOR_NULL,
-                   PC_TENSOR_NULL, PC_TENSOR_NULL, PC_TENSOR_NULL};
-    pc_status st;
-    int64_t rows = p->rows;
-    if ((st = pc_nn_load_ro(call, p->x, cd, &u->x)) != PC_OK ||
-        (p->w && (st = pc_nn_load_ro(call, p->w, cd, &u->w)) != PC_OK) ||
-        (p->b && (st = pc_nn_load_ro(call, p->b, cd, &u->b)) != PC_OK) ||
-        (st = pc_tensor_alloc(&u->y, cd, p->x->shape, p->x->rank)) != PC_OK ||
-        (st = pc_tensor_alloc(&u->mean, cd, &rows, 1)) != PC_OK ||
-        (st = pc_tensor_alloc(&u->rstd, cd, &rows, 1)) != PC_OK)
-        return st;
     if (cd == PC_DTYPE_F64)
-        layer_norm_fwd_d(pc_tensor_data(&u->x), p->w ? pc_tensor_data(&u->w) : NULL,
-                         p->b ? pc_tensor_data(&u->b) : NULL, pc_tensor_data(&u->y), p->rows, p->n,
-                         p->eps, pc_tensor_data(&u->mean), pc_tensor_data(&u->rstd));
+        layer_norm_fwd_d(x, w, b, y, rows, n, eps, mean, rstd);
     else
-        layer_norm_fwd_f(pc_tensor_data(&u->x), p->w ? pc_tensor_data(&u->w) : NULL,
-                         p->b ? pc_tensor_data(&u->b) : NULL, pc_tensor_data(&u->y), p->rows, p->n,
-                         (float)p->eps, pc_tensor_data(&u->mean), pc_tensor_data(&u->rstd));
-    return PC_OK;
+        layer_norm_fwd_f(x, w, b, y, rows, n, (float)eps, mean, rstd);
+}
+
+typedef struct ln_params {
+    pc_tensor w, b; /* in the compute dtype; null when absent */
+} ln_params;
+
+static pc_status ln_params_load(const pc_op_call *call, const ln_plan *p, pc_dtype cd, ln_params *u)
+{
+    u->w = u->b = PC_TENSOR_NULL;
+    pc_status st = PC_OK;
+    if (p->w)
+        st = pc_nn_load_ro(call, p->w, cd, &u->w);
+    if (st == PC_OK && p->b)
+        st = pc_nn_load_ro(call, p->b, cd, &u->b);
+    return st;
+}
+
+static void ln_params_free(ln_params *u)
+{
+    pc_tensor_free(&u->w);
+    pc_tensor_free(&u->b);
 }
 
 pc_status pc_k_layer_norm_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out)
@@ -241,14 +334,46 @@ pc_status pc_k_layer_norm_forward(const pc_op_call *call, pc_compute compute, pc
     pc_status st = ln_plan_make(call, &p);
     if (st != PC_OK)
         return st;
-    ln_bufs u;
-    st = ln_forward_bufs(call, &p, pc_nn_compute_dtype(compute, p.x->dtype), &u);
-    if (st == PC_OK)
-        st = pc_nn_store(call, &u.y, p.x->dtype, p.x->shape, p.x->rank, &out->tensors[0]);
-    if (st == PC_OK)
-        out->count = 1;
-    ln_free(&u);
-    return st;
+    pc_dtype cd = pc_nn_compute_dtype(compute, p.x->dtype);
+    ln_params u;
+    pc_tensor *y = &out->tensors[0];
+    if ((st = ln_params_load(call, &p, cd, &u)) != PC_OK ||
+        (st = pc_tensor_alloc(y, p.x->dtype, p.x->shape, p.x->rank)) != PC_OK) {
+        ln_params_free(&u);
+        return st;
+    }
+    int64_t per = ln_rows_per_block(&p), nblocks = (p.rows + per - 1) / per;
+    size_t es = pc_dtype_size(cd), bytes = (size_t)(per * p.n + 1) * es;
+    const void *w = p.w ? pc_tensor_data(&u.w) : NULL, *b = p.b ? pc_tensor_data(&u.b) : NULL;
+    bool failed = false;
+    /* rows are independent: threads over blocks change no result */
+#pragma omp parallel if (p.rows * p.n > 32768 && nblocks > 1)
+    {
+        char *buf = malloc(bytes * 2 + (size_t)(per + 1) * es * 2);
+        if (!buf) {
+#pragma omp atomic write
+            failed = true;
+        }
+#pragma omp for schedule(static)
+        for (int64_t k = 0; k < nblocks; k++) {
+            if (!buf)
+                continue;
+            char *xs = buf, *ys = buf + bytes, *mean = ys + bytes;
+            char *rstd = mean + (size_t)(per + 1) * es;
+            int64_t r0 = k * per, nr = p.rows - r0 < per ? p.rows - r0 : per;
+            pc_nn_read(p.x, r0 * p.n, nr * p.n, cd, xs);
+            ln_fwd(cd, xs, w, b, ys, nr, p.n, p.eps, mean, rstd);
+            pc_nn_write(y, r0 * p.n, nr * p.n, ys, cd);
+        }
+        free(buf);
+    }
+    ln_params_free(&u);
+    if (failed) {
+        pc_tensor_free(y);
+        return pc_nn_nomem(call);
+    }
+    out->count = 1;
+    return PC_OK;
 }
 
 pc_status pc_k_layer_norm_backward(const pc_op_call *call, pc_compute compute,
@@ -263,41 +388,83 @@ pc_status pc_k_layer_norm_backward(const pc_op_call *call, pc_compute compute,
     if (!gx && !gw && !gb)
         return PC_OK;
     pc_dtype cd = pc_nn_compute_dtype(compute, p.x->dtype);
-    ln_bufs u;
-    pc_tensor g = PC_TENSOR_NULL, dw = PC_TENSOR_NULL, db = PC_TENSOR_NULL;
-    if ((st = ln_forward_bufs(call, &p, cd, &u)) != PC_OK ||
-        (st = pc_nn_load(call, grad_out, cd, &g)) != PC_OK ||
+    ln_params u;
+    pc_tensor dw = PC_TENSOR_NULL, db = PC_TENSOR_NULL;
+    int64_t per = ln_rows_per_block(&p);
+    size_t es = pc_dtype_size(cd), bytes = (size_t)(per * p.n + 1) * es;
+    char *buf = NULL;
+    if ((st = ln_params_load(call, &p, cd, &u)) != PC_OK ||
         (gw && (st = pc_tensor_alloc(&dw, cd, &p.n, 1)) != PC_OK) ||
-        (gb && (st = pc_tensor_alloc(&db, cd, &p.n, 1)) != PC_OK))
+        (gb && (st = pc_tensor_alloc(&db, cd, &p.n, 1)) != PC_OK) ||
+        (gx && (st = pc_tensor_alloc(&out->grads[0], p.x->dtype, p.x->shape, p.x->rank)) != PC_OK))
         goto done;
-    if (compute == PC_COMPUTE_DEVICE)
-        pc_nn_round(&g, p.x->dtype);
-    void *dx = gx ? pc_tensor_data(&u.y) : NULL; /* dx overwrites y */
-    void *w = p.w ? pc_tensor_data(&u.w) : NULL;
+    if (!(buf = malloc(bytes * 3 + (size_t)(per + 1) * es * 2))) {
+        st = pc_nn_nomem(call);
+        goto done;
+    }
+    const void *w = p.w ? pc_tensor_data(&u.w) : NULL, *b = p.b ? pc_tensor_data(&u.b) : NULL;
     void *dwp = gw ? pc_tensor_data(&dw) : NULL, *dbp = gb ? pc_tensor_data(&db) : NULL;
-    if (cd == PC_DTYPE_F64)
-        layer_norm_bwd_d(pc_tensor_data(&u.x), w, pc_tensor_data(&g), pc_tensor_data(&u.mean),
-                         pc_tensor_data(&u.rstd), p.rows, p.n, dx, dwp, dbp);
-    else
-        layer_norm_bwd_f(pc_tensor_data(&u.x), w, pc_tensor_data(&g), pc_tensor_data(&u.mean),
-                         pc_tensor_data(&u.rstd), p.rows, p.n, dx, dwp, dbp);
-    if (gx &&
-        (st = pc_nn_store(call, &u.y, p.x->dtype, p.x->shape, p.x->rank, &out->grads[0])) != PC_OK)
-        goto done;
+    char *xs = buf, *gs = buf + bytes, *ys = gs + bytes, *mean = ys + bytes;
+    char *rstd = mean + (size_t)(per + 1) * es;
+    /* in row order: dw and db sum over the rows */
+    for (int64_t r0 = 0; r0 < p.rows; r0 += per) {
+        int64_t nr = p.rows - r0 < per ? p.rows - r0 : per, len = nr * p.n;
+        pc_nn_read(p.x, r0 * p.n, len, cd, xs);
+        pc_nn_read(grad_out, r0 * p.n, len, cd, gs);
+        if (compute == PC_COMPUTE_DEVICE)
+            pc_nn_round_n(gs, cd, len, p.x->dtype);
+        ln_fwd(cd, xs, w, b, ys, nr, p.n, p.eps, mean, rstd); /* the statistics */
+        void *dx = gx ? ys : NULL;                            /* dx overwrites y */
+        if (cd == PC_DTYPE_F64)
+            layer_norm_bwd_d((const double *)(void *)xs, w, (const double *)(void *)gs,
+                             (const double *)(void *)mean, (const double *)(void *)rstd, nr, p.n,
+                             dx, dwp, dbp);
+        else
+            layer_norm_bwd_f((const float *)(void *)xs, w, (const float *)(void *)gs,
+                             (const float *)(void *)mean, (const float *)(void *)rstd, nr, p.n, dx,
+                             dwp, dbp);
+        if (gx)
+            pc_nn_write(&out->grads[0], r0 * p.n, len, ys, cd);
+    }
     if (gw &&
         (st = pc_nn_store(call, &dw, p.w->dtype, p.w->shape, p.w->rank, &out->grads[2])) != PC_OK)
         goto done;
     if (gb)
         st = pc_nn_store(call, &db, p.b->dtype, p.b->shape, p.b->rank, &out->grads[3]);
 done:
-    pc_tensor_free(&g);
+    free(buf);
     pc_tensor_free(&dw);
     pc_tensor_free(&db);
-    ln_free(&u);
+    ln_params_free(&u);
     return st;
 }
 
 /* ---- cross_entropy: log_softmax over the class dimension, then nll_loss ---- */
+
+/* softmax_fwd / softmax_bwd over whole buffers [outer, n, inner], threads over outer slices
+ * (independent: no result changes). */
+static void sm_fwd_all(pc_dtype cd, bool logsm, const void *x, void *y, int64_t outer, int64_t n,
+                       int64_t inner)
+{
+    size_t es = pc_dtype_size(cd);
+    int64_t slab = n * inner;
+#pragma omp parallel for schedule(static) if (outer * slab > 32768)
+    for (int64_t o = 0; o < outer; o++)
+        sm_fwd(cd, logsm, inner == 1, (const char *)x + (size_t)(o * slab) * es,
+               (char *)y + (size_t)(o * slab) * es, 1, n, inner);
+}
+
+static void sm_bwd_all(pc_dtype cd, bool logsm, const void *y, const void *dy, void *dx,
+                       int64_t outer, int64_t n, int64_t inner)
+{
+    size_t es = pc_dtype_size(cd);
+    int64_t slab = n * inner;
+#pragma omp parallel for schedule(static) if (outer * slab > 32768)
+    for (int64_t o = 0; o < outer; o++)
+        sm_bwd(cd, logsm, inner == 1, (const char *)y + (size_t)(o * slab) * es,
+               (const char *)dy + (size_t)(o * slab) * es, (char *)dx + (size_t)(o * slab) * es, 1,
+               n, inner);
+}
 
 enum { CE_NONE, CE_MEAN, CE_SUM };
 
@@ -407,10 +574,7 @@ static pc_status ce_load(const pc_op_call *call, const ce_plan *p, pc_compute co
     if (st == PC_OK)
         st = pc_tensor_alloc(&u->logp, cd, p->x->shape, p->x->rank);
     if (st == PC_OK) {
-        if (cd == PC_DTYPE_F64)
-            softmax_fwd_d(true, pc_tensor_data(&x), pc_tensor_data(&u->logp), p->N, p->C, p->inner);
-        else
-            softmax_fwd_f(true, pc_tensor_data(&x), pc_tensor_data(&u->logp), p->N, p->C, p->inner);
+        sm_fwd_all(cd, true, pc_tensor_data(&x), pc_tensor_data(&u->logp), p->N, p->C, p->inner);
         if (compute == PC_COMPUTE_DEVICE)
             pc_nn_round(&u->logp, p->x->dtype);
     }
@@ -573,12 +737,8 @@ pc_status pc_k_cross_entropy_backward(const pc_op_call *call, pc_compute compute
     if (compute == PC_COMPUTE_DEVICE)
         pc_nn_round(&glp, p.x->dtype);
     if (gx) {
-        if (dbl)
-            softmax_bwd_d(true, pc_tensor_data(&u.logp), pc_tensor_data(&glp), pc_tensor_data(&dx),
-                          p.N, p.C, p.inner);
-        else
-            softmax_bwd_f(true, pc_tensor_data(&u.logp), pc_tensor_data(&glp), pc_tensor_data(&dx),
-                          p.N, p.C, p.inner);
+        sm_bwd_all(cd, true, pc_tensor_data(&u.logp), pc_tensor_data(&glp), pc_tensor_data(&dx),
+                   p.N, p.C, p.inner);
         if ((st = pc_nn_store(call, &dx, p.x->dtype, p.x->shape, p.x->rank, &out->grads[0])) !=
             PC_OK)
             goto done;
