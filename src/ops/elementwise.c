@@ -69,9 +69,19 @@ typedef struct ew_src {
     ew_kind kind; /* compute type of its buffer */
     ew_load_mode load;
     pc_dtype cd; /* EW_LOAD_ROUND: the dtype rounded to; EW_LOAD_INT: bool gives 0/1 */
+    bool wrap;   /* EW_LOAD_INT: values converted to wrap_dtype first (torch casts integer */
+    pc_dtype wrap_dtype; /* operands to the common dtype: 300 in a uint8 op is 44) */
     int64_t offset;
     int64_t strides[PC_TENSOR_MAX_DIMS];
 } ew_src;
+
+/* The parameters of a unary function (softplus: a beta, b threshold; elu/selu: a alpha,
+ * b scale, c input scale; hardtanh/relu6: a min, b max; nan_to_num: a, b, c the values for
+ * NaN, +inf and -inf, already in the output dtype). */
+typedef struct ew_uparams {
+    bool gelu_tanh;
+    double a, b, c;
+} ew_uparams;
 
 #define EW_T   float
 #define EW_SFX f
@@ -328,6 +338,38 @@ static int64_t walk_step(const ew_iter *it, const ew_src *s, int64_t *idx, int64
     return off;
 }
 
+/* A double as an int64, saturated (NaN: 0), where C's conversion would be undefined. */
+static int64_t f64_to_i64_sat(double v)
+{
+    if (isnan(v))
+        return 0;
+    if (v >= 9223372036854775807.0)
+        return INT64_MAX;
+    if (v <= -9223372036854775808.0)
+        return INT64_MIN;
+    return (int64_t)v;
+}
+
+/* v converted to the integer dtype d (two's complement wrap-around, bool: v != 0). */
+static int64_t int_wrap(pc_dtype d, int64_t v)
+{
+    uint64_t u = (uint64_t)v;
+    switch (d) {
+    case PC_DTYPE_BOOL:
+        return v != 0;
+    case PC_DTYPE_U8:
+        return (uint8_t)u;
+    case PC_DTYPE_I8:
+        return (int8_t)(uint8_t)u;
+    case PC_DTYPE_I16:
+        return (int16_t)(uint16_t)u;
+    case PC_DTYPE_I32:
+        return (int32_t)(uint32_t)u;
+    default:
+        return v;
+    }
+}
+
 /* The integer form of gather_run: exact int64 values (0/1 for a bool computation). */
 static void gather_run_i64(const ew_src *s, int64_t off, int64_t st, int64_t len, int64_t *dst)
 {
@@ -368,6 +410,9 @@ static void gather_run_i64(const ew_src *s, int64_t off, int64_t st, int64_t len
     if (s->cd == PC_DTYPE_BOOL)
         for (int64_t j = 0; j < len; j++)
             dst[j] = dst[j] != 0;
+    if (s->wrap)
+        for (int64_t j = 0; j < len; j++)
+            dst[j] = int_wrap(s->wrap_dtype, dst[j]);
 }
 
 static void store_run_i64(const int64_t *src, pc_dtype d, char *dst, int64_t len)
@@ -464,7 +509,7 @@ typedef struct ew_sink {
     double *acc;           /* SUM: one double per element of the input */
 } ew_sink;
 
-enum { EW_MAX_IN = 4, EW_MAX_OUT = 2 };
+enum { EW_MAX_IN = 4, EW_MAX_OUT = 3 };
 
 typedef struct ew_loop ew_loop;
 
@@ -504,6 +549,20 @@ static void loop_input(ew_loop *l, const pc_tensor *t)
     l->has_in[k] = t != NULL;
     if (t)
         src_of_tensor(l->c, &l->in[k], t, l->c->kind, l->c->cd);
+}
+
+/* Integer operands of another dtype than cd converted to it on load, as torch's
+ * TensorIterator casts the inputs of a binary op to the common dtype (integer computations
+ * only; floats are rounded to cd anyway). */
+static void loop_wrap_inputs(ew_loop *l, pc_dtype cd)
+{
+    if (l->c->kind != EW_INT)
+        return;
+    for (int k = 0; k < l->nin; k++)
+        if (l->has_in[k] && l->in[k].dtype != cd) {
+            l->in[k].wrap = true;
+            l->in[k].wrap_dtype = cd;
+        }
 }
 
 /* The next operand as a condition: int64 0/1. */
@@ -783,6 +842,8 @@ typedef enum unary_rule {
     UR_KEEP,          /* any real dtype, kept (bool refused where the row says) */
     UR_FLOAT_PROMOTE, /* integers and bool give float32 */
     UR_FLOAT_ONLY,    /* integers and bool refused */
+    UR_BOOL_OUT,      /* any real dtype, computed in it, a bool result */
+    UR_INT_ONLY,      /* integers and bool, kept; floats refused */
 } unary_rule;
 
 static const struct {
@@ -811,14 +872,124 @@ static const struct {
     [PC_UNARY_SIN] = {UR_FLOAT_PROMOTE, true, NULL, "sin"},
     [PC_UNARY_COS] = {UR_FLOAT_PROMOTE, true, NULL, "cos"},
     [PC_UNARY_ERF] = {UR_FLOAT_PROMOTE, true, NULL, "erf"},
+    [PC_UNARY_SIGN] = {UR_KEEP, true, NULL, "sign"},
+    [PC_UNARY_FLOOR] = {UR_KEEP, false, "\"floor_vml_cpu\" not implemented for 'Bool'", "floor"},
+    [PC_UNARY_CEIL] = {UR_KEEP, false, "\"ceil_vml_cpu\" not implemented for 'Bool'", "ceil"},
+    [PC_UNARY_ROUND] = {UR_KEEP, false, "\"round_vml_cpu\" not implemented for 'Bool'", "round"},
+    [PC_UNARY_TRUNC] = {UR_KEEP, false, "\"trunc_vml_cpu\" not implemented for 'Bool'", "trunc"},
+    [PC_UNARY_FRAC] = {UR_FLOAT_ONLY, false, NULL, "frac_cpu"},
+    [PC_UNARY_EXP2] = {UR_FLOAT_PROMOTE, true, NULL, "exp2"},
+    [PC_UNARY_EXPM1] = {UR_FLOAT_PROMOTE, true, NULL, "expm1"},
+    [PC_UNARY_LOG2] = {UR_FLOAT_PROMOTE, true, NULL, "log2"},
+    [PC_UNARY_LOG10] = {UR_FLOAT_PROMOTE, true, NULL, "log10"},
+    [PC_UNARY_LOG1P] = {UR_FLOAT_PROMOTE, true, NULL, "log1p"},
+    [PC_UNARY_SINH] = {UR_FLOAT_PROMOTE, true, NULL, "sinh"},
+    [PC_UNARY_COSH] = {UR_FLOAT_PROMOTE, true, NULL, "cosh"},
+    [PC_UNARY_ASIN] = {UR_FLOAT_PROMOTE, true, NULL, "asin"},
+    [PC_UNARY_ACOS] = {UR_FLOAT_PROMOTE, true, NULL, "acos"},
+    [PC_UNARY_ATAN] = {UR_FLOAT_PROMOTE, true, NULL, "atan"},
+    [PC_UNARY_TAN] = {UR_FLOAT_PROMOTE, true, NULL, "tan"},
+    [PC_UNARY_ERFINV] = {UR_FLOAT_PROMOTE, true, NULL, "erfinv"},
+    [PC_UNARY_SOFTPLUS] = {UR_FLOAT_ONLY, false, NULL, "softplus_cpu"},
+    [PC_UNARY_HARDSWISH] = {UR_FLOAT_ONLY, false, NULL, "hardswish_cpu"},
+    [PC_UNARY_HARDSIGMOID] = {UR_FLOAT_ONLY, false, NULL, "hardsigmoid_cpu"},
+    [PC_UNARY_MISH] = {UR_FLOAT_ONLY, false, NULL, "mish_cpu"},
+    [PC_UNARY_ELU] = {UR_FLOAT_ONLY, false, NULL, "elu_cpu"},
+    [PC_UNARY_SELU] = {UR_FLOAT_ONLY, false, NULL, "elu_cpu"},
+    [PC_UNARY_LOGSIGMOID] = {UR_FLOAT_ONLY, false, NULL, "log_sigmoid_cpu"},
+    [PC_UNARY_HARDTANH] = {UR_KEEP, false, "Bool inputs not supported for hardtanh", "hardtanh"},
+    [PC_UNARY_RELU6] = {UR_KEEP, false, "Bool inputs not supported for hardtanh", "relu6"},
+    [PC_UNARY_ISINF] = {UR_BOOL_OUT, true, NULL, "isinf"},
+    [PC_UNARY_ISNAN] = {UR_BOOL_OUT, true, NULL, "isnan"},
+    [PC_UNARY_ISFINITE] = {UR_BOOL_OUT, true, NULL, "isfinite"},
+    [PC_UNARY_LOGICAL_NOT] = {UR_BOOL_OUT, true, NULL, "logical_not"},
+    [PC_UNARY_BITWISE_NOT] = {UR_INT_ONLY, true, NULL, "bitwise_not_cpu"},
+    [PC_UNARY_NAN_TO_NUM] = {UR_KEEP, true, NULL, "nan_to_num"},
 };
 
-/* The output dtype of a unary op on x, or an error. */
-static pc_status unary_dtype(const pc_op_call *call, pc_unary k, const pc_tensor *x, pc_dtype *od,
-                             bool *gelu_tanh)
+typedef struct unary_plan {
+    pc_unary k;
+    ew_uparams up;
+    pc_dtype od; /* the result's dtype */
+    pc_dtype cd; /* the dtype it is computed in (od but for the bool results) */
+} unary_plan;
+
+/* A Scalar / float argument by name as a double (def where it is None or absent). */
+static double arg_f64(const pc_op_call *call, const char *name, double def)
 {
+    int i = pc_schema_find_arg(call->op->schema, name);
+    if (i < 0 || call->args[i].kind == PC_VALUE_NONE)
+        return def;
+    return call->args[i].f;
+}
+
+/* The parameters of p->k from the call, once p->od is known. */
+static pc_status unary_params(const pc_op_call *call, unary_plan *p)
+{
+    ew_uparams *u = &p->up;
+    switch (p->k) {
+    case PC_UNARY_SOFTPLUS:
+        u->a = arg_f64(call, "beta", 1.0);
+        u->b = arg_f64(call, "threshold", 20.0);
+        break;
+    case PC_UNARY_ELU:
+        u->a = arg_f64(call, "alpha", 1.0);
+        u->b = 1.0;
+        u->c = 1.0;
+        break;
+    case PC_UNARY_SELU:
+        u->a = 1.6732632423543772848170429916717;
+        u->b = 1.0507009873554804934193349852946;
+        u->c = 1.0;
+        break;
+    case PC_UNARY_HARDTANH:
+        u->a = arg_f64(call, "min_val", -1.0);
+        u->b = arg_f64(call, "max_val", 1.0);
+        break;
+    case PC_UNARY_RELU6:
+        u->a = 0.0;
+        u->b = 6.0;
+        break;
+    case PC_UNARY_ROUND: {
+        /* decimals: x * 10^d rounded, / 10^d (d < 0: x / 10^-d rounded, * 10^-d), as
+         * torch's round_decimals kernel; integers and bool refused there */
+        int i = pc_schema_find_arg(call->op->schema, "decimals");
+        int64_t dec = i >= 0 && call->args[i].kind == PC_VALUE_INT ? call->args[i].i : 0;
+        u->a = 1.0;
+        if (dec != 0) {
+            if (!pc_dtype_is_float(p->od))
+                return pc_error_set(PC_ERR_INVALID, "%s: \"round_cpu\" not implemented for '%s'",
+                                    call->full_name, pc_torch_type_name(p->od));
+            u->a = pow(10.0, (double)(dec < 0 ? -dec : dec));
+            u->b = dec < 0 ? 1.0 : 0.0;
+        }
+        break;
+    }
+    case PC_UNARY_NAN_TO_NUM:
+        if (pc_dtype_is_float(p->od)) {
+            double big = p->od == PC_DTYPE_F16    ? 65504.0
+                         : p->od == PC_DTYPE_BF16 ? 3.3895313892515355e38
+                         : p->od == PC_DTYPE_F32  ? 3.4028234663852886e38
+                                                  : 1.7976931348623157e308;
+            u->a = ew_round_f64(p->od, arg_f64(call, "nan", 0.0));
+            u->b = ew_round_f64(p->od, arg_f64(call, "posinf", big));
+            u->c = ew_round_f64(p->od, arg_f64(call, "neginf", -big));
+        }
+        break;
+    default:
+        break;
+    }
+    return PC_OK;
+}
+
+/* The output dtype of a unary op on x (and its parameters), or an error. */
+static pc_status unary_plan_make(const pc_op_call *call, unary_plan *p)
+{
+    const pc_tensor *x = pc_call_tensor(call, 0);
+    pc_unary k = (pc_unary)call->op->param;
+    memset(p, 0, sizeof *p);
+    p->k = k;
     pc_dtype d = x->dtype;
-    *gelu_tanh = false;
     if (pc_dtype_is_complex(d) || d == PC_DTYPE_F8E4M3FN || d == PC_DTYPE_F8E5M2)
         return pc_error_set(PC_ERR_UNSUPPORTED, "%s: %s of %s is not supported by precheck",
                             call->full_name, call->op->name, pc_dtype_torch_name(d));
@@ -827,7 +998,7 @@ static pc_status unary_dtype(const pc_op_call *call, pc_unary k, const pc_tensor
     if (k == PC_UNARY_GELU) {
         const pc_value *a = &call->args[1];
         if (strcmp(a->s, "tanh") == 0)
-            *gelu_tanh = true;
+            p->up.gelu_tanh = true;
         else if (strcmp(a->s, "none") != 0)
             return pc_error_set(PC_ERR_INVALID,
                                 "%s: approximate argument must be either none "
@@ -836,26 +1007,37 @@ static pc_status unary_dtype(const pc_op_call *call, pc_unary k, const pc_tensor
     }
     switch (unary_info[k].rule) {
     case UR_KEEP:
-        *od = (k == PC_UNARY_SQUARE && d == PC_DTYPE_BOOL) ? PC_DTYPE_I64 : d;
+        p->od = (k == PC_UNARY_SQUARE && d == PC_DTYPE_BOOL) ? PC_DTYPE_I64 : d;
         break;
     case UR_FLOAT_PROMOTE:
-        *od = pc_dtype_is_float(d) ? d : PC_DTYPE_F32;
+        p->od = pc_dtype_is_float(d) ? d : PC_DTYPE_F32;
         break;
     case UR_FLOAT_ONLY:
         if (!pc_dtype_is_float(d))
             return pc_error_set(PC_ERR_INVALID, "%s: \"%s\" not implemented for '%s'",
                                 call->full_name, unary_info[k].kernel, pc_torch_type_name(d));
-        *od = d;
+        p->od = d;
+        break;
+    case UR_BOOL_OUT:
+        p->od = PC_DTYPE_BOOL;
+        break;
+    case UR_INT_ONLY:
+        if (pc_dtype_is_float(d))
+            return pc_error_set(PC_ERR_INVALID, "%s: \"%s\" not implemented for '%s'",
+                                call->full_name, unary_info[k].kernel, pc_torch_type_name(d));
+        p->od = d;
         break;
     }
-    return PC_OK;
+    p->cd = unary_info[k].rule == UR_BOOL_OUT ? d : p->od;
+    return unary_params(call, p);
 }
 
-static void unary_int(pc_unary k, int64_t *x, int64_t n)
+/* The integer forms (exact; bool values are 0/1 when is_bool). */
+static void unary_int(const unary_plan *p, bool is_bool, int64_t *x, int64_t n)
 {
     for (int64_t i = 0; i < n; i++) {
         uint64_t u = (uint64_t)x[i];
-        switch (k) {
+        switch (p->k) {
         case PC_UNARY_NEG:
             x[i] = (int64_t)(0u - u);
             break;
@@ -868,42 +1050,59 @@ static void unary_int(pc_unary k, int64_t *x, int64_t n)
         case PC_UNARY_RELU:
             x[i] = x[i] > 0 ? x[i] : 0;
             break;
-        default:
+        case PC_UNARY_SIGN:
+            x[i] = (x[i] > 0) - (x[i] < 0);
+            break;
+        case PC_UNARY_HARDTANH:
+        case PC_UNARY_RELU6: {
+            /* the bounds as integers (torch converts the Scalar bounds to the dtype) */
+            int64_t lo = f64_to_i64_sat(p->up.a), hi = f64_to_i64_sat(p->up.b);
+            x[i] = x[i] < lo ? lo : (x[i] > hi ? hi : x[i]);
+            break;
+        }
+        case PC_UNARY_ISINF:
+        case PC_UNARY_ISNAN:
+            x[i] = 0;
+            break;
+        case PC_UNARY_ISFINITE:
+            x[i] = 1;
+            break;
+        case PC_UNARY_LOGICAL_NOT:
+            x[i] = x[i] == 0;
+            break;
+        case PC_UNARY_BITWISE_NOT:
+            x[i] = is_bool ? !x[i] : (int64_t)~u;
+            break;
+        default: /* floor, ceil, round, trunc, nan_to_num: the value */
             break;
         }
     }
 }
-
-typedef struct unary_plan {
-    pc_unary k;
-    bool gelu_tanh;
-    pc_dtype od;
-} unary_plan;
 
 static int unary_fwd_chunk(const ew_loop *l, void *const *in, void *const *out, void *tmp,
                            int64_t len)
 {
     const unary_plan *p = l->arg;
     if (l->c->kind == EW_FLOAT) {
-        unary_fwd_f(p->k, p->gelu_tanh, in[0], out[0], len);
+        unary_fwd_f(p->k, &p->up, in[0], out[0], len);
     } else if (l->c->kind == EW_DOUBLE) {
-        unary_fwd_d(p->k, p->gelu_tanh, in[0], out[0], len);
+        unary_fwd_d(p->k, &p->up, in[0], out[0], len);
     } else {
         memcpy(out[0], in[0], (size_t)len * 8);
-        unary_int(p->k, out[0], len);
+        unary_int(p, p->cd == PC_DTYPE_BOOL, out[0], len);
     }
     return 0;
 }
 
 pc_status pc_k_unary_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out)
 {
-    unary_plan p = {.k = (pc_unary)call->op->param, .od = PC_DTYPE_INVALID};
+    unary_plan p;
     const pc_tensor *x = pc_call_tensor(call, 0);
-    pc_status st = unary_dtype(call, p.k, x, &p.od, &p.gelu_tanh);
+    pc_status st = unary_plan_make(call, &p);
     if (st != PC_OK)
         return st;
     ew_ctx c;
-    if ((st = ew_init(&c, call, compute, p.od, &x, 1)) != PC_OK)
+    if ((st = ew_init(&c, call, compute, p.cd, &x, 1)) != PC_OK)
         return st;
     if ((st = ew_inplace_check(&c, call, p.od, x)) != PC_OK)
         return st;
@@ -925,12 +1124,12 @@ static int unary_bwd_chunk(const ew_loop *l, void *const *in, void *const *out, 
 {
     const unary_plan *p = l->arg;
     if (l->c->kind == EW_FLOAT) {
-        unary_fwd_f(p->k, p->gelu_tanh, in[0], tmp, len);
+        unary_fwd_f(p->k, &p->up, in[0], tmp, len);
         round_chunk_f(p->od, tmp, len);
-        unary_bwd_f(p->k, p->gelu_tanh, in[0], tmp, in[1], out[0], len);
+        unary_bwd_f(p->k, &p->up, in[0], tmp, in[1], out[0], len);
     } else {
-        unary_fwd_d(p->k, p->gelu_tanh, in[0], tmp, len);
-        unary_bwd_d(p->k, p->gelu_tanh, in[0], tmp, in[1], out[0], len);
+        unary_fwd_d(p->k, &p->up, in[0], tmp, len);
+        unary_bwd_d(p->k, &p->up, in[0], tmp, in[1], out[0], len);
     }
     round_device(l->c, out[0], len);
     return 0;
@@ -939,10 +1138,10 @@ static int unary_bwd_chunk(const ew_loop *l, void *const *in, void *const *out, 
 pc_status pc_k_unary_backward(const pc_op_call *call, pc_compute compute, const pc_tensor *grad_out,
                               pc_op_grads *out)
 {
-    unary_plan p = {.k = (pc_unary)call->op->param, .od = PC_DTYPE_INVALID};
+    unary_plan p;
     const pc_tensor *x = pc_call_tensor(call, 0);
-    pc_status st = unary_dtype(call, p.k, x, &p.od, &p.gelu_tanh);
-    if (st != PC_OK || !wants_grad(call, 0))
+    pc_status st = unary_plan_make(call, &p);
+    if (st != PC_OK || !wants_grad(call, 0) || !pc_dtype_is_float(p.od))
         return st;
     ew_ctx c;
     if ((st = ew_init(&c, call, compute, p.od, &x, 1)) != PC_OK)
@@ -963,10 +1162,37 @@ pc_status pc_k_unary_backward(const pc_op_call *call, pc_compute compute, const 
 typedef struct binary_plan {
     pc_binary k;
     int mode;
-    pc_dtype od; /* output (and computation) dtype */
+    pc_dtype od;         /* output dtype */
+    pc_dtype cd;         /* computation dtype: od, or the operands' common dtype for bool results */
+    pc_dtype sq_a, sq_b; /* backward of atan2 on the device: see binary_bwd */
     double alpha;
     int64_t alpha_i;
 } binary_plan;
+
+/* Whether a Scalar argument of value v overflows dtype d when torch converts it (c10's
+ * checked conversion): the C++ type name of its message, or NULL when it fits. Unsigned
+ * types take negative values down to -max (they wrap); infinities and NaN fit a float. */
+static const char *scalar_overflows(pc_dtype d, double v)
+{
+    switch (d) {
+    case PC_DTYPE_U8:
+        return (v > 255 || v < -255) ? "uint8_t" : NULL;
+    case PC_DTYPE_I8:
+        return (v > 127 || v < -128) ? "int8_t" : NULL;
+    case PC_DTYPE_I16:
+        return (v > 32767 || v < -32768) ? "int16_t" : NULL;
+    case PC_DTYPE_I32:
+        return (v > 2147483647.0 || v < -2147483648.0) ? "int" : NULL;
+    case PC_DTYPE_F16:
+        return (isfinite(v) && fabs(v) > 65504.0) ? "at::Half" : NULL;
+    case PC_DTYPE_BF16:
+        return (isfinite(v) && fabs(v) > 3.3895313892515355e38) ? "at::BFloat16" : NULL;
+    case PC_DTYPE_F32:
+        return (isfinite(v) && fabs(v) > 3.4028234663852886e38) ? "float" : NULL;
+    default:
+        return NULL;
+    }
+}
 
 static pc_status binary_plan_make(const pc_op_call *call, binary_plan *p)
 {
@@ -974,6 +1200,7 @@ static pc_status binary_plan_make(const pc_op_call *call, binary_plan *p)
     const pc_tensor *a = &va->tensor, *b = &vb->tensor;
     p->k = (pc_binary)call->op->param;
     p->mode = EW_DIV_TRUE;
+    p->sq_a = p->sq_b = PC_DTYPE_INVALID;
     p->alpha = 1;
     p->alpha_i = 1;
     pc_result_type rt = PC_RESULT_TYPE_INIT;
@@ -1030,9 +1257,55 @@ static pc_status binary_plan_make(const pc_op_call *call, binary_plan *p)
         if (p->mode == EW_DIV_TRUE && !pc_dtype_is_float(common))
             p->od = PC_DTYPE_F32;
     }
+    p->cd = p->od;
+    switch (p->k) {
+    case PC_BINARY_EQ:
+    case PC_BINARY_NE:
+    case PC_BINARY_LT:
+    case PC_BINARY_LE:
+    case PC_BINARY_GT:
+    case PC_BINARY_GE:
+    case PC_BINARY_LOGICAL_AND:
+    case PC_BINARY_LOGICAL_OR:
+    case PC_BINARY_LOGICAL_XOR:
+        p->od = PC_DTYPE_BOOL;
+        break;
+    case PC_BINARY_BITWISE_AND:
+    case PC_BINARY_BITWISE_OR:
+    case PC_BINARY_BITWISE_XOR:
+        if (pc_dtype_is_float(common))
+            return pc_error_set(PC_ERR_INVALID, "%s: \"%s_cpu\" not implemented for '%s'",
+                                call->full_name, call->op->name, pc_torch_type_name(common));
+        break;
+    case PC_BINARY_ATAN2:
+        if (!pc_dtype_is_float(common))
+            p->od = p->cd = PC_DTYPE_F32;
+        break;
+    case PC_BINARY_FLOOR_DIVIDE:
+    case PC_BINARY_REMAINDER:
+    case PC_BINARY_FMOD:
+        if (common == PC_DTYPE_BOOL)
+            return pc_error_set(PC_ERR_INVALID, "%s: \"%s_cpu\" not implemented for 'Bool'",
+                                call->full_name,
+                                p->k == PC_BINARY_FLOOR_DIVIDE ? "div_floor" : call->op->name);
+        p->mode = p->k == PC_BINARY_FLOOR_DIVIDE ? EW_DIV_FLOOR : p->mode;
+        break;
+    default:
+        break;
+    }
     if (p->k == PC_BINARY_POW && common == PC_DTYPE_BOOL)
         return pc_error_set(PC_ERR_INVALID, "%s: \"pow\" not implemented for 'Bool'",
                             call->full_name);
+    if (p->k == PC_BINARY_POW && vb->wrapped) {
+        /* pow(Tensor, Scalar) converts the exponent to the result dtype, checked */
+        double e;
+        pc_element_load(pc_tensor_data(b), b->dtype, &e, NULL);
+        const char *tn = scalar_overflows(p->od, e);
+        if (tn)
+            return pc_error_set(PC_ERR_INVALID,
+                                "%s: value cannot be converted to type %s without overflow",
+                                call->full_name, tn);
+    }
     return PC_OK;
 }
 
@@ -1096,6 +1369,65 @@ static int binary_int(const binary_plan *p, const int64_t *a, const int64_t *b, 
                 y[i] = ipow(a[i], b[i]);
             }
             break;
+        case PC_BINARY_FLOOR_DIVIDE: {
+            if (b[i] == 0)
+                return EW_ERR_ZERO_DIV;
+            if (a[i] == INT64_MIN && b[i] == -1) {
+                y[i] = INT64_MIN;
+                break;
+            }
+            int64_t q = a[i] / b[i];
+            if ((a[i] % b[i] != 0) && ((a[i] < 0) != (b[i] < 0)))
+                q -= 1;
+            y[i] = q;
+            break;
+        }
+        case PC_BINARY_REMAINDER:
+        case PC_BINARY_FMOD: {
+            if (b[i] == 0)
+                return EW_ERR_ZERO_DIV;
+            int64_t r = b[i] == -1 ? 0 : a[i] % b[i];
+            if (p->k == PC_BINARY_REMAINDER && r != 0 && ((r < 0) != (b[i] < 0)))
+                r += b[i];
+            y[i] = r;
+            break;
+        }
+        case PC_BINARY_EQ:
+            y[i] = a[i] == b[i];
+            break;
+        case PC_BINARY_NE:
+            y[i] = a[i] != b[i];
+            break;
+        case PC_BINARY_LT:
+            y[i] = a[i] < b[i];
+            break;
+        case PC_BINARY_LE:
+            y[i] = a[i] <= b[i];
+            break;
+        case PC_BINARY_GT:
+            y[i] = a[i] > b[i];
+            break;
+        case PC_BINARY_GE:
+            y[i] = a[i] >= b[i];
+            break;
+        case PC_BINARY_LOGICAL_AND:
+            y[i] = a[i] != 0 && b[i] != 0;
+            break;
+        case PC_BINARY_LOGICAL_OR:
+            y[i] = a[i] != 0 || b[i] != 0;
+            break;
+        case PC_BINARY_LOGICAL_XOR:
+            y[i] = (a[i] != 0) != (b[i] != 0);
+            break;
+        case PC_BINARY_BITWISE_AND:
+            y[i] = (int64_t)(x & z);
+            break;
+        case PC_BINARY_BITWISE_OR:
+            y[i] = (int64_t)(x | z);
+            break;
+        case PC_BINARY_BITWISE_XOR:
+            y[i] = (int64_t)(x ^ z);
+            break;
         case PC_BINARY_MAXIMUM:
             y[i] = a[i] > b[i] ? a[i] : b[i];
             break;
@@ -1130,7 +1462,7 @@ pc_status pc_k_binary_forward(const pc_op_call *call, pc_compute compute, pc_op_
         return st;
     const pc_tensor *ts[2] = {pc_call_tensor(call, 0), pc_call_tensor(call, 1)};
     ew_ctx c;
-    if ((st = ew_init(&c, call, compute, p.od, ts, 2)) != PC_OK)
+    if ((st = ew_init(&c, call, compute, p.cd, ts, 2)) != PC_OK)
         return st;
     if ((st = ew_inplace_check(&c, call, p.od, ts[0])) != PC_OK)
         return st;
@@ -1138,6 +1470,8 @@ pc_status pc_k_binary_forward(const pc_op_call *call, pc_compute compute, pc_op_
     loop_init(&l, &c, binary_fwd_chunk, &p);
     loop_input(&l, ts[0]);
     loop_input(&l, ts[1]);
+    if (p.k != PC_BINARY_POW) /* torch's pow(Tensor, Scalar) keeps the exponent as it is */
+        loop_wrap_inputs(&l, p.cd);
     loop_store(&l, call->form == PC_FORM_INPLACE ? ts[0]->dtype : p.od);
     if ((st = loop_run(&l)) != PC_OK) {
         if (l.err == EW_ERR_ZERO_DIV)
@@ -1160,9 +1494,11 @@ static int binary_bwd_chunk(const ew_loop *l, void *const *in, void *const *out,
 {
     const binary_plan *p = l->arg;
     if (l->c->kind == EW_FLOAT)
-        binary_bwd_f(p->k, p->mode, (float)p->alpha, in[0], in[1], in[2], out[0], out[1], len);
+        binary_bwd_f(p->k, p->mode, (float)p->alpha, p->sq_a, p->sq_b, in[0], in[1], in[2], out[0],
+                     out[1], len);
     else
-        binary_bwd_d(p->k, p->mode, p->alpha, in[0], in[1], in[2], out[0], out[1], len);
+        binary_bwd_d(p->k, p->mode, p->alpha, p->sq_a, p->sq_b, in[0], in[1], in[2], out[0], out[1],
+                     len);
     round_device(l->c, out[0], len);
     round_device(l->c, out[1], len);
     return 0;
@@ -1175,12 +1511,23 @@ pc_status pc_k_binary_backward(const pc_op_call *call, pc_compute compute,
     pc_status st = binary_plan_make(call, &p);
     if (st != PC_OK)
         return st;
+    p.sq_a = p.sq_b = PC_DTYPE_INVALID;
+    if (compute == PC_COMPUTE_DEVICE && p.k == PC_BINARY_ATAN2) {
+        /* torch's atan2 backward squares each input in its own dtype */
+        if (call->args[0].tensor.dtype != p.cd)
+            p.sq_a = call->args[0].tensor.dtype;
+        if (call->args[1].tensor.dtype != p.cd)
+            p.sq_b = call->args[1].tensor.dtype;
+    }
     bool ga = wants_grad(call, 0), gb = wants_grad(call, 1);
+    /* torch has no derivative of remainder(Scalar, Tensor) (Tensor.__rmod__): none here */
+    if (p.k == PC_BINARY_REMAINDER && call->args[0].wrapped)
+        gb = false;
     if ((!ga && !gb) || !pc_dtype_is_float(p.od))
         return PC_OK;
     const pc_tensor *ts[2] = {pc_call_tensor(call, 0), pc_call_tensor(call, 1)};
     ew_ctx c;
-    if ((st = ew_init(&c, call, compute, p.od, ts, 2)) != PC_OK)
+    if ((st = ew_init(&c, call, compute, p.cd, ts, 2)) != PC_OK)
         return st;
     ew_loop l;
     loop_init(&l, &c, binary_bwd_chunk, &p);
@@ -1193,6 +1540,196 @@ pc_status pc_k_binary_backward(const pc_op_call *call, pc_compute compute,
         return st;
     loop_take_grad(&l, 0, &out->grads[0]);
     loop_take_grad(&l, 1, &out->grads[1]);
+    return PC_OK;
+}
+
+/* ---- ternary: addcmul, addcdiv, lerp ---- */
+
+typedef struct ternary_plan {
+    pc_ternary k;
+    pc_dtype od;
+    double v;      /* value; lerp with a number: the weight */
+    int64_t v_i;   /* value for integer addcmul */
+    bool w_tensor; /* lerp: the weight is a tensor */
+} ternary_plan;
+
+/* A dtype as torch's caffe2::TypeMeta prints it in messages ("float", "c10::Half"). */
+static const char *meta_name(pc_dtype d)
+{
+    switch (d) {
+    case PC_DTYPE_F16:
+        return "c10::Half";
+    case PC_DTYPE_BF16:
+        return "c10::BFloat16";
+    case PC_DTYPE_F32:
+        return "float";
+    case PC_DTYPE_F64:
+        return "double";
+    case PC_DTYPE_I64:
+        return "long int";
+    case PC_DTYPE_I32:
+        return "int";
+    case PC_DTYPE_BOOL:
+        return "bool";
+    default:
+        return pc_dtype_torch_name(d);
+    }
+}
+
+static pc_status ternary_plan_make(const pc_op_call *call, ternary_plan *p)
+{
+    memset(p, 0, sizeof *p);
+    p->k = (pc_ternary)call->op->param;
+    pc_result_type rt = PC_RESULT_TYPE_INIT;
+    for (int i = 0; i < 3; i++)
+        pc_result_type_add_tensor(&rt, &call->args[i].tensor, call->args[i].wrapped);
+    pc_dtype common = pc_result_type_get(&rt);
+    if (pc_dtype_is_complex(common) || common == PC_DTYPE_F8E4M3FN || common == PC_DTYPE_F8E5M2)
+        return pc_error_set(PC_ERR_UNSUPPORTED, "%s: %s of %s is not supported by precheck",
+                            call->full_name, call->op->name, pc_dtype_torch_name(common));
+    p->od = common;
+    if (p->k == PC_TERNARY_LERP) {
+        const pc_value *w = &call->args[2];
+        pc_dtype xd = call->args[0].tensor.dtype;
+        p->od = xd;
+        if (!pc_dtype_is_float(xd))
+            return pc_error_set(PC_ERR_INVALID, "%s: \"lerp_kernel_%s\" not implemented for '%s'",
+                                call->full_name, w->wrapped ? "scalar" : "tensor",
+                                pc_torch_type_name(xd));
+        if (call->args[1].tensor.dtype != xd)
+            return pc_error_set(PC_ERR_INVALID, "%s: expected dtype %s for `end` but got dtype %s",
+                                call->full_name, meta_name(xd),
+                                meta_name(call->args[1].tensor.dtype));
+        if (!w->wrapped && w->tensor.dtype != xd)
+            return pc_error_set(PC_ERR_INVALID,
+                                "%s: expected dtype %s for `weight` but got dtype %s",
+                                call->full_name, meta_name(xd), meta_name(w->tensor.dtype));
+        p->w_tensor = !w->wrapped;
+        if (w->wrapped)
+            pc_element_load(pc_tensor_data(&w->tensor), w->tensor.dtype, &p->v, NULL);
+        return PC_OK;
+    }
+    int iv = pc_schema_find_arg(call->op->schema, "value");
+    const pc_value *val = &call->args[iv];
+    p->v = val->f;
+    p->v_i = val->i;
+    if (val->kind == PC_VALUE_FLOAT)
+        p->v_i = f64_to_i64_sat(val->f); /* torch converts the value to the integer dtype */
+    if (p->k == PC_TERNARY_ADDCMUL && common == PC_DTYPE_BOOL)
+        return pc_error_set(PC_ERR_INVALID, "%s: \"addcmul_cpu_out\" not implemented for 'Bool'",
+                            call->full_name);
+    /* the value is converted (checked) to the integer dtype, or to the float opmath type */
+    const char *tn = scalar_overflows(
+        pc_dtype_is_float(common) && common != PC_DTYPE_F64 ? PC_DTYPE_F32 : common,
+        val->kind == PC_VALUE_INT ? (double)val->i : val->f);
+    if (tn)
+        return pc_error_set(PC_ERR_INVALID,
+                            "%s: value cannot be converted to type %s without overflow",
+                            call->full_name, tn);
+    if (p->k == PC_TERNARY_ADDCDIV && !pc_dtype_is_float(common))
+        return pc_error_set(
+            PC_ERR_INVALID,
+            "%s: Integer division with addcdiv is no longer supported, and in a future  "
+            "release addcdiv will perform a true division of tensor1 and tensor2. The historic "
+            "addcdiv behavior can be implemented as (input + value * torch.trunc(tensor1 / "
+            "tensor2)).to(input.dtype) for integer inputs and as (input + value * tensor1 / "
+            "tensor2) for float inputs. The future addcdiv behavior is just the latter "
+            "implementation: (input + value * tensor1 / tensor2), for all dtypes.",
+            call->full_name);
+    return PC_OK;
+}
+
+/* in: x, t1, t2 (absent for lerp with a number); out: y. */
+static int ternary_fwd_chunk(const ew_loop *l, void *const *in, void *const *out, void *tmp,
+                             int64_t len)
+{
+    const ternary_plan *p = l->arg;
+    if (l->c->kind == EW_FLOAT) {
+        ternary_fwd_f(p->k, (float)p->v, in[0], in[1], in[2], out[0], len);
+    } else if (l->c->kind == EW_DOUBLE) {
+        ternary_fwd_d(p->k, p->v, in[0], in[1], in[2], out[0], len);
+    } else { /* integer addcmul, wrapping like torch */
+        const int64_t *x = in[0], *a = in[1], *b = in[2];
+        int64_t *y = out[0];
+        for (int64_t i = 0; i < len; i++)
+            y[i] = (int64_t)((uint64_t)x[i] + (uint64_t)p->v_i * (uint64_t)a[i] * (uint64_t)b[i]);
+        if (l->c->cd == PC_DTYPE_BOOL)
+            for (int64_t i = 0; i < len; i++)
+                y[i] = y[i] != 0;
+    }
+    return 0;
+}
+
+pc_status pc_k_ternary_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out)
+{
+    ternary_plan p;
+    pc_status st = ternary_plan_make(call, &p);
+    if (st != PC_OK)
+        return st;
+    const pc_tensor *ts[3] = {pc_call_tensor(call, 0), pc_call_tensor(call, 1),
+                              p.k == PC_TERNARY_LERP && !p.w_tensor ? NULL
+                                                                    : pc_call_tensor(call, 2)};
+    ew_ctx c;
+    if ((st = ew_init(&c, call, compute, p.od, ts, 3)) != PC_OK)
+        return st;
+    if ((st = ew_inplace_check(&c, call, p.od, ts[0])) != PC_OK)
+        return st;
+    ew_loop l;
+    loop_init(&l, &c, ternary_fwd_chunk, &p);
+    for (int i = 0; i < 3; i++)
+        loop_input(&l, ts[i]);
+    loop_wrap_inputs(&l, p.od);
+    loop_store(&l, call->form == PC_FORM_INPLACE ? ts[0]->dtype : p.od);
+    if ((st = loop_run(&l)) != PC_OK)
+        return st;
+    out->tensors[0] = l.out[0].t;
+    out->count = 1;
+    return PC_OK;
+}
+
+/* in: x, t1, t2, dy; out: the three gradients (any may be absent). */
+static int ternary_bwd_chunk(const ew_loop *l, void *const *in, void *const *out, void *tmp,
+                             int64_t len)
+{
+    const ternary_plan *p = l->arg;
+    if (l->c->kind == EW_FLOAT)
+        ternary_bwd_f(p->k, (float)p->v, (float)(1.0 - p->v), in[0], in[1], in[2], in[3], out[0],
+                      out[1], out[2], len);
+    else
+        ternary_bwd_d(p->k, p->v, 1.0 - p->v, in[0], in[1], in[2], in[3], out[0], out[1], out[2],
+                      len);
+    for (int k = 0; k < 3; k++)
+        round_device(l->c, out[k], len);
+    return 0;
+}
+
+pc_status pc_k_ternary_backward(const pc_op_call *call, pc_compute compute,
+                                const pc_tensor *grad_out, pc_op_grads *out)
+{
+    ternary_plan p;
+    pc_status st = ternary_plan_make(call, &p);
+    if (st != PC_OK || !pc_dtype_is_float(p.od))
+        return st;
+    bool want[3] = {wants_grad(call, 0), wants_grad(call, 1), wants_grad(call, 2)};
+    if (!want[0] && !want[1] && !want[2])
+        return PC_OK;
+    const pc_tensor *ts[3] = {pc_call_tensor(call, 0), pc_call_tensor(call, 1),
+                              p.k == PC_TERNARY_LERP && !p.w_tensor ? NULL
+                                                                    : pc_call_tensor(call, 2)};
+    ew_ctx c;
+    if ((st = ew_init(&c, call, compute, p.od, ts, 3)) != PC_OK)
+        return st;
+    ew_loop l;
+    loop_init(&l, &c, ternary_bwd_chunk, &p);
+    for (int i = 0; i < 3; i++)
+        loop_input(&l, ts[i]);
+    loop_input(&l, grad_out);
+    for (int i = 0; i < 3; i++)
+        loop_grad(&l, want[i] && ts[i] ? ts[i] : NULL);
+    if ((st = loop_run(&l)) != PC_OK)
+        return st;
+    for (int i = 0; i < 3; i++)
+        loop_take_grad(&l, i, &out->grads[i]);
     return PC_OK;
 }
 

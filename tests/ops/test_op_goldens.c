@@ -62,6 +62,13 @@ static const grad_limit known_grad_gaps[] = {
      * broadcast dimensions; torch's half-precision sum over outer dimensions rounds as it goes,
      * precheck rounds once (the value is the correctly rounded sum; docs/ops.md). */
     {"expand", 9, 2},
+    /* element-wise, second set (docs/ops.md). expm1: dy * (y + 1) cancels where y is near -1,
+     * so an ULP between our expm1 and torch's vectorised one is amplified (like tanh); mish:
+     * the same in 1 - tanh(softplus(x))^2; erfinv: torch's dy * sqrt(pi) / 2 * exp(erfinv(x)^2)
+     * uses its own erfinv, a few ULP from the correctly rounded one (the forward gap). */
+    {"expm1", 24, 3},
+    {"mish", 7, 5},
+    {"erfinv", 4, 6},
 };
 
 static int64_t grad_limit_of(const char *op, bool device)
@@ -90,6 +97,12 @@ static const grad_limit known_fwd_gaps[] = {
     {"mean", 2, 4},
     {"batch_norm", 31, 4},
     {"adaptive_avg_pool2d", 7, 4},
+    /* element-wise, second set. logsigmoid: torch's vectorised exp/log1p (float64 too) are
+     * an ULP or two from glibc's; erfinv: torch refines with Newton steps on erf(x) - y,
+     * which loses digits towards +-1 (5 ULP at 0.99, 17285 at 0.999999, where precheck's
+     * erfc-based steps give the correctly rounded value, checked with mpmath). */
+    {"logsigmoid", 2, 4},
+    {"erfinv", 5, 5},
 };
 
 static int64_t fwd_limit_of(const char *op, bool exact, bool device)
