@@ -119,7 +119,8 @@ double pc_rng_uniform(const pc_rng_stream *s, uint64_t index, pc_dtype dtype)
 typedef uint32_t v8u32 __attribute__((vector_size(32)));
 typedef uint64_t v8u64 __attribute__((vector_size(64)));
 
-static inline void philox8_u64(const pc_rng_stream *s, uint64_t first, uint64_t out[8])
+static inline __attribute__((always_inline)) void philox8_u64(const pc_rng_stream *s,
+                                                              uint64_t first, uint64_t out[8])
 {
     v8u32 c0, c1, c2 = {0}, c3;
     for (int j = 0; j < 8; j++) {
@@ -149,6 +150,11 @@ static inline void philox8_u64(const pc_rng_stream *s, uint64_t first, uint64_t 
         out[j] = u[j];
 }
 
+/* One copy per instruction set, chosen when the program loads (the vector types map to 512-bit,
+ * 256-bit or 128-bit registers); integer operations only, so every copy gives the same bits. */
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target_clones("avx512f", "avx2", "default")))
+#endif
 void pc_rng_fill_u64(const pc_rng_stream *s, uint64_t first_index, uint64_t *out, size_t n)
 {
     size_t i = 0;
