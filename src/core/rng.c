@@ -113,17 +113,29 @@ double pc_rng_uniform(const pc_rng_stream *s, uint64_t index, pc_dtype dtype)
     return (double)k / (double)(UINT64_C(1) << bits);
 }
 
-/* Eight counters at once: the same rounds as philox_block on the compiler's vector types
- * (32-bit lanes, their products in 64-bit lanes), which every x86-64 and ARM target maps to
- * its SIMD registers. Lane j is index first + j, draw 0; out gets u64 of each lane. */
-typedef uint32_t v8u32 __attribute__((vector_size(32)));
+/* Sixteen counters at once: the same rounds as philox_block on the compiler's vector types.
+ * A round's 32x32 -> 64-bit products are formed in 64-bit lanes, even and odd counters apart,
+ * and their halves put back into the 32-bit lanes with masks and shifts (no narrowing), which
+ * every x86-64 and ARM target maps to its SIMD registers. Lane j is index first + j, draw 0;
+ * out gets u64 of each lane. */
+typedef uint32_t v16u32 __attribute__((vector_size(64)));
 typedef uint64_t v8u64 __attribute__((vector_size(64)));
 
-static inline __attribute__((always_inline)) void philox8_u64(const pc_rng_stream *s,
-                                                              uint64_t first, uint64_t out[8])
+static inline __attribute__((always_inline)) void mulhilo16(v16u32 a, uint32_t m, v16u32 *hi,
+                                                            v16u32 *lo)
 {
-    v8u32 c0, c1, c2 = {0}, c3;
-    for (int j = 0; j < 8; j++) {
+    v8u64 a64 = (v8u64)a;
+    v8u64 even = (a64 & 0xFFFFFFFFu) * (uint64_t)m; /* lanes 0, 2, 4, ... (little endian) */
+    v8u64 odd = (a64 >> 32) * (uint64_t)m;          /* lanes 1, 3, 5, ... */
+    *lo = (v16u32)((even & 0xFFFFFFFFu) | (odd << 32));
+    *hi = (v16u32)((even >> 32) | (odd & 0xFFFFFFFF00000000u));
+}
+
+static inline __attribute__((always_inline)) void philox16_u64(const pc_rng_stream *s,
+                                                               uint64_t first, uint64_t out[16])
+{
+    v16u32 c0, c1, c2 = {0}, c3;
+    for (int j = 0; j < 16; j++) {
         uint64_t idx = first + (uint64_t)j;
         c0[j] = (uint32_t)idx;
         c1[j] = (uint32_t)(idx >> 32);
@@ -131,13 +143,10 @@ static inline __attribute__((always_inline)) void philox8_u64(const pc_rng_strea
     }
     uint32_t k0 = s->key[0], k1 = s->key[1];
     for (int r = 0; r < 10; r++) {
-        v8u64 p0 = __builtin_convertvector(c0, v8u64) * (uint64_t)PHILOX_M0;
-        v8u64 p1 = __builtin_convertvector(c2, v8u64) * (uint64_t)PHILOX_M1;
-        v8u32 hi0 = __builtin_convertvector(p0 >> 32, v8u32),
-              lo0 = __builtin_convertvector(p0, v8u32);
-        v8u32 hi1 = __builtin_convertvector(p1 >> 32, v8u32),
-              lo1 = __builtin_convertvector(p1, v8u32);
-        v8u32 n0 = hi1 ^ c1 ^ k0, n2 = hi0 ^ c3 ^ k1;
+        v16u32 hi0, lo0, hi1, lo1;
+        mulhilo16(c0, PHILOX_M0, &hi0, &lo0);
+        mulhilo16(c2, PHILOX_M1, &hi1, &lo1);
+        v16u32 n0 = hi1 ^ c1 ^ k0, n2 = hi0 ^ c3 ^ k1;
         c1 = lo1;
         c3 = lo0;
         c0 = n0;
@@ -145,9 +154,8 @@ static inline __attribute__((always_inline)) void philox8_u64(const pc_rng_strea
         k0 += PHILOX_W0;
         k1 += PHILOX_W1;
     }
-    v8u64 u = (__builtin_convertvector(c1, v8u64) << 32) | __builtin_convertvector(c0, v8u64);
-    for (int j = 0; j < 8; j++)
-        out[j] = u[j];
+    for (int j = 0; j < 16; j++)
+        out[j] = (uint64_t)c1[j] << 32 | c0[j];
 }
 
 /* One copy per instruction set, chosen when the program loads (the vector types map to 512-bit,
@@ -158,8 +166,8 @@ __attribute__((target_clones("avx512f", "avx2", "default")))
 void pc_rng_fill_u64(const pc_rng_stream *s, uint64_t first_index, uint64_t *out, size_t n)
 {
     size_t i = 0;
-    for (; i + 8 <= n; i += 8)
-        philox8_u64(s, first_index + i, out + i);
+    for (; i + 16 <= n; i += 16)
+        philox16_u64(s, first_index + i, out + i);
     for (; i < n; i++)
         out[i] = stream_u64(s, first_index + i, 0);
 }

@@ -67,7 +67,7 @@ uint64_t pc_rng_u64(const pc_rng_stream *s, uint64_t index, uint32_t draw);
  */
 double pc_rng_uniform(const pc_rng_stream *s, uint64_t index, pc_dtype dtype);
 
-/* out[i] = pc_rng_u64(s, first_index + i, 0), eight elements at a time in SIMD lanes. */
+/* out[i] = pc_rng_u64(s, first_index + i, 0), sixteen elements at a time in SIMD lanes. */
 void pc_rng_fill_u64(const pc_rng_stream *s, uint64_t first_index, uint64_t *out, size_t n);
 
 /* out[i] = pc_rng_uniform(s, first_index + i, dtype) for a dtype of at most 23 explicit
