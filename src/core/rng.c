@@ -121,15 +121,16 @@ double pc_rng_uniform(const pc_rng_stream *s, uint64_t index, pc_dtype dtype)
 typedef uint32_t v16u32 __attribute__((vector_size(64)));
 typedef uint64_t v8u64 __attribute__((vector_size(64)));
 
-static inline __attribute__((always_inline)) void mulhilo16(v16u32 a, uint32_t m, v16u32 *hi,
-                                                            v16u32 *lo)
-{
-    v8u64 a64 = (v8u64)a;
-    v8u64 even = (a64 & 0xFFFFFFFFu) * (uint64_t)m; /* lanes 0, 2, 4, ... (little endian) */
-    v8u64 odd = (a64 >> 32) * (uint64_t)m;          /* lanes 1, 3, 5, ... */
-    *lo = (v16u32)((even & 0xFFFFFFFFu) | (odd << 32));
-    *hi = (v16u32)((even >> 32) | (odd & 0xFFFFFFFF00000000u));
-}
+/* hi:lo = a * m per 32-bit lane (a macro: vectors passed by value would change the ABI of
+ * the baseline clone) */
+#define MULHILO16(a, m, hi, lo)                                                                    \
+    do {                                                                                           \
+        v8u64 a64_ = (v8u64)(a);                                                                   \
+        v8u64 even_ = (a64_ & 0xFFFFFFFFu) * (uint64_t)(m); /* lanes 0, 2, ... (little endian) */  \
+        v8u64 odd_ = (a64_ >> 32) * (uint64_t)(m);          /* lanes 1, 3, ... */                  \
+        (lo) = (v16u32)((even_ & 0xFFFFFFFFu) | (odd_ << 32));                                     \
+        (hi) = (v16u32)((even_ >> 32) | (odd_ & 0xFFFFFFFF00000000u));                             \
+    } while (0)
 
 static inline __attribute__((always_inline)) void philox16_u64(const pc_rng_stream *s,
                                                                uint64_t first, uint64_t out[16])
@@ -144,8 +145,8 @@ static inline __attribute__((always_inline)) void philox16_u64(const pc_rng_stre
     uint32_t k0 = s->key[0], k1 = s->key[1];
     for (int r = 0; r < 10; r++) {
         v16u32 hi0, lo0, hi1, lo1;
-        mulhilo16(c0, PHILOX_M0, &hi0, &lo0);
-        mulhilo16(c2, PHILOX_M1, &hi1, &lo1);
+        MULHILO16(c0, PHILOX_M0, hi0, lo0);
+        MULHILO16(c2, PHILOX_M1, hi1, lo1);
         v16u32 n0 = hi1 ^ c1 ^ k0, n2 = hi0 ^ c3 ^ k1;
         c1 = lo1;
         c3 = lo0;
