@@ -1,5 +1,7 @@
 #include "precheck/core/rng.h"
 
+#include <stdatomic.h>
+
 /* Random123's constants for Philox4x32: round multipliers and the Weyl sequence of key bumps
  * (golden ratio and sqrt(3) - 1, scaled to 32 bits). */
 static const uint32_t PHILOX_M0 = 0xD2511F53u;
@@ -159,18 +161,50 @@ static inline __attribute__((always_inline)) void philox16_u64(const pc_rng_stre
         out[j] = (uint64_t)c1[j] << 32 | c0[j];
 }
 
-/* One copy per instruction set, chosen when the program loads (the vector types map to 512-bit,
- * 256-bit or 128-bit registers); integer operations only, so every copy gives the same bits. */
+/* One copy of the fill per instruction set (the vector types map to 512-bit, 256-bit or
+ * 128-bit registers), chosen once from the CPU; integer operations only, so every copy gives
+ * the same bits. (GCC's target_clones would do the choosing, but clang 14 does not export the
+ * cloned symbol from a static library.) */
+#define DEFINE_FILL(name, attr)                                                                    \
+    static attr void name(const pc_rng_stream *s, uint64_t first, uint64_t *out, size_t n)         \
+    {                                                                                              \
+        size_t i = 0;                                                                              \
+        for (; i + 16 <= n; i += 16)                                                               \
+            philox16_u64(s, first + i, out + i);                                                   \
+        for (; i < n; i++)                                                                         \
+            out[i] = stream_u64(s, first + i, 0);                                                  \
+    }
+
+DEFINE_FILL(fill_u64_base, )
 #if defined(__x86_64__) && defined(__GNUC__)
-__attribute__((target_clones("avx512f", "avx2", "default")))
+DEFINE_FILL(fill_u64_avx2, __attribute__((target("avx2"))))
+DEFINE_FILL(fill_u64_avx512, __attribute__((target("avx512f"))))
 #endif
+
+typedef void (*fill_fn)(const pc_rng_stream *, uint64_t, uint64_t *, size_t);
+
+static fill_fn choose_fill(void)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f"))
+        return fill_u64_avx512;
+    if (__builtin_cpu_supports("avx2"))
+        return fill_u64_avx2;
+#endif
+    return fill_u64_base;
+}
+
 void pc_rng_fill_u64(const pc_rng_stream *s, uint64_t first_index, uint64_t *out, size_t n)
 {
-    size_t i = 0;
-    for (; i + 16 <= n; i += 16)
-        philox16_u64(s, first_index + i, out + i);
-    for (; i < n; i++)
-        out[i] = stream_u64(s, first_index + i, 0);
+    /* a benign race: every thread computes the same pointer */
+    static _Atomic(fill_fn) fill;
+    fill_fn f = atomic_load_explicit(&fill, memory_order_relaxed);
+    if (!f) {
+        f = choose_fill();
+        atomic_store_explicit(&fill, f, memory_order_relaxed);
+    }
+    f(s, first_index, out, n);
 }
 
 /* The fills go through pc_rng_fill_u64 in blocks that stay in the L1 cache. */
