@@ -21,6 +21,13 @@ cmake --build build-asan -j "$jobs"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
     ctest --test-dir build-asan --output-on-failure -j "$jobs"
 
+if command -v clang >/dev/null; then
+    echo "== clang Release build (its warnings are errors too)"
+    cmake -S . -B build-clang -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=Release >/dev/null
+    cmake --build build-clang -j "$jobs" >/dev/null
+    ctest --test-dir build-clang --output-on-failure -j "$jobs" -LE exhaustive
+fi
+
 if command -v valgrind >/dev/null; then
     echo "== valgrind memcheck: run_ut end to end (in process), on a transformer and a CNN dump"
     vg_out=$(mktemp -d)
