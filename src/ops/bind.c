@@ -99,11 +99,158 @@ static pc_status bind_tensor(const pc_op_call *call, const pc_dump_api *api,
     return PC_OK;
 }
 
+/* ---- Index (Tensor.__getitem__) ---- */
+
+static bool is_int_or_bool(const pc_dump_arg *e)
+{
+    return (e->kind == PC_DUMP_ARG_INT && e->value.kind == PC_DUMP_VALUE_INT) ||
+           (e->kind == PC_DUMP_ARG_BOOL && e->value.kind == PC_DUMP_VALUE_BOOL);
+}
+
+/* torch reads a list of only ints and bools as one index tensor (its treatSequenceAsTuple):
+ * int64, or bool when every item is a bool. */
+static pc_status index_list_tensor(const pc_op_call *call, const pc_schema_arg *sa,
+                                   const pc_dump_arg *a, pc_tensor *out)
+{
+    size_t n = a->u.list.count;
+    bool all_bool = n > 0;
+    for (size_t k = 0; k < n; k++) {
+        const pc_dump_arg *e = &a->u.list.items[k];
+        if (!is_int_or_bool(e))
+            return pc_error_set(PC_ERR_UNSUPPORTED,
+                                "%s: argument '%s': a list inside an index must hold ints and "
+                                "bools only, found %s at position %zu",
+                                call->full_name, sa->name, found_name(e), k);
+        all_bool = all_bool && e->kind == PC_DUMP_ARG_BOOL;
+    }
+    int64_t shape[1] = {(int64_t)n};
+    pc_status st = pc_tensor_alloc(out, all_bool ? PC_DTYPE_BOOL : PC_DTYPE_I64, shape, 1);
+    if (st != PC_OK)
+        return st;
+    for (size_t k = 0; k < n; k++) {
+        const pc_dump_arg *e = &a->u.list.items[k];
+        int64_t x = e->kind == PC_DUMP_ARG_BOOL ? (int64_t)e->value.u.b : e->value.u.i;
+        if (all_bool)
+            ((uint8_t *)pc_tensor_data(out))[k] = (uint8_t)x;
+        else
+            ((int64_t *)pc_tensor_data(out))[k] = x;
+    }
+    return PC_OK;
+}
+
+/* Adds the tensor of one tensor record (or of a list of ints) to v->tensors and an item. */
+static pc_status index_add_tensor(pc_op_call *call, const pc_dump_api *api, const pc_schema_arg *sa,
+                                  const pc_dump_arg *a, pc_tensor_provider provider, void *ctx,
+                                  pc_value *v)
+{
+    int k = v->tensors.count;
+    pc_index_item *it = &v->index.items[v->index.count];
+    pc_status st;
+    v->tensors.items[k] = PC_TENSOR_NULL;
+    if (a->kind == PC_DUMP_ARG_LIST) {
+        st = index_list_tensor(call, sa, a, &v->tensors.items[k]);
+    } else {
+        bool rg = false;
+        st = bind_tensor(call, api, sa, a, provider, ctx, &v->tensors.items[k], &rg);
+    }
+    if (st != PC_OK)
+        return st;
+    v->tensors.count = k + 1;
+    it->kind = PC_INDEX_TENSOR;
+    it->i = k;
+    v->index.count++;
+    return PC_OK;
+}
+
+static pc_status index_add_item(pc_op_call *call, const pc_dump_api *api, const pc_schema_arg *sa,
+                                const pc_dump_arg *a, pc_tensor_provider provider, void *ctx,
+                                pc_value *v)
+{
+    pc_index_item *it = &v->index.items[v->index.count];
+    memset(it, 0, sizeof *it);
+    switch (a->kind) {
+    case PC_DUMP_ARG_TENSOR:
+    case PC_DUMP_ARG_LIST:
+        return index_add_tensor(call, api, sa, a, provider, ctx, v);
+    case PC_DUMP_ARG_INT:
+        if (a->value.kind != PC_DUMP_VALUE_INT)
+            break;
+        it->kind = PC_INDEX_INT;
+        it->i = a->value.u.i;
+        v->index.count++;
+        return PC_OK;
+    case PC_DUMP_ARG_BOOL:
+        if (a->value.kind != PC_DUMP_VALUE_BOOL)
+            break;
+        it->kind = PC_INDEX_BOOL;
+        it->i = a->value.u.b;
+        v->index.count++;
+        return PC_OK;
+    case PC_DUMP_ARG_NULL:
+        it->kind = PC_INDEX_NONE;
+        v->index.count++;
+        return PC_OK;
+    case PC_DUMP_ARG_ELLIPSIS:
+        it->kind = PC_INDEX_ELLIPSIS;
+        v->index.count++;
+        return PC_OK;
+    case PC_DUMP_ARG_SLICE:
+        it->kind = PC_INDEX_SLICE;
+        it->start = a->u.slice.start;
+        it->stop = a->u.slice.stop;
+        it->step = a->u.slice.step;
+        it->has_start = a->u.slice.has_start;
+        it->has_stop = a->u.slice.has_stop;
+        it->has_step = a->u.slice.has_step;
+        v->index.count++;
+        return PC_OK;
+    default:
+        break;
+    }
+    if (a->error)
+        return pc_error_set(PC_ERR_INVALID, "%s: argument '%s': %s", call->full_name, sa->name,
+                            a->error);
+    return mismatch(call, sa, "an index (int, bool, None, slice, ellipsis, tensor or a list)", a);
+}
+
+static pc_status bind_index(pc_op_call *call, const pc_dump_api *api, const pc_schema_arg *sa,
+                            const pc_dump_arg *a, pc_tensor_provider provider, void *ctx,
+                            pc_value *v)
+{
+    size_t n = a->kind == PC_DUMP_ARG_LIST ? a->u.list.count : 1;
+    bool one_tensor = a->kind != PC_DUMP_ARG_LIST;
+    if (a->kind == PC_DUMP_ARG_LIST) { /* a tuple, unless it holds only ints and bools */
+        one_tensor = true;
+        for (size_t k = 0; k < n; k++)
+            one_tensor = one_tensor && is_int_or_bool(&a->u.list.items[k]);
+    }
+    if (n > PC_VALUE_MAX_INDEX && !one_tensor)
+        return pc_error_set(PC_ERR_UNSUPPORTED,
+                            "%s: argument '%s': an index of %zu items, more "
+                            "than %d",
+                            call->full_name, sa->name, n, PC_VALUE_MAX_INDEX);
+    v->kind = PC_VALUE_INDEX;
+    v->tensors.items = calloc(one_tensor ? 1 : (n ? n : 1), sizeof(pc_tensor));
+    if (!v->tensors.items)
+        return pc_error_set(PC_ERR_NOMEM, "out of memory");
+    v->index.lone_tensor = a->kind == PC_DUMP_ARG_TENSOR;
+    if (one_tensor)
+        return index_add_item(call, api, sa, a, provider, ctx, v);
+    for (size_t k = 0; k < n; k++) {
+        pc_status st = index_add_item(call, api, sa, &a->u.list.items[k], provider, ctx, v);
+        if (st != PC_OK)
+            return st;
+    }
+    return PC_OK;
+}
+
 static pc_status bind_one(pc_op_call *call, const pc_dump_api *api, int idx, const pc_dump_arg *a,
                           pc_tensor_provider provider, void *ctx)
 {
     const pc_schema_arg *sa = &call->op->schema->args[idx];
     pc_value *v = &call->args[idx];
+    if (sa->type == PC_ARG_INDEX)
+        return bind_index(call, api, sa, a, provider, ctx, v);
     if (a->kind == PC_DUMP_ARG_NULL) {
         if (!sa->optional && sa->type != PC_ARG_DEVICE && sa->type != PC_ARG_LAYOUT &&
             sa->type != PC_ARG_MEMORY_FORMAT && sa->type != PC_ARG_GENERATOR)
@@ -403,7 +550,7 @@ void pc_op_call_share(pc_op_call *out, const pc_op_call *src)
         const pc_value *v = &src->args[i];
         if (v->kind == PC_VALUE_TENSOR)
             pc_tensor_share(&out->args[i].tensor, &v->tensor);
-        if (v->kind == PC_VALUE_TENSOR_LIST) {
+        if (v->kind == PC_VALUE_TENSOR_LIST || v->kind == PC_VALUE_INDEX) {
             out->args[i].tensors.items =
                 calloc((size_t)(v->tensors.count ? v->tensors.count : 1), sizeof(pc_tensor));
             if (!out->args[i].tensors.items) { /* no failure path: fall back to no tensors */

@@ -33,6 +33,7 @@ static const struct {
     {"MemoryFormat", PC_ARG_MEMORY_FORMAT},
     {"Generator", PC_ARG_GENERATOR},
     {"Dimname", PC_ARG_DIMNAME},
+    {"Index", PC_ARG_INDEX},
 };
 
 const char *pc_arg_type_name(pc_arg_type type)

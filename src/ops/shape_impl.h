@@ -1,6 +1,6 @@
 /* Private to src/ops: the kernels of the "shape" group of ops (rows in op_list_shape.h):
- * views and copies (shape.c), joins and splits (shape.c), reductions (reduce.c) and factories
- * (factory.c), and the few helpers they share. */
+ * views and copies (shape.c), joins and splits (shape.c), reductions (reduce.c), factories
+ * (factory.c) and indexing (index.c), and the few helpers they share. */
 #ifndef PC_OPS_SHAPE_IMPL_H
 #define PC_OPS_SHAPE_IMPL_H
 
@@ -66,6 +66,12 @@ pc_status pc_k_argmax_forward(const pc_op_call *call, pc_compute compute, pc_op_
 
 pc_status pc_k_arange_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
 pc_status pc_k_fill_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
+
+/* x[index] (index.c): basic and advanced indexing as torch does it, msprobe's special cases
+ * for a lone tensor index; backward adds the gradient back (repeated indices accumulate). */
+pc_status pc_k_index_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
+pc_status pc_k_index_backward(const pc_op_call *call, pc_compute compute, const pc_tensor *grad_out,
+                              pc_op_grads *out);
 
 /* ---- helpers shared by the group (shape.c) ---- */
 

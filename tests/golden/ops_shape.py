@@ -323,10 +323,149 @@ def factory_cases(g):
     case("Torch.full_like", [rnd([], "bf16"), S(0.1)], backward=False)
 
 
+def msprobe_getitem(x, index):
+    """Tensor.__getitem__ as run_ut replays it (run_ut.md 5.4): special cases of a lone tensor."""
+    t = x.__class__.__getitem__
+    if not hasattr(index, "dtype"):
+        return t(x, index)
+    import torch
+    if index.dtype == torch.uint8:
+        index = index.bool()
+    if index.dtype == torch.bool:
+        if index.shape == x.shape:
+            if x.dtype == torch.bfloat16:
+                return torch.masked_select(x.float(), index).to(torch.bfloat16)
+            return torch.masked_select(x, index)
+        return t(x, torch.nonzero(index, as_tuple=True))
+    if index.dim() <= 1:
+        return t(x, index.tolist())
+    return torch.stack([t(x, sub) for sub in index], 0)
+
+
+def index_cases(g):
+    """Tensor.__getitem__: the index is input_args[1] (an int, bool, None, slice, ellipsis,
+    tensor, or a list of these; a list of only ints is one index tensor, as torch reads it)."""
+    S, rnd, ints, t = g.S, g.rnd, g.ints, g.torch
+    base_rec, base_fn = g.rec, g.torch_fn
+
+    def rec(x, name, rg):
+        if isinstance(x, slice):
+            return {"type": "slice", "value": [x.start, x.stop, x.step]}
+        if x is Ellipsis:
+            return {"type": "ellipsis", "value": "..."}
+        return base_rec(x, name, rg)
+
+    def torch_fn(api):
+        return msprobe_getitem if api == "Tensor.__getitem__" else base_fn(api)
+
+    g.rec, g.torch_fn = rec, torch_fn
+    try:
+        index_case_list(g, S, rnd, ints, t)
+    finally:
+        g.rec, g.torch_fn = base_rec, base_fn
+
+
+def index_case_list(g, S, rnd, ints, t):
+    case = g.case
+    A = "Tensor.__getitem__"
+    sl, E = slice, Ellipsis
+    i64 = lambda v: t.tensor(v, dtype=t.int64)
+    b = lambda v: t.tensor(v, dtype=t.bool)
+    for dt in FLOATS:
+        case(A, [rnd([3, 4], dt), S(1)])
+        case(A, [rnd([5, 2], dt), sl(1, 4)])
+        case(A, [rnd([3, 4, 2], dt), [sl(None), sl(1, 3), None, E]])
+        case(A, [rnd([4, 3], dt), i64([2, 0, 2])])
+        x = rnd([3, 4], dt)
+        case(A, [x, x > 0])
+    # ints, slices, None, Ellipsis, bools
+    case(A, [rnd([3, 4], "f32"), S(-1)])
+    case(A, [rnd([7], "f32"), sl(None, None, 2)])
+    case(A, [rnd([7, 2], "f32"), sl(-3, None)])
+    case(A, [rnd([7], "f32"), sl(1, 100)])
+    case(A, [rnd([7], "f32"), sl(5, 2)])
+    case(A, [rnd([7, 3], "f32"), sl(None, -1, 3)])
+    case(A, [rnd([7], "f32"), sl(-100, -2, 4)])
+    case(A, [rnd([3, 4], "f32"), None])
+    case(A, [rnd([3, 4], "f32"), E])
+    case(A, [rnd([3, 4, 2], "f32"), [E, 0]])
+    case(A, [rnd([3, 4], "f32"), [E, None]])
+    case(A, [rnd([3, 4, 5], "f32"), [0, E, sl(1, None)]])
+    case(A, [rnd([3, 4, 5], "bf16"), [sl(None), -2, sl(None, None, 3)]])
+    case(A, [rnd([3, 4], "f32"), [1, 2]])
+    case(A, [rnd([3, 4], "f32"), [None, 1, None, sl(1, 3)]])
+    case(A, [rnd([3, 4], "f32"), S(True)])
+    case(A, [rnd([3, 4], "f32"), S(False)])
+    case(A, [rnd([3, 4], "f32"), [None, 1, True]])
+    case(A, [rnd([], "f32"), None])
+    case(A, [rnd([], "f32"), E])
+    case(A, [rnd([], "f64"), S(True)])
+    # lists of ints read as one index tensor, and lists inside the index
+    case(A, [rnd([3, 4], "f32"), [0, 2, 2, -1]])
+    case(A, [rnd([3, 4], "f32"), [True, False, True]])
+    case(A, [rnd([3, 4], "f16"), [[0, 2], sl(1, None)]])
+    case(A, [rnd([3, 4], "f32"), []])
+    # lone tensors (msprobe's special cases)
+    case(A, [rnd([4, 3], "f32"), i64(2)])
+    case(A, [rnd([4, 3], "f32"), i64([-1, 0, 3])])
+    case(A, [rnd([4, 3], "f32"), t.tensor([3, 1, 1], dtype=t.int32)])
+    case(A, [rnd([4, 3], "f32"), t.tensor(1, dtype=t.int32)])
+    case(A, [rnd([4, 3], "bf16"), i64([[0, 1], [2, 2]])])
+    case(A, [rnd([4, 3], "f32"), i64([[[0, 1]], [[3, 3]]])])
+    case(A, [rnd([4, 3], "f32"), i64([])])
+    case(A, [rnd([3, 4], "f32"), b([True, False, True])])
+    case(A, [rnd([3, 4], "f32"), b([True, False])])
+    case(A, [rnd([3, 4], "f32"), b(True)])
+    case(A, [rnd([], "f32"), b(True)])
+    case(A, [rnd([], "f32"), b(False)])
+    x = rnd([2, 3, 2], "f16")
+    case(A, [x, (x > 0).to(t.uint8)])
+    case(A, [rnd([3, 4], "f32"), t.tensor([1, 0, 1], dtype=t.uint8)])
+    x = rnd([3, 4], "bf16")
+    case(A, [x, x < 0.5])
+    # tensors inside a tuple: advanced indexing
+    case(A, [rnd([3, 4], "f32"), [sl(None), i64([3, 0, 3])]])
+    case(A, [rnd([3, 4, 2], "f32"), [i64([1, 0]), sl(1, 3)]])
+    case(A, [rnd([3, 4, 2], "f32"), [sl(None), None, i64([[0, 2], [1, 1]])]])
+    case(A, [rnd([3, 4], "f32"), [i64([0, 2]), i64([1, 3])]])
+    case(A, [rnd([3, 4, 2], "f32"), [i64([0, 2]), sl(None), i64([1, 0])]])
+    case(A, [rnd([3, 4, 2], "f32"), [sl(1, None), i64([0, 3]), i64([[1], [0]])]])
+    case(A, [rnd([3, 4], "f64"), [i64([[0], [2]]), i64([1, 3, 3])]])
+    case(A, [rnd([3, 4], "f32"), [i64([0, 2]), None, i64([1, 3])]])
+    case(A, [rnd([3, 4, 2], "f32"), [E, i64([1, 1])]])
+    case(A, [rnd([3, 4], "f32"), [sl(None), b([True, False, False, True])]])
+    case(A, [rnd([3, 4], "f32"), [b([False, True, True]), 2]])
+    x = rnd([2, 3, 4], "f32")
+    case(A, [x, [x[0] > 0, sl(None)]], backward=False)
+    case(A, [x, [1, x[0] > 0]])
+    case(A, [rnd([3, 4], "f32"), [i64(1), sl(None)]])
+    case(A, [rnd([3, 4], "f32"), [b(True), 1]])
+    # other dtypes of self
+    case(A, [ints([3, 4], "i64"), [sl(1, None), None]], backward=False)
+    case(A, [ints([3, 4], "i32"), [E, 1]], backward=False)
+    case(A, [ints([4, 2], "bool", 0, 2), i64([3, 0])], backward=False)
+    case(A, [ints([3, 4], "u8", 0, 200), [sl(None), b([True, False, True, True])]], backward=False)
+    x = ints([3, 4], "i64")
+    case(A, [x, x > 0], backward=False)
+    # torch's errors
+    case(A, [rnd([3, 4], "f32"), S(5)], backward=False)
+    case(A, [rnd([3, 4], "f32"), [sl(None), -5]], backward=False)
+    case(A, [rnd([3, 4], "f32"), sl(None, None, -1)], backward=False)
+    case(A, [rnd([3, 4], "f32"), sl(None, None, 0)], backward=False)
+    case(A, [rnd([3, 4], "f32"), [0, 0, 0]], backward=False)
+    case(A, [rnd([3, 4], "f32"), [0, sl(None), None, 1]], backward=False)
+    case(A, [rnd([3, 4], "f32"), i64([0, 3])], backward=False)
+    case(A, [rnd([3, 4], "f32"), [sl(None), i64([4])]], backward=False)
+    case(A, [rnd([3, 4], "f32"), [b([True, False]), sl(None)]], backward=False)
+    case(A, [rnd([3, 4], "f32"), [i64([0, 1]), i64([0, 1, 2])]], backward=False)
+    case(A, [rnd([3, 4], "f32"), i64([[], []])], backward=False)
+    case(A, [rnd([3, 4], "f32"), t.zeros([0, 2], dtype=t.int64)], backward=False)
+
+
 def cases(g):
     # each section draws from its own seed, so that adding cases to one leaves the data of the
     # others (and the ULP limits pinned on them) alone
     for seed, section in enumerate([view_cases, join_cases, split_cases, tri_cases, reduce_cases,
-                                    extreme_cases, factory_cases]):
+                                    extreme_cases, factory_cases, index_cases]):
         g.torch.manual_seed(1000 + seed)
         section(g)

@@ -8,8 +8,10 @@
  * provider) or, for the op's scalar_args, a Python number (a "wrapped number"); Tensor[] <-
  * list of tensors; int <- int; int[] <- list of ints or torch.Size, int[N] also a single int;
  * float <- float or int; bool <- bool; str <- str; Scalar <- int, float or bool; ScalarType <-
- * torch.dtype; Device, Layout, MemoryFormat, Generator <- anything (ignored). Anything else is
- * PC_ERR_INVALID with a message such as
+ * torch.dtype; Device, Layout, MemoryFormat, Generator <- anything (ignored); Index <- int, bool,
+ * None, slice, ellipsis, tensor, or a list of these (a list of only ints and bools is one
+ * index tensor, as torch reads it; a list inside the list must be of ints and bools too).
+ * Anything else is PC_ERR_INVALID with a message such as
  *   "Functional.layer_norm.0: argument 'eps': expected float, found str".
  *
  * OWNERSHIP: a pc_op_call owns its tensors (one reference each) and nothing else; strings
@@ -29,6 +31,24 @@
 #define PC_OP_MAX_OUTPUTS    64
 #define PC_VALUE_MAX_INTS    PC_TENSOR_MAX_DIMS
 #define PC_VALUE_MAX_TENSORS 64
+#define PC_VALUE_MAX_INDEX   16 /* items of an Index (x[a, b, ...]) */
+
+/* One item of an Index argument (Tensor.__getitem__): what torch's Python indexing accepts. */
+typedef enum pc_index_kind {
+    PC_INDEX_INT,
+    PC_INDEX_SLICE,
+    PC_INDEX_NONE, /* a new axis */
+    PC_INDEX_ELLIPSIS,
+    PC_INDEX_BOOL,   /* a Python bool: a new axis of size 1 (True) or 0 (False) */
+    PC_INDEX_TENSOR, /* tensors.items[i] of the value: integer, bool or uint8 */
+} pc_index_kind;
+
+typedef struct pc_index_item {
+    pc_index_kind kind;
+    int64_t i; /* INT: the value; BOOL: 0/1; TENSOR: position in the value's tensors */
+    int64_t start, stop, step;          /* SLICE */
+    bool has_start, has_stop, has_step; /* SLICE: false for None */
+} pc_index_item;
 
 typedef enum pc_value_kind {
     PC_VALUE_NONE = 0, /* None (an optional argument) */
@@ -41,6 +61,7 @@ typedef enum pc_value_kind {
     PC_VALUE_STR,
     PC_VALUE_DTYPE,
     PC_VALUE_IGNORED, /* Device, Layout, MemoryFormat, Generator: accepted, not used */
+    PC_VALUE_INDEX,   /* Index: index.items; its tensors (owned) in tensors */
 } pc_value_kind;
 
 typedef struct pc_value {
@@ -62,6 +83,14 @@ typedef struct pc_value {
     pc_dtype dtype;
     int64_t ints[PC_VALUE_MAX_INTS];
     int nints;
+    /* INDEX: when the record is a list read as a tuple, items[k] comes from its element k;
+     * otherwise there is one item, from the record itself (a list of ints included) */
+    struct {
+        pc_index_item items[PC_VALUE_MAX_INDEX];
+        int count;
+        /* the index was one tensor, not a list: msprobe's special cases apply (run_ut §5.4) */
+        bool lone_tensor;
+    } index;
 } pc_value;
 
 struct pc_op_call {

@@ -10,7 +10,8 @@
  * `?[]` (lists of optionals); alias annotations `Tensor(a)`, `Tensor(a!)`; defaults None,
  * True, False, integers, floats (incl. inf, -inf, nan), strings ('x' or "x"), lists of numbers
  * and bare identifiers (contiguous_format, ...); returns `Tensor`, `()`, `Tensor[]`, or a
- * parenthesised list, optionally with names.
+ * parenthesised list, optionally with names. One type is precheck's own: Index, the index of
+ * Tensor.__getitem__ (call.h).
  *
  * A pc_schema is a plain value with fixed-size arrays: parsing allocates nothing and a schema
  * needs no freeing. Errors: PC_ERR_FORMAT with a message giving the column and what was
@@ -42,6 +43,7 @@ typedef enum pc_arg_type {
     PC_ARG_MEMORY_FORMAT,
     PC_ARG_GENERATOR,
     PC_ARG_DIMNAME,
+    PC_ARG_INDEX, /* precheck's own: the index of Tensor.__getitem__ (call.h) */
     PC_ARG_TYPE_COUNT
 } pc_arg_type;
 
