@@ -159,6 +159,17 @@ static size_t input_arg_count(const pc_dump_api *api)
     return a->kind == PC_DUMP_ARG_LIST ? a->u.list.count : 0;
 }
 
+/* How many tensor records a record holds, depth first. */
+static size_t tensor_records(const pc_dump_arg *a)
+{
+    if (a->kind == PC_DUMP_ARG_TENSOR)
+        return 1;
+    size_t n = 0;
+    for (size_t i = 0; a->kind == PC_DUMP_ARG_LIST && i < a->u.list.count; i++)
+        n += tensor_records(&a->u.list.items[i]);
+    return n;
+}
+
 /* The gradient list msprobe collects: one slot per tensor among the positional arguments,
  * depth first, None where the tensor did not require grad. */
 static void grads_tree(cmp_tree *t, const pc_dump_api *api, const pc_op_call *call,
@@ -187,6 +198,11 @@ static void grads_tree(cmp_tree *t, const pc_dump_api *api, const pc_op_call *ca
                         : NULL;
                 t->items[t->count++] = gt ? pc_cmp_tensor(gt) : pc_cmp_none();
             }
+        } else if (v->kind == PC_VALUE_INDEX) {
+            /* the tensors of an index (x[t], x[:, t]) have no gradient: None slots */
+            size_t n = tensor_records(&api->forward.input_args.u.list.items[pos]);
+            for (size_t k = 0; k < n && t->count < cap; k++)
+                t->items[t->count++] = pc_cmp_none();
         }
     }
     t->root = pc_cmp_list(t->items, t->count);
@@ -249,8 +265,34 @@ static void save_value(saver *s, const pc_cmp_value *v)
 }
 
 /* The generated positional inputs, walked as the dump lists them. */
+/* The tensor an index value made from its record (or from element k of a list record). */
+static const pc_tensor *index_tensor(const pc_value *v, int k)
+{
+    if (!v || v->kind != PC_VALUE_INDEX || k < 0 || k >= v->index.count ||
+        v->index.items[k].kind != PC_INDEX_TENSOR)
+        return NULL;
+    int64_t t = v->index.items[k].i;
+    return t >= 0 && t < v->tensors.count ? &v->tensors.items[t] : NULL;
+}
+
 static void save_arg(saver *s, const pc_dump_arg *a, const pc_value *v)
 {
+    if (v && v->kind == PC_VALUE_INDEX) { /* x[t] and x[..., t]: the index tensors */
+        const pc_tensor *t;
+        if (a->kind == PC_DUMP_ARG_TENSOR && (t = index_tensor(v, 0)))
+            save_tensor(s, t);
+        else if (a->kind == PC_DUMP_ARG_LIST)
+            for (size_t i = 0; i < a->u.list.count; i++) {
+                const pc_dump_arg *item = &a->u.list.items[i];
+                if (item->kind == PC_DUMP_ARG_TENSOR && (t = index_tensor(v, (int)i)))
+                    save_tensor(s, t);
+                else
+                    save_arg(s, item, NULL);
+            }
+        else
+            s->k++;
+        return;
+    }
     if (a->kind == PC_DUMP_ARG_LIST) {
         for (size_t i = 0; i < a->u.list.count; i++) {
             const pc_dump_arg *item = &a->u.list.items[i];

@@ -548,6 +548,26 @@ static void test_list_gradients(void **state)
     assert_true(contains(t, "Torch.cat.0.backward.output.1, , , , "));
 }
 
+/* ---- indexing: the index's tensors get gradient slots of their own (None) ---- */
+
+static void test_getitem(void **state)
+{
+    (void)state;
+    char dir[512], args[2048], r[1024], t[1024];
+    out_dir(dir, sizeof dir);
+    PC_TEST_FMT(args, "run_ut -api_info %s/runner/getitem_dump.json", PC_TEST_FIXTURES);
+    run_to(args, NULL, dir, r, t, sizeof r);
+    assert_true(contains(r, "Tensor.__getitem__.0,pass,pass"));
+    assert_true(contains(r, "Tensor.__getitem__.1,pass,pass"));
+    assert_true(contains(t, "Tensor.__getitem__.0.backward.output.0,torch.float64,torch.float32,"
+                            "\"(4, 5)\","));
+    assert_true(contains(t, "Tensor.__getitem__.0.backward.output.1, , , , "));
+    /* x[1:3, ..., None]: the shape, and one gradient slot (the index holds no tensor) */
+    assert_true(contains(t, "Tensor.__getitem__.1.forward.output.0,torch.float64,torch.float32,"
+                            "\"(2, 5, 1)\","));
+    assert_false(contains(t, "Tensor.__getitem__.1.backward.output.1"));
+}
+
 /* ---- records that cannot run: each API's SKIP row says why; the run goes on ---- */
 
 static void test_odd_records(void **state)
@@ -696,6 +716,7 @@ int main(void)
         cmocka_unit_test(test_save_error_data),
         cmocka_unit_test(test_device_autocast),
         cmocka_unit_test(test_list_gradients),
+        cmocka_unit_test(test_getitem),
         cmocka_unit_test(test_odd_records),
         cmocka_unit_test(test_memory_guard),
         cmocka_unit_test(test_black_list_and_filter),
