@@ -153,25 +153,11 @@ static void put(pc_tensor *t, int64_t i, double v)
                      0);
 }
 
-static double round_to(pc_dtype d, double x)
-{
-    switch (d) {
-    case PC_DTYPE_F16:
-        return pc_f16_to_f32(pc_f64_to_f16(x));
-    case PC_DTYPE_BF16:
-        return pc_bf16_to_f32(pc_f64_to_bf16(x));
-    case PC_DTYPE_F32:
-        return (float)x;
-    default:
-        return x;
-    }
-}
-
 /* x rounded toward zero to dtype. */
 static double trunc_to(pc_dtype d, double x)
 {
     if (!isfinite(x))
-        return round_to(d, x);
+        return pc_round_to_dtype(x, d);
     switch (d) {
     case PC_DTYPE_F32: {
         float f = (float)x;
@@ -326,7 +312,7 @@ static pc_status fast_exp_outputs(const pc_op_call *call, pc_op_result *r)
             y = 1.0 / (1.0 + fast_exp(-v));
         else
             y = v / (1.0 + fast_exp(-v)); /* silu */
-        put(t, i, round_to(t->dtype, (float)y));
+        put(t, i, pc_round_to_dtype((float)y, t->dtype));
     }
     pc_tensor_free(&xc);
     return PC_OK;
@@ -357,8 +343,8 @@ static pc_status seq_sum_outputs(const pc_op_call *call, pc_op_result *r)
     for (int64_t o = 0; o < outer && o < pc_tensor_numel(t); o++) {
         double acc = 0;
         for (int64_t i = 0; i < inner; i++)
-            acc = round_to(t->dtype, acc + get(&xc, o * inner + i));
-        put(t, o, mean ? round_to(t->dtype, acc / (double)inner) : acc);
+            acc = pc_round_to_dtype(acc + get(&xc, o * inner + i), t->dtype);
+        put(t, o, mean ? pc_round_to_dtype(acc / (double)inner, t->dtype) : acc);
     }
     pc_tensor_free(&xc);
     return PC_OK;
@@ -406,11 +392,11 @@ static pc_status accum_half_outputs(const pc_op_call *call, pc_op_result *r)
                     double x = get(&ac, (q * M + i) * K + k);
                     double y = linear ? get(&bc, j * K + k)
                                       : get(&bc, ((bbatch == 1 ? 0 : q) * K + k) * N + j);
-                    acc = round_to(hd, acc + (double)(float)(x * y));
+                    acc = pc_round_to_dtype(acc + (double)(float)(x * y), hd);
                 }
                 if (bias)
                     acc += pc_tensor_get(bias, &j);
-                put(c, (q * M + i) * N + j, round_to(c->dtype, acc));
+                put(c, (q * M + i) * N + j, pc_round_to_dtype(acc, c->dtype));
             }
     pc_tensor_free(&ac);
     pc_tensor_free(&bc);
@@ -435,7 +421,8 @@ static pc_status softmax_nomax_outputs(const pc_op_call *call, pc_op_result *r)
         for (int64_t i = 0; i < inner; i++)
             sum += expf((float)get(&xc, o * inner + i));
         for (int64_t i = 0; i < inner; i++)
-            put(t, o * inner + i, round_to(t->dtype, expf((float)get(&xc, o * inner + i)) / sum));
+            put(t, o * inner + i,
+                pc_round_to_dtype(expf((float)get(&xc, o * inner + i)) / sum, t->dtype));
     }
     pc_tensor_free(&xc);
     return PC_OK;

@@ -209,6 +209,24 @@ float pc_f8e5m2_to_f32(uint8_t x)
 
 /* msprobe does ((i >> 11) + 1) >> 1 << 12 on the int32 view; on the low 32 bits that is the
  * same as the unsigned computation below, which avoids shifting negative numbers in C. */
+double pc_round_to_dtype(double v, pc_dtype dtype)
+{
+    switch (dtype) {
+    case PC_DTYPE_F16:
+        return pc_f16_to_f32(pc_f64_to_f16(v));
+    case PC_DTYPE_BF16:
+        return pc_bf16_to_f32(pc_f64_to_bf16(v));
+    case PC_DTYPE_F32:
+        return (float)v;
+    case PC_DTYPE_F8E4M3FN:
+        return pc_f8e4m3fn_to_f32(pc_f64_to_f8e4m3fn(v));
+    case PC_DTYPE_F8E5M2:
+        return pc_f8e5m2_to_f32(pc_f64_to_f8e5m2(v));
+    default:
+        return v;
+    }
+}
+
 float pc_hf32_round(float f)
 {
     uint32_t u = f32_bits(f);

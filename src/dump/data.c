@@ -103,19 +103,6 @@ pc_status pc_dump_load_tensor(const pc_dump *dump, const pc_dump_api *api, const
     return PC_OK;
 }
 
-/* Rounds a double to the dtype the statistics are computed in. */
-static double round_to(double v, pc_dtype dtype)
-{
-    switch (dtype) {
-    case PC_DTYPE_F16:
-        return pc_f16_to_f32(pc_f64_to_f16(v));
-    case PC_DTYPE_BF16:
-        return pc_bf16_to_f32(pc_f64_to_bf16(v));
-    default:
-        return (float)v;
-    }
-}
-
 pc_status pc_tensor_stats_compute(const pc_tensor *t, pc_tensor_stats *out)
 {
     pc_tensor_stats s = {0};
@@ -186,8 +173,8 @@ pc_status pc_tensor_stats_compute(const pc_tensor *t, pc_tensor_stats *out)
         s.mean = s.norm = s.max;
         s.has_norm = false;
     } else {
-        s.mean = round_to(sum / (double)s.numel, s.dtype);
-        s.norm = round_to(sqrt(sumsq), s.dtype);
+        s.mean = pc_round_to_dtype(sum / (double)s.numel, s.dtype);
+        s.norm = pc_round_to_dtype(sqrt(sumsq), s.dtype);
         s.has_norm = !complex;
     }
     *out = s;

@@ -32,21 +32,6 @@ enum { EW_DIV_TRUE, EW_DIV_TRUNC, EW_DIV_FLOOR };
  * calls of the converters are negligible. */
 enum { EW_CHUNK = 4096 };
 
-/* v rounded to the float dtype d (identity for other dtypes). */
-static double ew_round_f64(pc_dtype d, double v)
-{
-    switch (d) {
-    case PC_DTYPE_F16:
-        return pc_f16_to_f32(pc_f64_to_f16(v));
-    case PC_DTYPE_BF16:
-        return pc_bf16_to_f32(pc_f64_to_bf16(v));
-    case PC_DTYPE_F32:
-        return (float)v;
-    default:
-        return v;
-    }
-}
-
 typedef enum ew_kind { EW_FLOAT, EW_DOUBLE, EW_INT } ew_kind;
 
 /* How the elements of an operand become compute values. */
@@ -787,7 +772,7 @@ static pc_status loop_run(ew_loop *l)
         int64_t tn = pc_tensor_numel(sk->like);
         for (int64_t i = 0; i < tn; i++)
             pc_element_store(p + (size_t)i * sz, sk->dtype,
-                             sk->round ? ew_round_f64(c->cd, sk->acc[i]) : sk->acc[i], 0.0);
+                             sk->round ? pc_round_to_dtype(sk->acc[i], c->cd) : sk->acc[i], 0.0);
         free(sk->acc);
         sk->acc = NULL;
     }
@@ -971,9 +956,9 @@ static pc_status unary_params(const pc_op_call *call, unary_plan *p)
                          : p->od == PC_DTYPE_BF16 ? 3.3895313892515355e38
                          : p->od == PC_DTYPE_F32  ? 3.4028234663852886e38
                                                   : 1.7976931348623157e308;
-            u->a = ew_round_f64(p->od, arg_f64(call, "nan", 0.0));
-            u->b = ew_round_f64(p->od, arg_f64(call, "posinf", big));
-            u->c = ew_round_f64(p->od, arg_f64(call, "neginf", -big));
+            u->a = pc_round_to_dtype(arg_f64(call, "nan", 0.0), p->od);
+            u->b = pc_round_to_dtype(arg_f64(call, "posinf", big), p->od);
+            u->c = pc_round_to_dtype(arg_f64(call, "neginf", -big), p->od);
         }
         break;
     default:

@@ -605,7 +605,8 @@ pc_status pc_k_index_backward(const pc_op_call *call, pc_compute compute, const 
          * accumulate, serial on CPU) */
         const double *gv = pc_tensor_data(&g);
         for (int64_t i = 0; i < n; i++)
-            acc[offs[i]] = pc_shape_round(x->dtype, acc[offs[i]] + pc_shape_round(x->dtype, gv[i]));
+            acc[offs[i]] =
+                pc_round_to_dtype(acc[offs[i]] + pc_round_to_dtype(gv[i], x->dtype), x->dtype);
         st = pc_shape_store(&out->grads[0], x->dtype, x->shape, x->rank, acc);
     }
     free(acc);

@@ -109,8 +109,8 @@ static int64_t *red_out_offsets(const red_plan *p)
 static double div_round(pc_compute compute, pc_dtype d, double a, double b)
 {
     if (compute == PC_COMPUTE_BENCH || d == PC_DTYPE_F64)
-        return pc_shape_round(d, a / b);
-    return pc_shape_round(d, (double)((float)a / (float)b));
+        return pc_round_to_dtype(a / b, d);
+    return pc_round_to_dtype((double)((float)a / (float)b), d);
 }
 
 static pc_status no_complex(const pc_op_call *call, const pc_tensor *x)
@@ -208,7 +208,7 @@ pc_status pc_k_reduce_forward(const pc_op_call *call, pc_compute compute, pc_op_
     /* torch casts the input to dtype= first */
     if (od != x->dtype)
         for (int64_t i = 0; i < p.outer * p.inner; i++)
-            v[i] = pc_shape_round(od, v[i]);
+            v[i] = pc_round_to_dtype(v[i], od);
     double *y = malloc((size_t)(p.outer > 0 ? p.outer : 1) * sizeof *y);
     if (!y) {
         pc_tensor_free(&buf);
@@ -217,11 +217,11 @@ pc_status pc_k_reduce_forward(const pc_op_call *call, pc_compute compute, pc_op_
     for (int64_t o = 0; o < p.outer; o++) {
         double s = sum_compensated(v + o * p.inner, p.inner);
         if (!mean)
-            y[o] = pc_shape_round(od, s);
+            y[o] = pc_round_to_dtype(s, od);
         else if (compute == PC_COMPUTE_BENCH)
-            y[o] = pc_shape_round(od, s / (double)p.inner);
+            y[o] = pc_round_to_dtype(s / (double)p.inner, od);
         else
-            y[o] = div_round(compute, od, pc_shape_round(od, s), (double)p.inner);
+            y[o] = div_round(compute, od, pc_round_to_dtype(s, od), (double)p.inner);
     }
     st = pc_shape_store(&out->tensors[0], od, p.out_shape, p.out_rank, y);
     free(y);
@@ -258,7 +258,7 @@ pc_status pc_k_reduce_backward(const pc_op_call *call, pc_compute compute,
     } else {
         /* the gradient in the output's dtype; mean divides it there by the count */
         for (int64_t o = 0; o < p.outer; o++) {
-            go[o] = pc_shape_round(od, go[o]);
+            go[o] = pc_round_to_dtype(go[o], od);
             if (call->op->param == PC_REDUCE_MEAN)
                 go[o] = div_round(compute, od, go[o], (double)p.inner);
         }
@@ -372,7 +372,8 @@ static pc_status extreme_grad(const pc_op_call *call, pc_compute compute, const 
                 count[offs[i]]++;
         }
         for (int64_t o = 0; o < p->outer; o++)
-            gs[o] = div_round(compute, x->dtype, pc_shape_round(x->dtype, gs[o]), (double)count[o]);
+            gs[o] =
+                div_round(compute, x->dtype, pc_round_to_dtype(gs[o], x->dtype), (double)count[o]);
         for (int64_t i = 0; i < xn; i++) {
             double m = vs[offs[i]];
             if (xs[i] == m || (nan_ties && isnan(m) && isnan(xs[i])))

@@ -39,20 +39,6 @@ bool pc_shape_wants_grad(const pc_op_call *call, int i)
            pc_dtype_is_float(v->tensor.dtype);
 }
 
-double pc_shape_round(pc_dtype d, double v)
-{
-    switch (d) {
-    case PC_DTYPE_F16:
-        return pc_f16_to_f32(pc_f64_to_f16(v));
-    case PC_DTYPE_BF16:
-        return pc_bf16_to_f32(pc_f64_to_bf16(v));
-    case PC_DTYPE_F32:
-        return (float)v;
-    default:
-        return v;
-    }
-}
-
 int64_t *pc_shape_offsets(const int64_t *shape, const int64_t *strides, int rank, int64_t base,
                           int64_t n)
 {
@@ -624,7 +610,7 @@ pc_status pc_k_view_backward(const pc_op_call *call, pc_compute compute, const p
         /* autograd holds the gradient in the output's dtype (x's) before it flows back */
         const double *gv = pc_tensor_data(&g);
         for (int64_t i = 0; i < n; i++)
-            acc[offs[i]] += pc_shape_round(x->dtype, gv[i]);
+            acc[offs[i]] += pc_round_to_dtype(gv[i], x->dtype);
         st = pc_shape_store(&out->grads[0], x->dtype, x->shape, x->rank, acc);
     }
     free(acc);

@@ -80,8 +80,6 @@ pc_status pc_k_index_backward(const pc_op_call *call, pc_compute compute, const 
 pc_status pc_shape_wrap_dim(const pc_op_call *call, int64_t dim, int rank, int *out);
 /* Argument i is a float tensor (not a Python number) whose record requires grad. */
 bool pc_shape_wants_grad(const pc_op_call *call, int i);
-/* v rounded to nearest even to the float dtype d (identity for float64 and other dtypes). */
-double pc_shape_round(pc_dtype d, double v);
 /* Element offsets (from base) of the n elements of a strided shape in row-major order;
  * malloc'ed, NULL when out of memory. */
 int64_t *pc_shape_offsets(const int64_t *shape, const int64_t *strides, int rank, int64_t base,

@@ -37,6 +37,10 @@ uint8_t pc_f64_to_f8e5m2(double d);
 /* msprobe's HF32 emulation for conv1d/conv2d inputs (spec run_ut.md §4.7): keeps 11 explicit
  * mantissa bits, rounding the magnitude half away from zero on the bit pattern. */
 float pc_hf32_round(float f);
+
+/* v rounded once (nearest even) to a float dtype and widened back: float16, bfloat16, float32,
+ * the float8 formats; any other dtype returns v unchanged. */
+double pc_round_to_dtype(double v, pc_dtype dtype);
 void pc_hf32_round_buffer(float *data, size_t n);
 
 /* ---- whole buffers (contiguous, dst and src must not overlap) ---- */
