@@ -14,6 +14,7 @@
 #include "precheck/dump/dump.h"
 #include "precheck/dump/filter.h"
 #include "precheck/ops/op.h"
+#include "precheck/runner/runner.h"
 
 static void usage(FILE *out)
 {
@@ -120,17 +121,13 @@ static int by_calls(const void *a, const void *b)
 /* Why run_ut does not run api, or NULL when it does. */
 static const char *not_run_why(const pc_dump_api *api)
 {
-    static const char *const executed[] = {"Functional", "Tensor", "Torch", "Aten", "NPU"};
     if (api->unsafe_name)
         return "the name starts with a character msprobe forbids: run_ut stops the run there";
-    if (strcmp(api->prefix, "Distributed") == 0 || strcmp(api->prefix, "MindSpeed") == 0)
+    if (pc_api_prefix_refused(api->prefix))
         return "run_ut does not run this type (msprobe: not support for run ut)";
     if (!api->api_name)
         return "the name does not split into type, api and call index";
-    bool exec = false;
-    for (size_t i = 0; i < sizeof executed / sizeof executed[0]; i++)
-        exec |= strcmp(api->api_type, executed[i]) == 0;
-    if (!exec)
+    if (!pc_api_type_executed(api->api_type))
         return "msprobe executes no API of this type (its row is a pass with no outputs)";
     if (pc_api_lists_skip(NULL, api->api_name))
         return "in msprobe's built-in black list";

@@ -1,5 +1,7 @@
 #include "precheck/core/progress.h"
 
+#include "precheck/core/clock.h"
+
 #include "precheck/core/status.h"
 
 #include <inttypes.h>
@@ -179,9 +181,8 @@ int pc_progress_format(char *dst, size_t size, const char *label, uint64_t done,
 
 static double monotonic_seconds(void *ctx)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+    (void)ctx;
+    return pc_clock_seconds();
 }
 
 /* tqdm's dynamic_ncols: the terminal's width, then $COLUMNS, then msprobe's 75. */

@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "precheck/core/clock.h"
 #include "precheck/core/log.h"
 #include "precheck/inputs/inputs.h"
 #include "precheck/io/path_check.h"
@@ -18,7 +19,12 @@
 
 static const char *const executed_types[] = {"Functional", "Tensor", "Torch", "Aten", "NPU"};
 
-static bool is_executed_type(const char *type)
+bool pc_api_prefix_refused(const char *prefix)
+{
+    return strcmp(prefix, "Distributed") == 0 || strcmp(prefix, "MindSpeed") == 0;
+}
+
+bool pc_api_type_executed(const char *type)
 {
     for (size_t i = 0; i < sizeof executed_types / sizeof executed_types[0]; i++)
         if (strcmp(type, executed_types[i]) == 0)
@@ -360,19 +366,12 @@ static void save_error_data(api_run *x)
 
 /* ---- the pipeline ---- */
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 /* Adds the time since *t to *acc (when timing) and restarts *t. */
 static void lap(const pc_api_runner *r, double *acc, double *t)
 {
     if (!r->timing)
         return;
-    double n = now_s();
+    double n = pc_clock_seconds();
     *acc += n - *t;
     *t = n;
 }
@@ -441,7 +440,7 @@ static void run_fault_hook(const char *full_name)
 pc_status pc_api_run(const pc_api_runner *r, const pc_dump_api *api, pc_api_result *res)
 {
     char msg[MSG_MAX];
-    if (strcmp(api->prefix, "Distributed") == 0 || strcmp(api->prefix, "MindSpeed") == 0) {
+    if (pc_api_prefix_refused(api->prefix)) {
         pc_log_info("%s api is not supported for run ut. SKIP.", api->prefix);
         snprintf(msg, sizeof msg, "API %s not support for run ut. SKIP.", api->full_name);
         return pc_api_result_skip(res, api->full_name, msg);
@@ -496,7 +495,7 @@ pc_status pc_api_run(const pc_api_runner *r, const pc_dump_api *api, pc_api_resu
         need_grad = false;
     }
 
-    if (!is_executed_type(api->api_type)) {
+    if (!pc_api_type_executed(api->api_type)) {
         /* msprobe runs nothing for these types (VF, ...): both outputs are None */
         pc_cmp_value none = pc_cmp_none();
         pc_api_outputs outs = {&none, &none, NULL, NULL, bwd_msg};
@@ -514,7 +513,7 @@ pc_status pc_api_run(const pc_api_runner *r, const pc_dump_api *api, pc_api_resu
     x->r = r;
     x->api = api;
     pc_run_timing dummy = {0}, *tm = r->timing ? r->timing : &dummy;
-    double t0 = r->timing ? now_s() : 0;
+    double t0 = r->timing ? pc_clock_seconds() : 0;
     tm->apis++;
     pc_inputs in = {.max_bytes = r->max_tensor_bytes};
     pc_inputs_begin(&in, r->dump, r->seed, api);

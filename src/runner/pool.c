@@ -22,15 +22,9 @@
 #include <omp.h>
 #endif
 
+#include "precheck/core/clock.h"
 #include "precheck/core/log.h"
 #include "runner_impl.h"
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 pc_status pc_api_text_make(const pc_api_runner *r, const pc_dump_api *api, int precision,
                            pc_api_text *out)
@@ -41,12 +35,12 @@ pc_status pc_api_text_make(const pc_api_runner *r, const pc_dump_api *api, int p
         pc_log_error("Run %s UT Error: out of memory", api->full_name);
         st = pc_api_result_skip(&res, api->full_name, "out of memory");
     }
-    double t0 = r->timing ? now_s() : 0;
+    double t0 = r->timing ? pc_clock_seconds() : 0;
     if (st == PC_OK)
         st = pc_api_result_append_csv(&res, &out->details, &out->result, precision);
     pc_api_result_free(&res);
     if (r->timing)
-        r->timing->write += now_s() - t0;
+        r->timing->write += pc_clock_seconds() - t0;
     out->ready = st == PC_OK;
     return st;
 }
@@ -220,8 +214,11 @@ static pc_status collect(pool *p, int i)
         pc_api_text *t = &p->texts[w->pos];
         t->details.data = malloc(h.details_len + 1);
         t->result.data = malloc(h.result_len + 1);
-        if (!t->details.data || !t->result.data)
+        if (!t->details.data || !t->result.data) {
+            pc_csv_buffer_free(&t->details);
+            pc_csv_buffer_free(&t->result);
             return pc_error_set(PC_ERR_NOMEM, "out of memory");
+        }
         if (read_all(w->res_fd, t->details.data, h.details_len) == 0 &&
             read_all(w->res_fd, t->result.data, h.result_len) == 0) {
             t->details.len = t->details.cap = h.details_len;
@@ -313,14 +310,14 @@ pc_status pc_pool_run(const pc_pool_job *job, pc_pool_sink sink, void *ctx, size
                 continue;
             }
             p.w[i].pos = (long)next_send++;
-            p.w[i].started = now_s();
+            p.w[i].started = pc_clock_seconds();
         }
         if (st != PC_OK)
             break;
         /* wait for answers (or a timeout, or a signal) */
         struct pollfd fds[PC_RUN_MAX_WORKERS];
         int idx[PC_RUN_MAX_WORKERS], nf = 0;
-        double wait = 1.0, t = now_s();
+        double wait = 1.0, t = pc_clock_seconds();
         for (int i = 0; i < p.n; i++) {
             if (p.w[i].pos < 0)
                 continue;
@@ -341,7 +338,7 @@ pc_status pc_pool_run(const pc_pool_job *job, pc_pool_sink sink, void *ctx, size
             if (fds[k].revents & (POLLIN | POLLHUP | POLLERR))
                 st = collect(&p, idx[k]);
         if (timeout > 0) {
-            t = now_s();
+            t = pc_clock_seconds();
             for (int i = 0; i < p.n && st == PC_OK; i++) {
                 if (p.w[i].pos < 0 || t - p.w[i].started < timeout)
                     continue;

@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "precheck/core/clock.h"
 #include "precheck/core/log.h"
 #include "precheck/inputs/inputs.h"
 #include "precheck/core/progress.h"
@@ -32,17 +33,10 @@ typedef struct run_state {
     size_t done_before, total;
 } run_state;
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 static int write_api(void *ctx, size_t pos, const pc_api_text *t)
 {
     run_state *s = ctx;
-    double t0 = s->opt->timing ? now_s() : 0;
+    double t0 = s->opt->timing ? pc_clock_seconds() : 0;
     /* details first: a result row is the mark that the API is complete (resume relies on it) */
     if (pc_csv_append_file(s->details_path, &t->details) != PC_OK ||
         pc_csv_append_file(s->result_path, &t->result) != PC_OK) {
@@ -52,7 +46,7 @@ static int write_api(void *ctx, size_t pos, const pc_api_text *t)
     if (s->progress)
         pc_progress_update(s->progress, s->done_before + pos + 1);
     if (s->opt->timing)
-        s->opt->timing->write += now_s() - t0;
+        s->opt->timing->write += pc_clock_seconds() - t0;
     return 0;
 }
 
@@ -224,7 +218,7 @@ int pc_run_ut(const pc_run_options *o)
         goto out;
     }
     char dump_path[PC_PATH_BUFFER_SIZE];
-    double t0 = now_s();
+    double t0 = pc_clock_seconds();
     if (pc_path_check(o->api_info, PC_PATH_FILE, PC_PATH_READ, ".json", dump_path,
                       sizeof dump_path) != PC_OK ||
         pc_dump_open(&dump, dump_path) != PC_OK) {
@@ -232,7 +226,7 @@ int pc_run_ut(const pc_run_options *o)
         goto out;
     }
     if (o->timing)
-        o->timing->parse += now_s() - t0;
+        o->timing->parse += pc_clock_seconds() - t0;
     if (dump->data_empty)
         pc_log_warning("data field is empty, no overflow data found.");
     if (o->filter_api) {

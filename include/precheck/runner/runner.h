@@ -69,6 +69,12 @@ typedef struct pc_api_runner {
  * (incoming gradient and input gradients), plus the comparison's 8-byte-wide scratch. */
 size_t pc_api_memory_estimate(const pc_dump_api *api);
 
+/* msprobe's API types: the ones run_ut refuses outright (Distributed, MindSpeed: "not support
+ * for run ut"), and the ones it executes (Functional, Tensor, Torch, Aten, NPU; any other type,
+ * such as VF, gives None outputs). */
+bool pc_api_prefix_refused(const char *prefix);
+bool pc_api_type_executed(const char *api_type);
+
 /* Runs api and fills res (a compared API or a SKIP record). PC_ERR_NOMEM only. */
 pc_status pc_api_run(const pc_api_runner *r, const pc_dump_api *api, pc_api_result *res);
 
