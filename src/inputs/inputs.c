@@ -96,22 +96,6 @@ static bool truthy(const pc_dump_value *v)
     return pc_dump_value_is_number(v) && pc_dump_value_as_double(v) != 0.0;
 }
 
-/* torch's arithmetic of a tensor of dtype with a Python float: float opmath below float64,
- * the result rounded to the dtype. */
-static double round_to(pc_dtype dtype, double x)
-{
-    switch (dtype) {
-    case PC_DTYPE_F16:
-        return pc_f16_to_f32(pc_f32_to_f16((float)x));
-    case PC_DTYPE_BF16:
-        return pc_bf16_to_f32(pc_f32_to_bf16((float)x));
-    case PC_DTYPE_F64:
-        return x;
-    default:
-        return (float)x;
-    }
-}
-
 static void store_flat(pc_tensor *t, int64_t i, double v)
 {
     char *p = (char *)pc_tensor_data(t) + (size_t)i * pc_dtype_size(t->dtype);
@@ -184,7 +168,7 @@ static void fill_affine(pc_tensor *t, const pc_rng_stream *s, double scale, doub
             pc_rng_fill_uniform_f32(s, (uint64_t)i0, p, (size_t)(i1 - i0));
             for (int64_t i = 0; i < i1 - i0; i++)
                 p[i] = p[i] * fs + fl;
-        } else if (dt == PC_DTYPE_F16 || dt == PC_DTYPE_BF16) {
+        } else { /* float16, bfloat16 (float8 is drawn in float32 and cast after) */
             /* torch: U drawn in the dtype, U * scale and + low each rounded to it */
             float u[GEN_CHUNK];
             uint16_t *p = (uint16_t *)data + i0, h[GEN_CHUNK];
@@ -205,11 +189,6 @@ static void fill_affine(pc_tensor *t, const pc_rng_stream *s, double scale, doub
                 pc_convert_f32_to_f16(p, u, m);
             else
                 pc_convert_f32_to_bf16(p, u, m);
-        } else {
-            for (int64_t i = i0; i < i1; i++) {
-                double u = pc_rng_uniform(s, (uint64_t)i, dt);
-                store_flat(t, i, round_to(dt, round_to(dt, u * fs) + fl));
-            }
         }
     }
 }

@@ -121,10 +121,12 @@ static pc_status api_error(pc_api_result *res, const pc_dump_api *api, const cha
 
 /* ---- outputs as compare values ---- */
 
+/* Outputs of one call, or gradient slots of its positional tensors (list items included). */
+#define CMP_TREE_MAX 256
+
 typedef struct cmp_tree {
     pc_cmp_value root;
-    pc_cmp_value items[PC_SCHEMA_MAX_ARGS > PC_OP_MAX_OUTPUTS ? PC_SCHEMA_MAX_ARGS + 64
-                                                              : PC_OP_MAX_OUTPUTS + 64];
+    pc_cmp_value items[CMP_TREE_MAX];
     size_t count;
 } cmp_tree;
 

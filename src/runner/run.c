@@ -263,12 +263,9 @@ int pc_run_ut(const pc_run_options *o)
         fail(pc_error_message());
         goto out;
     }
-    if (o->multi)
-        pc_log_info("UT task result will be saved in %s", s.result_path);
-    else
-        pc_log_info("start UT test");
     if (!o->multi)
-        pc_log_info("UT task result will be saved in %s", s.result_path);
+        pc_log_info("start UT test");
+    pc_log_info("UT task result will be saved in %s", s.result_path);
     pc_log_info("UT task details will be saved in %s", s.details_path);
     if (o->save_error_data)
         pc_log_info("UT task error_data will be saved in %s", s.error_dir);
