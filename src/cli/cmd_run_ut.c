@@ -20,7 +20,8 @@ static void usage(FILE *out, bool multi)
         out,
         "usage: precheck %s -api_info DUMP_JSON [-o OUT_DIR] [-save_error_data] [-j]\n"
         "       %*s [-d ID [ID ...]] [-csv_path RESULT_CSV] [-f] [-config CONFIG_JSON]%s\n"
-        "       %*s [--backend cpu|replay] [--bench msprobe|fp64] [--seed N] [--timeout S]\n"
+        "       %*s [--backend cpu|replay|faulty:...] [--bench msprobe|fp64] [--seed N] [--timeout "
+        "S]\n"
         "       %*s [--jobs N] [--max-memory MB] [--config_yaml CONFIG_YAML] [--no-progress]\n\n",
         cmd, (int)strlen(cmd), "", multi ? " [-n N]" : "", (int)strlen(cmd), "", (int)strlen(cmd),
         "");
@@ -58,7 +59,10 @@ static void usage(FILE *out, bool multi)
             "                               or replay (the results the device recorded in a "
             "tensor-mode\n"
             "                               dump: its output and gradient files; only the bench "
-            "runs)\n"
+            "runs),\n"
+            "                               or faulty:FAULT:OP[,FAULT:OP...] (the reference "
+            "device with\n"
+            "                               accuracy faults injected, see docs/RELIABILITY.md)\n"
             "  --bench msprobe|fp64         bench precision: msprobe's raising rule (default) or "
             "all float64\n"
             "  --seed N                     seed of the generated inputs (default %d); inputs "
