@@ -436,6 +436,23 @@ static int64_t load_i64(const void *p, pc_dtype dtype)
     }
 }
 
+int64_t pc_element_load_i64(const void *p, pc_dtype dtype)
+{
+    if (pc_dtype_is_integral(dtype))
+        return load_i64(p, dtype);
+    double re, im;
+    pc_element_load(p, dtype, &re, &im);
+    return f64_to_i64_torchlike(re, PC_DTYPE_I64);
+}
+
+void pc_element_store_i64(void *p, pc_dtype dtype, int64_t v)
+{
+    if (pc_dtype_is_integral(dtype))
+        store_i64_wrapped(p, dtype, v);
+    else
+        pc_element_store(p, dtype, (double)v, 0.0);
+}
+
 void pc_element_load(const void *p, pc_dtype dtype, double *re, double *im)
 {
     double r = 0.0, i = 0.0;

@@ -96,38 +96,16 @@ static bool truthy(const pc_dump_value *v)
     return pc_dump_value_is_number(v) && pc_dump_value_as_double(v) != 0.0;
 }
 
+static void store_flat_int(pc_tensor *t, int64_t i, int64_t v)
+{
+    pc_element_store_i64((char *)pc_tensor_data(t) + (size_t)i * pc_dtype_size(t->dtype), t->dtype,
+                         v);
+}
+
 static void store_flat(pc_tensor *t, int64_t i, double v)
 {
     char *p = (char *)pc_tensor_data(t) + (size_t)i * pc_dtype_size(t->dtype);
     pc_element_store(p, t->dtype, v, 0);
-}
-
-static void store_flat_i64(pc_tensor *t, int64_t i, int64_t v)
-{
-    char *p = (char *)pc_tensor_data(t) + (size_t)i * pc_dtype_size(t->dtype);
-    switch (t->dtype) {
-    case PC_DTYPE_I64:
-        memcpy(p, &v, 8);
-        break;
-    case PC_DTYPE_I32: {
-        int32_t x = (int32_t)(uint32_t)v;
-        memcpy(p, &x, 4);
-        break;
-    }
-    case PC_DTYPE_I16: {
-        int16_t x = (int16_t)(uint16_t)v;
-        memcpy(p, &x, 2);
-        break;
-    }
-    case PC_DTYPE_I8:
-    case PC_DTYPE_U8:
-    case PC_DTYPE_BOOL:
-        *(uint8_t *)p = (uint8_t)v;
-        break;
-    default:
-        pc_element_store(p, t->dtype, (double)v, 0);
-        break;
-    }
 }
 
 /* Python's int() of a statistic: truncation; NaN and infinities raise. */
@@ -202,7 +180,7 @@ static void fill_ints(pc_tensor *t, const pc_rng_stream *s, int64_t lo, int64_t 
         int64_t i0 = c * GEN_CHUNK, i1 = i0 + GEN_CHUNK < n ? i0 + GEN_CHUNK : n;
         for (int64_t i = i0; i < i1; i++) {
             int64_t v = pc_rng_int_range(s, (uint64_t)i, lo, hi);
-            store_flat_i64(t, i, as_bool ? v > 0 : v);
+            store_flat_int(t, i, as_bool ? v > 0 : v);
         }
     }
 }
@@ -325,8 +303,8 @@ pc_status pc_inputs_random(const pc_dump_tensor *rec, pc_dtype dtype, bool min_f
                               (long long)lo, (long long)(hi == INT64_MAX ? hi : hi + 1));
         if (st == PC_OK) {
             fill_ints(&t, &s, lo, hi, false);
-            store_flat_i64(&t, 0, lo);
-            store_flat_i64(&t, n - 1, hi);
+            store_flat_int(&t, 0, lo);
+            store_flat_int(&t, n - 1, hi);
         }
     }
     if (st == PC_OK && gen != dtype)

@@ -144,56 +144,6 @@ static pc_status ew_init(ew_ctx *c, const pc_op_call *call, pc_compute compute, 
     return PC_OK;
 }
 
-static int64_t load_i64(const char *p, pc_dtype d)
-{
-    switch (d) {
-    case PC_DTYPE_I64: {
-        int64_t v;
-        memcpy(&v, p, sizeof v);
-        return v;
-    }
-    default: {
-        double v;
-        pc_element_load(p, d, &v, NULL);
-        return (int64_t)v;
-    }
-    }
-}
-
-static void store_i64(char *p, pc_dtype d, int64_t v)
-{
-    uint64_t u = (uint64_t)v;
-    switch (d) {
-    case PC_DTYPE_BOOL:
-        *(uint8_t *)p = v != 0;
-        break;
-    case PC_DTYPE_U8:
-        *(uint8_t *)p = (uint8_t)u;
-        break;
-    case PC_DTYPE_I8: {
-        int8_t x = (int8_t)(uint8_t)u;
-        memcpy(p, &x, 1);
-        break;
-    }
-    case PC_DTYPE_I16: {
-        int16_t x = (int16_t)(uint16_t)u;
-        memcpy(p, &x, 2);
-        break;
-    }
-    case PC_DTYPE_I32: {
-        int32_t x = (int32_t)(uint32_t)u;
-        memcpy(p, &x, 4);
-        break;
-    }
-    case PC_DTYPE_I64:
-        memcpy(p, &v, 8);
-        break;
-    default:
-        pc_element_store(p, d, (double)v, 0.0);
-        break;
-    }
-}
-
 /* How values of dtype src enter a computation in dtype cd: as they are where cd holds them
  * all (the same dtype, a wider float, or float64), else rounded to cd first. */
 static ew_load_mode load_mode(ew_kind kind, pc_dtype src, pc_dtype cd)
@@ -389,7 +339,7 @@ static void gather_run_i64(const ew_src *s, int64_t off, int64_t st, int64_t len
         break;
     default:
         for (int64_t j = 0; j < len; j++)
-            dst[j] = load_i64(p + (size_t)j * step, s->dtype);
+            dst[j] = pc_element_load_i64(p + (size_t)j * step, s->dtype);
         break;
     }
     if (s->cd == PC_DTYPE_BOOL)
@@ -408,7 +358,7 @@ static void store_run_i64(const int64_t *src, pc_dtype d, char *dst, int64_t len
         return;
     }
     for (int64_t j = 0; j < len; j++)
-        store_i64(dst + (size_t)j * sz, d, src[j]);
+        pc_element_store_i64(dst + (size_t)j * sz, d, src[j]);
 }
 
 /* len values of s from linear index i0 of the iteration into dst (s->kind's type). */
@@ -2022,7 +1972,7 @@ pc_status pc_k_masked_fill_forward(const pc_op_call *call, pc_compute compute, p
     double v;
     pc_element_store(cell, od, fill, 0.0);
     pc_element_load(cell, od, &v, NULL);
-    int64_t vi = c.kind == EW_INT ? load_i64(pc_tensor_data(ts[2]), ts[2]->dtype) : 0;
+    int64_t vi = c.kind == EW_INT ? pc_element_load_i64(pc_tensor_data(ts[2]), ts[2]->dtype) : 0;
     if (c.kind == EW_INT && pc_dtype_is_float(ts[2]->dtype))
         vi = (int64_t)v;
     if (c.kind == EW_INT && od == PC_DTYPE_BOOL)

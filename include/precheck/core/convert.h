@@ -64,6 +64,12 @@ pc_status pc_convert_buffer(void *dst, pc_dtype dst_dtype, const void *src, pc_d
 /* ---- one element through double (im is 0 for real dtypes; may be NULL on load) ---- */
 void pc_element_load(const void *p, pc_dtype dtype, double *re, double *im);
 void pc_element_store(void *p, pc_dtype dtype, double re, double im);
+/* Integer element access without the trip through double (exact for all of int64): a store
+ * keeps the low bytes of v in an integer dtype (bool: v != 0) and converts it for a float
+ * dtype; a load reads integers and bool exactly and converts floats as torch does (truncation,
+ * the "integer indefinite" minimum for NaN and out-of-range values). */
+int64_t pc_element_load_i64(const void *p, pc_dtype dtype);
+void pc_element_store_i64(void *p, pc_dtype dtype, int64_t v);
 
 /* ---- SIMD dispatch, for tests and benchmarks ---- */
 typedef enum pc_isa { PC_ISA_PORTABLE = 0, PC_ISA_AVX2_F16C = 1 } pc_isa;
