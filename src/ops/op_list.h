@@ -109,6 +109,12 @@ X(TYPE_AS, "type_as(Tensor input, Tensor other) -> Tensor", true, pc_k_cast_forw
 /* The other groups of ops, one list each (their kernels are declared in <group>_impl.h). */
 #include "op_list_shape.h"
 #include "op_list_nn.h"
+#include "op_list_reduction.h"
+#include "op_list_sort.h"
+#include "op_list_indexing.h"
+#include "op_list_functional.h"
+#include "op_list_conv.h"
+#include "op_list_npu.h"
 
 #undef PC_FAM_UNARY
 #undef PC_FAM_BINARY

@@ -9,9 +9,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "conv_impl.h"
+#include "functional_impl.h"
+#include "indexing_impl.h"
 #include "nn_impl.h"
+#include "npu_impl.h"
 #include "ops_impl.h"
+#include "reduction_impl.h"
 #include "shape_impl.h"
+#include "sort_impl.h"
 
 typedef enum pc_op_id {
 #define X(id, schema, exact, fwd, bwd, param, wrap) PC_OP_##id,
@@ -381,6 +387,12 @@ static const pc_api_name api_names[] = {
     {"Tensor", "type_as", OP(TYPE_AS), PC_FORM_PLAIN},
 #include "op_names_shape.inc"
 #include "op_names_nn.inc"
+#include "op_names_reduction.inc"
+#include "op_names_sort.inc"
+#include "op_names_indexing.inc"
+#include "op_names_functional.inc"
+#include "op_names_conv.inc"
+#include "op_names_npu.inc"
 };
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;

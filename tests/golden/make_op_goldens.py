@@ -617,7 +617,7 @@ def elementwise_cases(g):
     late_elementwise_cases()
 
 
-GROUPS = ["elementwise", "shape", "nn"]
+GROUPS = ["elementwise", "shape", "nn", "reduction", "sort", "indexing", "functional", "conv", "npu"]
 
 
 def group_cases(group):

@@ -1,0 +1,4 @@
+/* The op rows of the "npu" group, in op_list.h's X-macro form (included by op_list.h only);
+ * kernels declared in npu_impl.h. */
+/* clang-format off */
+/* clang-format on */

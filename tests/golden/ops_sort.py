@@ -1,0 +1,5 @@
+"""Golden cases of the "sort" group (tests/golden/make_op_goldens.py calls cases(g))."""
+
+
+def cases(g):
+    """No cases yet."""
