@@ -103,7 +103,19 @@ def rec(x, name, rg):
     raise TypeError(x)
 
 
+# API name -> a Python function that stands for it (the NPU ops' references, written from the
+# spec's formulas, and APIs that torch 1.13 lacks); a group module registers them with
+# g.register(api, fn) before its cases.
+CUSTOM = {}
+
+
+def register(api, fn):
+    CUSTOM[api] = fn
+
+
 def torch_fn(api):
+    if api in CUSTOM:
+        return CUSTOM[api]
     kind, name = api.split(".", 1)
     if kind == "Tensor":
         return getattr(torch.Tensor, name)
@@ -127,7 +139,7 @@ def py(x, to64):
     return x
 
 
-def run(api, args, kwargs, grad_seed, to64, inplace):
+def run(api, args, kwargs, grad_seed, to64, inplace, grad_index=None):
     targs = [py(a, to64) for a in args]
     tkw = {k: py(v, to64) for k, v in kwargs.items()}
     leaves = [a for a in targs if isinstance(a, torch.Tensor)]
@@ -136,6 +148,8 @@ def run(api, args, kwargs, grad_seed, to64, inplace):
     else:
         call_args = targs
     out = torch_fn(api)(*call_args, **tkw)
+    if grad_index is not None:
+        out = out[grad_index]
     grads = None
     if out.is_floating_point() and out.requires_grad and out.numel() >= 0:
         g = grad_seed.to(out.dtype)
@@ -161,7 +175,9 @@ def fwd_inputs(args, kwargs, to64):
     return [py(a, to64) for a in args], {k: py(v, to64) for k, v in kwargs.items()}
 
 
-def case(api, args, kwargs=None, inplace=False, backward=True):
+def case(api, args, kwargs=None, inplace=False, backward=True, grad_index=None):
+    """One golden case. grad_index: for an op with several outputs, the backward runs through
+    that output (msprobe's torch_ut_setting grad_index: topk and npu_fusion_attention 0)."""
     kwargs = kwargs or {}
     counter[0] += 1
     cid = counter[0]
@@ -186,28 +202,34 @@ def case(api, args, kwargs=None, inplace=False, backward=True):
     a, k = fwd_inputs(args, kwargs, to64)
     with torch.no_grad():
         o64 = torch_fn(api)(*[x.clone() if isinstance(x, torch.Tensor) else x for x in a], **k)
-    if isinstance(o64, (tuple, list)):  # several outputs: out0, out1, ...; never a backward
+    if isinstance(o64, (tuple, list)):  # several outputs: out0, out1, ...
         for i, o in enumerate(dev if dev is not None else []):
             put("%s.dev.out%d" % (c, i), o)
         for i, o in enumerate(o64):
             put("%s.f64.out%d" % (c, i), o)
-        return
+        if grad_index is None:  # no backward (run_ut: "Multiple backward is not supported.")
+            return
     grad = None
-    if backward and o64.is_floating_point():
-        gdt = dev.dtype if dev is not None else args[0].dtype
-        grad = (torch.randn(o64.shape) * 0.5).to(gdt)
+    gout = o64 if grad_index is None else o64[grad_index]
+    if backward and gout.is_floating_point():
+        gdev = dev if grad_index is None or dev is None else dev[grad_index]
+        gdt = gdev.dtype if gdev is not None else args[0].dtype
+        grad = (torch.randn(gout.shape) * 0.5).to(gdt)
         data[key + ".backward"] = {"input": [rec(grad, c + ".grad", False)], "output": []}
     if dev is not None:
-        put(c + ".dev.out", dev)
+        if grad_index is None:
+            put(c + ".dev.out", dev)
         if grad is not None:
             try:
-                _, gd = run(api, args, kwargs, grad, False, inplace)
+                _, gd = run(api, args, kwargs, grad, False, inplace, grad_index)
                 put_grads(c + ".dev", gd)
             except Exception as e:
                 lines.append("nodevgrad %s %s" % (c, str(e).split("\n")[0]))
-    put(c + ".f64.out", o64)
+    if grad_index is None:
+        put(c + ".f64.out", o64)
     if grad is not None:
-        _, g64 = run(api, args, kwargs, grad.double() if to64 else grad, to64, inplace)
+        _, g64 = run(api, args, kwargs, grad.double() if to64 else grad, to64, inplace,
+                     grad_index)
         put_grads(c + ".f64", g64)
 
 
