@@ -14,7 +14,10 @@
  * Memory: the batched paths convert and compute one batch at a time (scratch of one batch's
  * matrices; the gradients too unless batches must be summed); a single GEMM holds its operands
  * and result in the compute dtype whole (panels of one GEMM would not give OpenBLAS's bits
- * for every shape), freeing the operands before the result is stored.
+ * for every shape), freeing the operands before the result is stored. Except on the bench, whose
+ * bits nobody has to match: a linear whose weight or result in double would pass
+ * PANEL_BYTES runs in panels of the weight's rows (linear_bench_panels), so a vocabulary-sized
+ * head does not hold its weight, result and gradients in double whole.
  */
 #include <cblas.h>
 #include <inttypes.h>
@@ -185,6 +188,9 @@ static pc_status store_grad(const pc_op_call *call, pc_tensor *buf, const pc_ten
 
 /* ---- linear ---- */
 
+/* Above this many bytes of double weight or result, the bench's linear works in panels. */
+#define PANEL_BYTES ((int64_t)64 << 20)
+
 typedef struct linear_plan {
     const pc_tensor *x, *w, *b;
     int64_t M, K, N;
@@ -224,6 +230,122 @@ static pc_status linear_plan_make(const pc_op_call *call, linear_plan *p)
     return PC_OK;
 }
 
+static bool use_panels(const linear_plan *p, pc_compute compute, pc_dtype cd)
+{
+    return compute == PC_COMPUTE_BENCH && cd == PC_DTYPE_F64 && pc_dtype_is_float(p->x->dtype) &&
+           p->N > 1 && (!p->b || (p->b->rank == 1 && p->b->shape[0] == p->N)) &&
+           (p->N * p->K * 8 > PANEL_BYTES || p->M * p->N * 8 > PANEL_BYTES);
+}
+
+/* Rows per panel of the weight: the panel of W (rows x K) and of the result or the gradient
+ * (M x rows) in double each within PANEL_BYTES / 2, 64 rows at least. */
+static int64_t panel_rows(const linear_plan *p)
+{
+    int64_t cap = PANEL_BYTES / 2 / 8, rows = p->N;
+    if (p->K > 0 && rows > cap / p->K)
+        rows = cap / p->K;
+    if (p->M > 0 && rows > cap / p->M)
+        rows = cap / p->M;
+    return rows < 64 ? 64 : rows;
+}
+
+/* Columns n0 .. n0 + nb - 1 of the rows of t (any shape whose last dimension is N) into dst
+ * (M x nb doubles). */
+static void read_columns(const pc_tensor *t, int64_t M, int64_t N, int64_t n0, int64_t nb,
+                         double *dst)
+{
+    for (int64_t i = 0; i < M; i++)
+        pc_nn_read(t, i * N + n0, nb, PC_DTYPE_F64, dst + i * nb);
+}
+
+/* The bench's linear in panels of the weight's rows: forward (y, when y is not NULL) or backward
+ * (dx, dw, db where wanted, from g). x is loaded whole in double; per panel, that panel of W
+ * (and of g) is. */
+static pc_status linear_bench_panels(const pc_op_call *call, const linear_plan *p,
+                                     const pc_tensor *g, pc_tensor *y, pc_tensor *dx, pc_tensor *dw,
+                                     pc_tensor *db)
+{
+    const pc_dtype cd = PC_DTYPE_F64;
+    int64_t rows = panel_rows(p);
+    pc_tensor x = PC_TENSOR_NULL, wp = PC_TENSOR_NULL, cp = PC_TENSOR_NULL, acc = PC_TENSOR_NULL,
+              dwp = PC_TENSOR_NULL, bias = PC_TENSOR_NULL;
+    int64_t ws[2] = {rows, p->K}, cs[2] = {p->M, rows}, xs[2] = {p->M, p->K};
+    pc_status st = PC_OK;
+    bool need_x = y || dw, need_w = y || dx;
+    if ((need_x && (st = pc_nn_load_ro(call, p->x, cd, &x)) != PC_OK) ||
+        (need_w && (st = alloc_buf(call, cd, ws, 2, &wp)) != PC_OK) ||
+        (st = alloc_buf(call, cd, cs, 2, &cp)) != PC_OK ||
+        (dx && (st = alloc_buf(call, cd, xs, 2, &acc)) != PC_OK) ||
+        (dw && (st = alloc_buf(call, cd, ws, 2, &dwp)) != PC_OK))
+        goto done;
+    if (y && p->b) {
+        int64_t bs[1] = {p->N};
+        if ((st = pc_nn_load_expand(call, p->b, bs, 1, cd, &bias)) != PC_OK)
+            goto done;
+    }
+    if (db) {
+        int64_t bs[1] = {p->N};
+        if ((st = alloc_buf(call, cd, bs, 1, &bias)) != PC_OK)
+            goto done;
+    }
+    for (int64_t n0 = 0; n0 < p->N; n0 += rows) {
+        int64_t nb = p->N - n0 < rows ? p->N - n0 : rows;
+        double *W = pc_tensor_data(&wp), *C = pc_tensor_data(&cp);
+        if (need_w)
+            pc_nn_read(p->w, n0 * p->K, nb * p->K, cd, W);
+        if (y) {
+            gemm(cd, false, true, p->M, nb, p->K, 1.0, pc_tensor_data(&x), p->K, W, p->K, 0.0, C,
+                 nb);
+            const double *b = p->b ? (const double *)pc_tensor_data(&bias) + n0 : NULL;
+            for (int64_t i = 0; i < p->M; i++) {
+                if (b)
+                    for (int64_t j = 0; j < nb; j++)
+                        C[i * nb + j] += b[j];
+                pc_nn_write(y, i * p->N + n0, nb, C + i * nb, cd);
+            }
+            continue;
+        }
+        read_columns(g, p->M, p->N, n0, nb, C); /* this panel of the gradient */
+        if (dx)                                 /* dx += g[:, panel] W[panel, :] */
+            gemm(cd, false, false, p->M, p->K, nb, 1.0, C, nb, W, p->K, n0 ? 1.0 : 0.0,
+                 pc_tensor_data(&acc), p->K);
+        if (dw) { /* dw[panel, :] = g[:, panel]^T x */
+            gemm(cd, true, false, nb, p->K, p->M, 1.0, C, nb, pc_tensor_data(&x), p->K, 0.0,
+                 pc_tensor_data(&dwp), p->K);
+            pc_nn_write(dw, n0 * p->K, nb * p->K, pc_tensor_data(&dwp), cd);
+        }
+        if (db) {
+            double *b = (double *)pc_tensor_data(&bias) + n0;
+            for (int64_t j = 0; j < nb; j++)
+                b[j] = 0;
+            for (int64_t i = 0; i < p->M; i++)
+                for (int64_t j = 0; j < nb; j++)
+                    b[j] += C[i * nb + j];
+        }
+    }
+    if (dx) {
+        pc_tensor_free(&x);
+        pc_tensor_free(&wp);
+        pc_tensor_free(&cp);
+        st = store_grad(call, &acc, p->x, dx);
+        if (st != PC_OK)
+            goto done;
+    }
+    if (db) {
+        st = store_grad(call, &bias, p->b, db);
+        if (st != PC_OK)
+            goto done;
+    }
+done:
+    pc_tensor_free(&x);
+    pc_tensor_free(&wp);
+    pc_tensor_free(&cp);
+    pc_tensor_free(&acc);
+    pc_tensor_free(&dwp);
+    pc_tensor_free(&bias);
+    return st;
+}
+
 pc_status pc_k_linear_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out)
 {
     linear_plan p;
@@ -231,6 +353,16 @@ pc_status pc_k_linear_forward(const pc_op_call *call, pc_compute compute, pc_op_
     if (st != PC_OK)
         return st;
     pc_dtype cd = compute_of(compute, p.x->dtype);
+    if (use_panels(&p, compute, cd)) {
+        st = pc_tensor_alloc(&out->tensors[0], p.x->dtype, p.oshape, p.orank);
+        if (st == PC_OK)
+            st = linear_bench_panels(call, &p, NULL, &out->tensors[0], NULL, NULL, NULL);
+        if (st != PC_OK)
+            pc_tensor_free(&out->tensors[0]);
+        else
+            out->count = 1;
+        return st;
+    }
     pc_tensor x = PC_TENSOR_NULL, w = PC_TENSOR_NULL, c = PC_TENSOR_NULL, b = PC_TENSOR_NULL;
     int64_t cshape[2] = {p.M, p.N};
     /* torch adds the bias through the GEMM's beta for 2-D and 3-D inputs, after it else */
@@ -290,6 +422,16 @@ pc_status pc_k_linear_backward(const pc_op_call *call, pc_compute compute,
     if (st != PC_OK || !pc_dtype_is_float(p.x->dtype))
         return st;
     pc_dtype cd = compute_of(compute, p.x->dtype);
+    if (use_panels(&p, compute, cd)) {
+        bool gx = pc_nn_wants_grad(call, 0), gw = pc_nn_wants_grad(call, 1),
+             gb = p.b && pc_nn_wants_grad(call, 2);
+        if (gw &&
+            (st = pc_tensor_alloc(&out->grads[1], p.w->dtype, p.w->shape, p.w->rank)) != PC_OK)
+            return st;
+        st = linear_bench_panels(call, &p, grad_out, NULL, gx ? &out->grads[0] : NULL,
+                                 gw ? &out->grads[1] : NULL, gb ? &out->grads[2] : NULL);
+        return st;
+    }
     pc_tensor g = PC_TENSOR_NULL, x = PC_TENSOR_NULL, w = PC_TENSOR_NULL, r = PC_TENSOR_NULL;
     int64_t gshape[2] = {p.M, p.N};
     if ((st = pc_nn_load(call, grad_out, cd, &g)) != PC_OK ||

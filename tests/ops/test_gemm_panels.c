@@ -1,0 +1,151 @@
+/*
+ * The bench's linear in panels (src/ops/gemm.c, a weight or result above 64 MB in double):
+ * forward, the three gradients, with and without a bias, against a plain double reference
+ * computed here, each rounded once to float32: every value within 1 ULP of float32.
+ */
+#include "pc_test.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "precheck/ops/exec.h"
+
+enum { M = 6, K = 1024, N = 8300 }; /* the weight in double: 68 MB */
+
+static float val(uint64_t i, uint64_t salt)
+{
+    uint64_t z = (i + 1) * 0x9e3779b97f4a7c15ULL ^ salt;
+    z = (z ^ (z >> 31)) * 0xbf58476d1ce4e5b9ULL;
+    return (float)((double)(z >> 40) / (double)(1 << 24) - 0.5);
+}
+
+static void fill(pc_tensor *t, uint64_t salt)
+{
+    float *p = pc_tensor_data(t);
+    for (int64_t i = 0; i < pc_tensor_numel(t); i++)
+        p[i] = val((uint64_t)i, salt);
+}
+
+static void make_call(pc_op_call *c, bool bias)
+{
+    memset(c, 0, sizeof *c);
+    c->op = pc_op_find("linear");
+    assert_non_null(c->op);
+    c->full_name = "Functional.linear.0";
+    c->nargs = c->op->schema->nargs;
+    for (int i = 0; i < c->nargs; i++) {
+        c->args[i].src_pos = -1;
+        c->args[i].tensor = PC_TENSOR_NULL;
+        c->args[i].kind = PC_VALUE_NONE;
+    }
+    int64_t xs[3] = {2, M / 2, K}, ws[2] = {N, K}, bs[1] = {N};
+    const int64_t *shapes[3] = {xs, ws, bs};
+    int ranks[3] = {3, 2, 1};
+    for (int i = 0; i < (bias ? 3 : 2); i++) {
+        c->args[i].kind = PC_VALUE_TENSOR;
+        c->args[i].src_pos = i;
+        c->args[i].requires_grad = true;
+        assert_int_equal(pc_tensor_alloc(&c->args[i].tensor, PC_DTYPE_F32, shapes[i], ranks[i]),
+                         PC_OK);
+        fill(&c->args[i].tensor, (uint64_t)i + 1);
+    }
+}
+
+static int ulp_off(float got, double want)
+{
+    float w = (float)want;
+    if (got == w)
+        return 0;
+    return fabsf(got - w) <= fabsf(nextafterf(w, INFINITY) - w) ? 1 : 2;
+}
+
+static void check(bool bias)
+{
+    pc_op_call c;
+    make_call(&c, bias);
+    const float *x = pc_tensor_data(&c.args[0].tensor), *w = pc_tensor_data(&c.args[1].tensor);
+    const float *b = bias ? pc_tensor_data(&c.args[2].tensor) : NULL;
+    pc_op_result r = {0};
+    assert_int_equal(pc_op_forward(&c, PC_COMPUTE_BENCH, &r), PC_OK);
+    assert_int_equal(r.count, 1);
+    assert_int_equal(r.tensors[0].rank, 3);
+    assert_int_equal(r.tensors[0].shape[2], N);
+    const float *y = pc_tensor_data(&r.tensors[0]);
+    int worst = 0;
+    for (int i = 0; i < M; i++)
+        for (int j = 0; j < N; j++) {
+            double s = b ? b[j] : 0;
+            for (int k = 0; k < K; k++)
+                s += (double)x[i * K + k] * w[j * K + k];
+            int u = ulp_off(y[i * N + j], s);
+            worst = u > worst ? u : worst;
+        }
+    assert_true(worst <= 1);
+
+    pc_tensor g = PC_TENSOR_NULL;
+    int64_t gs[3] = {2, M / 2, N};
+    assert_int_equal(pc_tensor_alloc(&g, PC_DTYPE_F32, gs, 3), PC_OK);
+    fill(&g, 99);
+    const float *gv = pc_tensor_data(&g);
+    pc_op_grads gr = {0};
+    assert_int_equal(pc_op_backward(&c, PC_COMPUTE_BENCH, &g, &gr), PC_OK);
+    const float *dx = pc_tensor_data(&gr.grads[0]), *dw = pc_tensor_data(&gr.grads[1]);
+    assert_int_equal(gr.grads[0].shape[2], K);
+    assert_int_equal(gr.grads[1].shape[0], N);
+    worst = 0;
+    for (int i = 0; i < M; i++)
+        for (int k = 0; k < K; k++) {
+            double s = 0;
+            for (int j = 0; j < N; j++)
+                s += (double)gv[i * N + j] * w[j * K + k];
+            int u = ulp_off(dx[i * K + k], s);
+            worst = u > worst ? u : worst;
+        }
+    for (int j = 0; j < N; j++)
+        for (int k = 0; k < K; k++) {
+            double s = 0;
+            for (int i = 0; i < M; i++)
+                s += (double)gv[i * N + j] * x[i * K + k];
+            int u = ulp_off(dw[j * K + k], s);
+            worst = u > worst ? u : worst;
+        }
+    if (bias) {
+        const float *db = pc_tensor_data(&gr.grads[2]);
+        assert_int_equal(gr.grads[2].rank, 1);
+        for (int j = 0; j < N; j++) {
+            double s = 0;
+            for (int i = 0; i < M; i++)
+                s += gv[i * N + j];
+            int u = ulp_off(db[j], s);
+            worst = u > worst ? u : worst;
+        }
+    } else {
+        assert_true(pc_tensor_is_null(&gr.grads[2]));
+    }
+    assert_true(worst <= 1);
+    pc_op_grads_free(&gr);
+    pc_tensor_free(&g);
+    pc_op_result_free(&r);
+    pc_op_call_free(&c);
+}
+
+static void test_panels_bias(void **state)
+{
+    (void)state;
+    check(true);
+}
+
+static void test_panels_no_bias(void **state)
+{
+    (void)state;
+    check(false);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_panels_bias),
+        cmocka_unit_test(test_panels_no_bias),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
