@@ -137,9 +137,22 @@ static bool returns_tuple(const pc_op *op, int count)
     return count > 1 || (op->schema->nreturns == 1 && op->schema->returns[0].is_list);
 }
 
-static void outputs_tree(cmp_tree *t, const pc_op *op, const pc_op_result *r)
+/* torch_ut_setting.json's grad_index (§5.6): the output whose backward run_ut runs for an API
+ * with several outputs; -1 for the others ("Multiple backward is not supported."). */
+static int grad_index_of(const char *api_name)
 {
-    if (!returns_tuple(op, r->count)) {
+    return strcmp(api_name, "topk") == 0 || strcmp(api_name, "npu_fusion_attention") == 0 ? 0 : -1;
+}
+
+/* Whether run_ut compares only output 0 of the API (npu_fusion_attention: the attention out). */
+static bool first_output_only(const char *api_name)
+{
+    return strcmp(api_name, "npu_fusion_attention") == 0;
+}
+
+static void outputs_tree(cmp_tree *t, const pc_op *op, const pc_op_result *r, bool first_only)
+{
+    if (first_only || !returns_tuple(op, r->count)) {
         t->root = r->count > 0 ? pc_cmp_tensor(&r->tensors[0]) : pc_cmp_none();
         return;
     }
@@ -378,8 +391,9 @@ static void lap(const pc_api_runner *r, double *acc, double *t)
     *t = n;
 }
 
-/* The incoming gradient: the backward record's input[0], rebuilt like any input. */
-static pc_status incoming_grad(api_run *x, pc_inputs *in)
+/* The incoming gradient of output out_index: the backward record's input[0], rebuilt like any
+ * input. */
+static pc_status incoming_grad(api_run *x, pc_inputs *in, int out_index)
 {
     const pc_dump_entry *b = x->api->backward;
     const pc_dump_arg *gin = &b->input;
@@ -390,7 +404,7 @@ static pc_status incoming_grad(api_run *x, pc_inputs *in)
     if (gin->u.list.count == 0)
         return pc_error_set(PC_ERR_INVALID, "list index out of range");
     const pc_dump_arg *g0 = &gin->u.list.items[0];
-    const pc_tensor *out0 = &x->dev_out.tensors[0];
+    const pc_tensor *out0 = &x->dev_out.tensors[out_index];
     if (g0->kind == PC_DUMP_ARG_NULL) {
         if (pc_tensor_numel(out0) != 1)
             return pc_error_set(PC_ERR_INVALID,
@@ -547,17 +561,25 @@ pc_status pc_api_run(const pc_api_runner *r, const pc_dump_api *api, pc_api_resu
         st = api_error(res, api, msg);
         goto done;
     }
-    outputs_tree(&x->bo, x->call.op, &x->bench_out);
-    outputs_tree(&x->dvo, x->call.op, &x->dev_out);
+    bool first_only = first_output_only(api->api_name);
+    outputs_tree(&x->bo, x->call.op, &x->bench_out, first_only);
+    outputs_tree(&x->dvo, x->call.op, &x->dev_out, first_only);
 
     if (api->backward && need_grad && x->bench_out.count > 0) {
-        if (returns_tuple(x->call.op, x->bench_out.count)) {
+        bool tuple = returns_tuple(x->call.op, x->bench_out.count);
+        int grad_index = tuple ? grad_index_of(api->api_name) : 0;
+        if (grad_index < 0) {
             strcat(bwd_msg, "Multiple backward is not supported.");
         } else if (!x->call.op->backward) {
             snprintf(bwd_msg + strlen(bwd_msg), sizeof bwd_msg - strlen(bwd_msg),
                      "precheck has no backward for %s yet, skip backward.", x->call.op->name);
+        } else if (grad_index >= x->dev_out.count) {
+            snprintf(msg, sizeof msg, "Run backward error when grad_index is %d", grad_index);
+            st = api_error(res, api, msg);
+            goto done;
         } else {
-            st = incoming_grad(x, &in);
+            /* the op's backward takes the gradient of output grad_index (0 for both APIs) */
+            st = incoming_grad(x, &in, grad_index);
             if (st == PC_OK && !any_requires_grad(&x->call, api))
                 st = pc_error_set(PC_ERR_INVALID, "element 0 of tensors does not require grad "
                                                   "and does not have a grad_fn");

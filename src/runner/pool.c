@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #ifdef _OPENMP
+#include <cblas.h> /* openblas_set_num_threads */
 #include <omp.h>
 #endif
 
@@ -114,8 +115,10 @@ static void worker_loop(const pc_pool_job *job, int cmd_fd, int res_fd, int nwor
     signal(SIGTERM, SIG_DFL);
     signal(SIGPIPE, SIG_DFL);
 #ifdef _OPENMP
+    /* the cores shared among the workers: OpenMP's and OpenBLAS's threads alike */
     int threads = omp_get_num_procs() / (nworkers > 0 ? nworkers : 1);
     omp_set_num_threads(threads > 0 ? threads : 1);
+    openblas_set_num_threads(threads > 0 ? threads : 1);
 #else
     (void)nworkers;
 #endif
