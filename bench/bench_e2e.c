@@ -1,0 +1,269 @@
+/*
+ * run_ut on a LLaMA-7B-shaped layer against the machine's limit for the same work.
+ *
+ * 1. Calibration, in a forked child (this process must not run OpenMP or BLAS before run_ut
+ *    forks workers): the float32 and float64 GEMM rates that OpenBLAS reaches here (square
+ *    2048 products, all threads, best of 3), and the streaming bandwidth (a threaded copy of
+ *    256 MB, read + write bytes, best of 5).
+ * 2. The dump: llama_dump.h (one decoder layer of LLaMA-7B plus embedding, head and
+ *    cross_entropy, statistics mode, forward and backward records; bfloat16 or --fp32; the
+ *    torch_npu fused ops or --eager ones), and the cost model it carries: the GEMM FLOPs of the
+ *    GEMM-like ops per side and rate, and the bytes every other stage must touch.
+ * 3. run_ut on it in this process (as one worker: all threads for each API), with the time
+ *    per stage, and the peak resident memory.
+ * It prints wall time, the stages, limit = flops32 / sgemm + flops64 / dgemm + bytes /
+ * bandwidth, and wall / limit (target <= 1.5); peak memory against 3 x the largest record's
+ * input+output bytes in the bench dtype + 64 MB; and the statuses of the run's APIs (a SKIP for
+ * a missing op would make the run look faster than the limit, so they are listed).
+ *
+ * usage: bench_e2e [--fp32] [--eager] [--layers N] [--seq N] [--keep DIR]
+ */
+#define _GNU_SOURCE /* open_memstream */
+#include <cblas.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "llama_dump.h"
+#include "precheck/core/clock.h"
+#include "precheck/core/log.h"
+#include "precheck/runner/runner.h"
+
+typedef struct calib {
+    double sgemm, dgemm, bandwidth; /* FLOP/s, FLOP/s, bytes/s */
+} calib;
+
+static double gemm_rate(int dbl)
+{
+    const int n = 2048;
+    size_t es = dbl ? sizeof(double) : sizeof(float);
+    void *a = malloc((size_t)n * n * es), *b = malloc((size_t)n * n * es),
+         *c = malloc((size_t)n * n * es);
+    if (!a || !b || !c)
+        exit(1);
+    for (size_t i = 0; i < (size_t)n * n; i++) {
+        double v = (double)((i * 2654435761u) % 1000) / 1000.0 - 0.5;
+        if (dbl) {
+            ((double *)a)[i] = v;
+            ((double *)b)[i] = -v;
+        } else {
+            ((float *)a)[i] = (float)v;
+            ((float *)b)[i] = (float)-v;
+        }
+    }
+    double best = 1e30;
+    for (int r = 0; r < 4; r++) { /* the first warms up */
+        double t = pc_clock_seconds();
+        if (dbl)
+            cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0, a, n, b, n, 0.0, c,
+                        n);
+        else
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a, n, b, n, 0.0f,
+                        c, n);
+        t = pc_clock_seconds() - t;
+        if (r > 0 && t < best)
+            best = t;
+    }
+    free(a);
+    free(b);
+    free(c);
+    return 2.0 * n * (double)n * n / best;
+}
+
+static double stream_rate(void)
+{
+    const size_t n = (size_t)32 << 20; /* doubles: 256 MB per buffer */
+    double *src = malloc(n * sizeof *src), *dst = malloc(n * sizeof *dst);
+    if (!src || !dst)
+        exit(1);
+#pragma omp parallel for schedule(static)
+    for (size_t i = 0; i < n; i++) {
+        src[i] = (double)i;
+        dst[i] = 0;
+    }
+    double best = 1e30;
+    for (int r = 0; r < 5; r++) {
+        double t = pc_clock_seconds();
+#pragma omp parallel for schedule(static)
+        for (size_t i = 0; i < n; i++)
+            dst[i] = src[i] * 1.0000001;
+        t = pc_clock_seconds() - t;
+        if (t < best)
+            best = t;
+    }
+    volatile double sink = dst[n / 2];
+    (void)sink;
+    free(src);
+    free(dst);
+    return 2.0 * (double)n * sizeof(double) / best;
+}
+
+static int calibrate(calib *out)
+{
+    int fd[2];
+    if (pipe(fd) != 0)
+        return -1;
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(fd[0]);
+        calib c = {gemm_rate(0), gemm_rate(1), stream_rate()};
+        _exit(write(fd[1], &c, sizeof c) == (ssize_t)sizeof c ? 0 : 1);
+    }
+    close(fd[1]);
+    ssize_t got = pid > 0 ? read(fd[0], out, sizeof *out) : -1;
+    close(fd[0]);
+    int status = 0;
+    if (pid > 0)
+        waitpid(pid, &status, 0);
+    return got == (ssize_t)sizeof *out && WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
+/* The statuses of the result CSV: counts, and the SKIP rows' messages (first few). */
+static void report_statuses(const char *dir)
+{
+    char cmd[1400];
+    snprintf(cmd, sizeof cmd, "cat '%s'/accuracy_checking_result_*.csv", dir);
+    FILE *p = popen(cmd, "r");
+    if (!p)
+        return;
+    char line[8192];
+    int rows = 0, pass = 0, warn = 0, err = 0, skip = 0, shown = 0;
+    while (fgets(line, sizeof line, p)) {
+        if (rows++ == 0)
+            continue; /* header */
+        char *c1 = strchr(line, ',');
+        if (!c1)
+            continue;
+        if (strncmp(c1 + 1, "pass", 4) == 0)
+            pass++;
+        else if (strncmp(c1 + 1, "warning", 7) == 0)
+            warn++;
+        else if (strncmp(c1 + 1, "error", 5) == 0)
+            err++;
+        else if (strncmp(c1 + 1, "SKIP", 4) == 0) {
+            skip++;
+            if (shown++ < 8) {
+                line[strcspn(line, "\n")] = 0;
+                printf("      SKIP %.160s\n", line);
+            }
+        }
+    }
+    pclose(p);
+    printf("    result rows: %d: forward pass %d, warning %d, error %d, SKIP %d\n", rows - 1, pass,
+           warn, err, skip);
+}
+
+int main(int argc, char **argv)
+{
+    llama_cfg c = llama_7b();
+    const char *keep = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--fp32") == 0)
+            c.fp32 = 1;
+        else if (strcmp(argv[i], "--eager") == 0)
+            c.eager = 1;
+        else if (strcmp(argv[i], "--layers") == 0 && i + 1 < argc)
+            c.layers = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--seq") == 0 && i + 1 < argc)
+            c.seq = atol(argv[++i]);
+        else if (strcmp(argv[i], "--keep") == 0 && i + 1 < argc)
+            keep = argv[++i];
+        else {
+            fprintf(stderr, "usage: bench_e2e [--fp32] [--eager] [--layers N] [--seq N] "
+                            "[--keep DIR]\n");
+            return 2;
+        }
+    }
+    if (c.layers < 1 || c.seq < 1)
+        return 2;
+    pc_log_set_level(PC_LOG_WARNING);
+    calib cal;
+    if (calibrate(&cal) != 0) {
+        fprintf(stderr, "bench_e2e: calibration failed\n");
+        return 1;
+    }
+    char tmp[] = "/tmp/bench_e2e_XXXXXX";
+    if (!mkdtemp(tmp))
+        return 1;
+    const char *dir = keep ? keep : tmp;
+    char dump[1200], out[1200];
+    snprintf(dump, sizeof dump, "%s/dump.json", dir);
+    snprintf(out, sizeof out, "%s/out", dir);
+    FILE *f = fopen(dump, "w");
+    if (!f) {
+        perror(dump);
+        return 1;
+    }
+    llama_cost k = llama_dump_write(f, &c);
+    if (fclose(f) != 0)
+        return 1;
+
+    pc_run_timing tm = {0};
+    pc_run_options o = {
+        .api_info = dump,
+        .out_path = out,
+        .backend = "cpu",
+        .bench_policy = "msprobe",
+        .seed = 1234,
+        .workers = 0,
+        .timing = &tm,
+    };
+    char mk[1300];
+    snprintf(mk, sizeof mk, "mkdir -p '%s'", out);
+    if (system(mk) != 0)
+        return 1;
+    double wall = pc_clock_seconds();
+    int rc = pc_run_ut(&o);
+    wall = pc_clock_seconds() - wall;
+    if (rc != 0) {
+        fprintf(stderr, "bench_e2e: run_ut failed (%d)\n", rc);
+        return 1;
+    }
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    double peak = (double)ru.ru_maxrss * 1024.0;
+
+    double t_gemm = k.flops32 / cal.sgemm + k.flops64 / cal.dgemm;
+    double t_mem = k.bytes / cal.bandwidth;
+    double limit = t_gemm + t_mem;
+    int threads = 1;
+#ifdef _OPENMP
+    threads = omp_get_max_threads();
+#endif
+    printf("bench_e2e: LLaMA-7B-shaped dump, %s, %s ops, %d layer%s, sequence %ld: %ld forward "
+           "and %ld backward records; %d threads\n",
+           c.fp32 ? "float32" : "bfloat16", c.eager ? "eager" : "fused", c.layers,
+           c.layers == 1 ? "" : "s", c.seq, k.records, k.backwards, threads);
+    printf("  calibration: SGEMM %.1f GFLOP/s, DGEMM %.1f GFLOP/s, stream %.1f GB/s\n",
+           cal.sgemm / 1e9, cal.dgemm / 1e9, cal.bandwidth / 1e9);
+    printf("  wall %.2f s: parse %.2f, inputs %.2f, device %.2f, bench %.2f, compare %.2f, "
+           "write %.3f\n",
+           wall, tm.parse, tm.inputs, tm.device, tm.bench, tm.compare, tm.write);
+    printf("  limit %.2f s = GEMM %.2f s (%.0f GFLOP float32, %.0f GFLOP float64) + memory "
+           "%.2f s (%.1f GB)\n",
+           limit, t_gemm, k.flops32 / 1e9, k.flops64 / 1e9, t_mem, k.bytes / 1e9);
+    printf("  wall / limit = %.2f (target <= 1.5)\n", wall / limit);
+    double target = 3.0 * k.largest + 64.0 * 1048576;
+    printf("  peak RSS %.0f MB; largest record %s %.0f MB in+out in the bench dtype; 3x + 64 MB "
+           "= %.0f MB: peak / target %.2f (target <= 1)\n",
+           peak / 1048576, k.largest_name, k.largest / 1048576, target / 1048576, peak / target);
+    report_statuses(out);
+    if (!keep) {
+        char cmd[200];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
+        if (system(cmd) != 0)
+            return 1;
+    } else {
+        rmdir(tmp);
+    }
+    return 0;
+}
