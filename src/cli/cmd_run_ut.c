@@ -22,9 +22,10 @@ static void usage(FILE *out, bool multi)
         "       %*s [-d ID [ID ...]] [-csv_path RESULT_CSV] [-f] [-config CONFIG_JSON]%s\n"
         "       %*s [--backend cpu|replay|faulty:...] [--bench msprobe|fp64] [--seed N] [--timeout "
         "S]\n"
-        "       %*s [--jobs N] [--max-memory MB] [--config_yaml CONFIG_YAML] [--no-progress]\n\n",
+        "       %*s [--jobs N] [--max-memory MB] [--config_yaml CONFIG_YAML] [--no-progress]\n"
+        "       %*s [--bench-cache DIR]\n\n",
         cmd, (int)strlen(cmd), "", multi ? " [-n N]" : "", (int)strlen(cmd), "", (int)strlen(cmd),
-        "");
+        "", (int)strlen(cmd), "");
     fprintf(out,
             "Replays every API of an msprobe dump on the device under test and on a "
             "high-precision\nCPU benchmark, compares outputs and input gradients, and writes "
@@ -81,6 +82,12 @@ static void usage(FILE *out, bool multi)
             "error_data_path);\n"
             "                               default: msprobe's defaults\n"
             "  --no-progress                no progress bar on stderr\n"
+            "  --bench-cache DIR            keep the bench's results in DIR and reuse them where "
+            "the op,\n"
+            "                               its inputs and the bench policy are the same (the "
+            "other\n"
+            "                               machine's run on the same dump, a rerun); made if "
+            "missing\n"
             "  -h, --help                   this help\n\n"
             "Exit status: 0 done, 1 failed (see the log), 2 usage error, 130 interrupted (the "
             "log says\nhow to resume with -csv_path). A crashing or hanging API does not stop "
@@ -193,6 +200,10 @@ static int run(int argc, char **argv, bool multi)
             if (end == v || *end || !(t >= 0))
                 return usage_error(multi, "argument --timeout: invalid value: '%s'", v);
             o.timeout_s = t, i++;
+        } else if (is(a, "--bench-cache", NULL)) {
+            if (!*v)
+                return usage_error(multi, "%s", "argument --bench-cache: expected a directory");
+            o.bench_cache = v, i++;
         } else if (is(a, "--max-memory", NULL)) {
             char *end;
             double mb = strtod(v, &end);

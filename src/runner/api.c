@@ -419,6 +419,41 @@ static pc_status incoming_grad(api_run *x, pc_inputs *in, int out_index)
     return pc_inputs_provide(in, x->api, g0, &x->grad);
 }
 
+/* The bench's forward, through the bench cache when there is one (*keyed: fkey is its key). */
+static pc_status bench_forward(api_run *x, pc_cache_key *fkey, bool *keyed)
+{
+    const pc_api_runner *r = x->r;
+    if (r->bench_cache && pc_cache_key_call(fkey, "bench", r->bench_key, &x->call) == PC_OK) {
+        *keyed = true;
+        if (pc_cache_load_outputs(r->bench_cache, fkey, &x->bench_out) == PC_OK) {
+            pc_log_debug("%s: bench outputs from the bench cache", x->api->full_name);
+            return PC_OK;
+        }
+    }
+    pc_status st = pc_backend_forward(r->bench, &x->call, &x->bench_out);
+    if (st == PC_OK && *keyed &&
+        pc_cache_store_outputs(r->bench_cache, fkey, &x->bench_out) != PC_OK)
+        pc_log_warning("%s", pc_error_message());
+    return st;
+}
+
+/* The bench's backward, through the bench cache when the forward had a key. */
+static pc_status bench_backward(api_run *x, const pc_cache_key *fkey)
+{
+    const pc_api_runner *r = x->r;
+    pc_cache_key gkey;
+    bool keyed = fkey && pc_cache_key_grad(&gkey, fkey, &x->grad) == PC_OK;
+    if (keyed && pc_cache_load_grads(r->bench_cache, &gkey, &x->call, &x->bench_grads) == PC_OK) {
+        pc_log_debug("%s: bench gradients from the bench cache", x->api->full_name);
+        return PC_OK;
+    }
+    pc_status st = pc_backend_backward(r->bench, &x->call, &x->grad, &x->bench_grads);
+    if (st == PC_OK && keyed &&
+        pc_cache_store_grads(r->bench_cache, &gkey, &x->call, &x->bench_grads) != PC_OK)
+        pc_log_warning("%s", pc_error_message());
+    return st;
+}
+
 static void api_run_free(api_run *x)
 {
     pc_op_call_free(&x->call);
@@ -545,8 +580,10 @@ pc_status pc_api_run(const pc_api_runner *r, const pc_dump_api *api, pc_api_resu
     if (st == PC_OK && !r->replay && !pc_backend_supports(r->device, dev_call, msg, sizeof msg))
         st = pc_error_set(PC_ERR_UNSUPPORTED, "%s", msg);
     /* the CPU bench runs first, then the device (§5.4) */
+    pc_cache_key fkey;
+    bool keyed = false;
     if (st == PC_OK)
-        st = pc_backend_forward(r->bench, &x->call, &x->bench_out);
+        st = bench_forward(x, &fkey, &keyed);
     lap(r, &tm->bench, &t0);
     if (st == PC_OK && r->replay)
         st = pc_replay_outputs(r->dump, api, returns_tuple(x->call.op, x->bench_out.count),
@@ -585,7 +622,7 @@ pc_status pc_api_run(const pc_api_runner *r, const pc_dump_api *api, pc_api_resu
                                                   "and does not have a grad_fn");
             lap(r, &tm->inputs, &t0);
             if (st == PC_OK)
-                st = pc_backend_backward(r->bench, &x->call, &x->grad, &x->bench_grads);
+                st = bench_backward(x, keyed ? &fkey : NULL);
             lap(r, &tm->bench, &t0);
             bool replay_ok = true;
             if (st == PC_OK && r->replay) {

@@ -306,6 +306,14 @@ int pc_run_ut(const pc_run_options *o)
     };
     if (o->bench_policy)
         pc_bench_policy_from_name(o->bench_policy, &runner.policy);
+    if (o->bench_cache) {
+        if (pc_cache_dir_check(o->bench_cache) != PC_OK) {
+            fail(pc_error_message());
+            goto out;
+        }
+        runner.bench_cache = o->bench_cache;
+        runner.bench_key = o->bench_policy ? o->bench_policy : "msprobe";
+    }
     pc_pool_job job = {&runner, o, dump, list, count, cfg.precision, &interrupted};
     s.done_before = 0;
     s.total = count;

@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "precheck/io/csv.h"
 #include "precheck/runner/runner.h"
@@ -29,6 +30,27 @@ pc_status pc_replay_outputs(const pc_dump *dump, const pc_dump_api *api, bool tu
  * PC_ERR_UNSUPPORTED with the backward SKIP message in why when they cannot be mapped. */
 pc_status pc_replay_grads(const pc_dump *dump, const pc_dump_api *api, const pc_op_call *call,
                           pc_op_grads *out, char *why, size_t size);
+
+/* ---- the bench cache (bench_cache.c) ---- */
+
+typedef struct pc_cache_key {
+    uint64_t h[2];
+} pc_cache_key;
+
+/* The key of the bench's forward of call (bench_name and policy: which bench computes). */
+pc_status pc_cache_key_call(pc_cache_key *k, const char *bench_name, const char *policy,
+                            const pc_op_call *call);
+/* The key of its backward with the incoming gradient grad. */
+pc_status pc_cache_key_grad(pc_cache_key *k, const pc_cache_key *forward, const pc_tensor *grad);
+/* PC_ERR_NOT_FOUND when dir has no (whole) entry for k. */
+pc_status pc_cache_load_outputs(const char *dir, const pc_cache_key *k, pc_op_result *out);
+pc_status pc_cache_store_outputs(const char *dir, const pc_cache_key *k, const pc_op_result *r);
+pc_status pc_cache_load_grads(const char *dir, const pc_cache_key *k, const pc_op_call *call,
+                              pc_op_grads *out);
+pc_status pc_cache_store_grads(const char *dir, const pc_cache_key *k, const pc_op_call *call,
+                               const pc_op_grads *g);
+/* The cache directory exists (made when missing) and is readable and writable. */
+pc_status pc_cache_dir_check(const char *dir);
 
 /* ---- a set of API names ---- */
 

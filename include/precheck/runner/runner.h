@@ -60,6 +60,10 @@ typedef struct pc_api_runner {
     /* --backend replay: the device results are read from the dump's tensor files (the
      * forward record's outputs, the backward record's gradients); device is not used. */
     bool replay;
+    /* --bench-cache: the directory of stored bench results (bench_cache.c), NULL: none;
+     * bench_key names the bench and its policy in the keys. */
+    const char *bench_cache;
+    const char *bench_key;
 } pc_api_runner;
 
 /* The memory an API needs, estimated from its records before anything is made: its tensor
@@ -102,6 +106,10 @@ typedef struct pc_run_options {
     double max_memory_mb;  /* per API (see pc_api_memory_estimate), 0: 90% of MemAvailable */
     bool progress;         /* the progress bar on stderr */
     pc_run_timing *timing; /* NULL, or filled (with workers == 0) */
+    /* --bench-cache DIR: the bench's results are read from DIR where an earlier run (of any
+     * machine) stored them for the same op, inputs and bench policy, and stored there
+     * otherwise; NULL: no cache */
+    const char *bench_cache;
 } pc_run_options;
 
 /* The exit status of the run: 0 done, 1 failed (a message was logged), 130 interrupted. */
