@@ -16,7 +16,11 @@
  * input+output bytes in the bench dtype + 64 MB; and the statuses of the run's APIs (a SKIP for
  * a missing op would make the run look faster than the limit, so they are listed).
  *
- * usage: bench_e2e [--fp32] [--eager] [--layers N] [--seq N] [--keep DIR]
+ * With --cache, two more runs with --bench-cache: the first fills the cache, the second (as the
+ * other machine's run on the same dump would) reads it; it prints both walls, the speed-up of
+ * the second over the plain run, and whether all three runs wrote the same CSVs.
+ *
+ * usage: bench_e2e [--fp32] [--eager] [--layers N] [--seq N] [--cache] [--keep DIR]
  */
 #define _GNU_SOURCE /* open_memstream */
 #include <cblas.h>
@@ -162,10 +166,72 @@ static void report_statuses(const char *dir)
            warn, err, skip);
 }
 
+static double run_into(const char *dump, const char *out, const char *cache)
+{
+    char mk[1300];
+    snprintf(mk, sizeof mk, "mkdir -p '%s'", out);
+    if (system(mk) != 0)
+        return -1;
+    pc_run_options o = {
+        .api_info = dump,
+        .out_path = out,
+        .backend = "cpu",
+        .bench_policy = "msprobe",
+        .seed = 1234,
+        .workers = 0,
+        .bench_cache = cache,
+    };
+    double t = pc_clock_seconds();
+    int rc = pc_run_ut(&o);
+    return rc == 0 ? pc_clock_seconds() - t : -1;
+}
+
+/* Whether the CSVs of the two run directories are the same bytes. */
+static int same_csvs(const char *a, const char *b)
+{
+    char cmd[3000];
+    snprintf(cmd, sizeof cmd,
+             "cmp -s \"$(ls '%s'/accuracy_checking_result_*.csv)\" \"$(ls "
+             "'%s'/accuracy_checking_result_*.csv)\" && "
+             "cmp -s \"$(ls '%s'/accuracy_checking_details_*.csv)\" \"$(ls "
+             "'%s'/accuracy_checking_details_*.csv)\"",
+             a, b, a, b);
+    return system(cmd) == 0;
+}
+
+static int cache_runs(const char *dir, const char *dump, const char *plain, double wall)
+{
+    char cache[1200], fill[1200], reuse[1200];
+    snprintf(cache, sizeof cache, "%s/bench_cache", dir);
+    snprintf(fill, sizeof fill, "%s/out_fill", dir);
+    snprintf(reuse, sizeof reuse, "%s/out_reuse", dir);
+    double t1 = run_into(dump, fill, cache);
+    double t2 = t1 < 0 ? -1 : run_into(dump, reuse, cache);
+    if (t2 < 0) {
+        fprintf(stderr, "bench_e2e: run_ut with --bench-cache failed\n");
+        return -1;
+    }
+    char du[1400];
+    snprintf(du, sizeof du, "du -sm '%s' | cut -f1", cache);
+    FILE *p = popen(du, "r");
+    int mb = -1;
+    if (p) {
+        if (fscanf(p, "%d", &mb) != 1)
+            mb = -1;
+        pclose(p);
+    }
+    printf("  --bench-cache: filling run %.2f s, reusing run %.2f s: %.2fx faster than the plain "
+           "run; cache %d MB; CSVs of the three runs %s\n",
+           t1, t2, wall / t2, mb,
+           same_csvs(plain, fill) && same_csvs(plain, reuse) ? "identical" : "DIFFER");
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     llama_cfg c = llama_7b();
     const char *keep = NULL;
+    int cache = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--fp32") == 0)
             c.fp32 = 1;
@@ -175,11 +241,13 @@ int main(int argc, char **argv)
             c.layers = atoi(argv[++i]);
         else if (strcmp(argv[i], "--seq") == 0 && i + 1 < argc)
             c.seq = atol(argv[++i]);
+        else if (strcmp(argv[i], "--cache") == 0)
+            cache = 1;
         else if (strcmp(argv[i], "--keep") == 0 && i + 1 < argc)
             keep = argv[++i];
         else {
             fprintf(stderr, "usage: bench_e2e [--fp32] [--eager] [--layers N] [--seq N] "
-                            "[--keep DIR]\n");
+                            "[--cache] [--keep DIR]\n");
             return 2;
         }
     }
@@ -257,6 +325,8 @@ int main(int argc, char **argv)
            "= %.0f MB: peak / target %.2f (target <= 1)\n",
            peak / 1048576, k.largest_name, k.largest / 1048576, target / 1048576, peak / target);
     report_statuses(out);
+    if (cache && cache_runs(dir, dump, out, wall) != 0)
+        return 1;
     if (!keep) {
         char cmd[200];
         snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
