@@ -22,6 +22,11 @@ tensors.txt lines:
   t <name> <dtype> <rank> <dims...> <values...>   floats as bit patterns in hex, ints decimal
   nodev <case> <reason>
   err <case> <message>
+  ties <case> <output> <arg> <dim> <keep>   output <output> (0 for a single one) holds indices
+      into schema argument <arg> along its dimension <dim> (wrapped), which the output keeps
+      (<keep> 1: topk, sort) or drops (0: kthvalue, median without keepdim); where torch's
+      order of tied values is its own, an index is right when the input's value there equals
+      the value at torch's index (case(..., ties=[(output, arg, dim, keep)]))
 """
 import json
 import math
@@ -175,14 +180,24 @@ def fwd_inputs(args, kwargs, to64):
     return [py(a, to64) for a in args], {k: py(v, to64) for k, v in kwargs.items()}
 
 
-def case(api, args, kwargs=None, inplace=False, backward=True, grad_index=None):
+def case(api, args, kwargs=None, inplace=False, backward=True, grad_index=None, ties=None):
     """One golden case. grad_index: for an op with several outputs, the backward runs through
-    that output (msprobe's torch_ut_setting grad_index: topk and npu_fusion_attention 0)."""
+    that output (msprobe's torch_ut_setting grad_index: topk and npu_fusion_attention 0).
+    ties: (output, arg, dim, keep) tuples, the index outputs compared modulo ties ("ties"
+    lines)."""
     kwargs = kwargs or {}
     counter[0] += 1
     cid = counter[0]
     key = "%s.%d" % (api, cid)
     c = "c%d" % cid
+    n_lines = len(lines)
+    case_body(api, args, kwargs, inplace, backward, grad_index, key, c)
+    if ties and not any(ln.startswith("err %s " % c) for ln in lines[n_lines:]):
+        for t in ties:
+            lines.append("ties %s %d %d %d %d" % ((c,) + tuple(t)))
+
+
+def case_body(api, args, kwargs, inplace, backward, grad_index, key, c):
     data[key + ".forward"] = {
         "input_args": [rec(a, "%s.a%d" % (c, i), backward) for i, a in enumerate(args)],
         "input_kwargs": {k: rec(v, "%s.k%s" % (c, k), backward) for k, v in kwargs.items()},

@@ -3,7 +3,9 @@
  * tests/golden/make_op_goldens.py) are bound from their dump records, run on the reference
  * device ("cpu" backend) and on the fp64 bench, and compared with torch's results: dtype and
  * shape exactly; values within 1 ULP of the dtype on the device (0 for exact ops) and within a
- * few float64 ULP on the bench; gradients alike. Prints the ULP statistics per op.
+ * few float64 ULP on the bench; gradients alike. Prints the ULP statistics per op. An index
+ * output that a "ties" line marks (sort, topk, kthvalue, median) is compared modulo ties:
+ * compare_ties.
  */
 #include "pc_test.h"
 
@@ -143,7 +145,8 @@ typedef struct named {
 
 static named items[MAX_ITEMS];
 static int nitems;
-static char *flags[MAX_ITEMS]; /* "err cN msg", "nodev cN ...", "nodevgrad cN ..." lines */
+/* "err cN msg", "nodev cN ...", "nodevgrad cN ...", "ties cN out arg dim keep" lines */
+static char *flags[MAX_ITEMS];
 static int nflags;
 
 static const pc_tensor *find_tensor(const char *name)
@@ -180,7 +183,7 @@ static void load_fixtures(const char *group)
         line[strcspn(line, "\n")] = 0;
         if (line[0] == '#' || !line[0])
             continue;
-        if (line[0] != 't') {
+        if (strncmp(line, "t ", 2) != 0) {
             assert_true(nflags < MAX_ITEMS);
             flags[nflags++] = strdup(line);
             continue;
@@ -299,6 +302,9 @@ typedef struct op_stats {
     int cases;
     int64_t dev_ulp, bench_ulp, dev_grad_ulp, bench_grad_ulp;
     int dev_checked, bench_checked, grads_checked, errors_checked, nodev;
+    /* index outputs compared modulo ties, and their indices that differ from torch's */
+    int ties_checked;
+    int64_t ties_moved;
 } op_stats;
 
 static op_stats stats[512];
@@ -345,18 +351,127 @@ static int64_t compare(const char *what, const char *key, const pc_tensor *got,
     return u;
 }
 
+/* The "ties" line of output out of case cid: arg, dim, keep; false when there is none. */
+static bool find_ties(const char *cid, int out, int *arg, int *dim, int *keep)
+{
+    size_t cl = strlen(cid);
+    for (int i = 0; i < nflags; i++) {
+        int o;
+        if (strncmp(flags[i], "ties ", 5) == 0 && strncmp(flags[i] + 5, cid, cl) == 0 &&
+            flags[i][5 + cl] == ' ' &&
+            sscanf(flags[i] + 5 + cl, "%d %d %d %d", &o, arg, dim, keep) == 4 && o == out)
+            return true;
+    }
+    return false;
+}
+
+/* Whether two values of the input are the same for a sort (NaN ties with NaN, 0 with -0). */
+static bool same_value(const pc_tensor *x, const int64_t *a, const int64_t *b)
+{
+    if (!pc_dtype_is_float(x->dtype))
+        return pc_element_load_i64(pc_tensor_element_ptr(x, a), x->dtype) ==
+               pc_element_load_i64(pc_tensor_element_ptr(x, b), x->dtype);
+    double u = pc_tensor_get(x, a), v = pc_tensor_get(x, b);
+    return u == v || (isnan(u) && isnan(v));
+}
+
+/*
+ * An index output against torch's modulo ties ("ties" lines): every index must lie on its
+ * dimension and pick the input value that torch's index picks (compared exactly; where that
+ * value is unique in its slice, this is torch's index), and the indices of one slice of a kept
+ * dimension must differ (a selection, not a repeat). *moved counts the indices that differ from
+ * torch's.
+ */
+static void compare_ties(const char *what, const char *key, const pc_tensor *got,
+                         const pc_tensor *want, const pc_tensor *x, int dim, bool keep,
+                         int64_t *moved)
+{
+    char a[PC_SHAPE_FORMAT_MAX], b[PC_SHAPE_FORMAT_MAX];
+    pc_shape_format(a, sizeof a, got->shape, got->rank);
+    pc_shape_format(b, sizeof b, want->shape, want->rank);
+    if (got->dtype != PC_DTYPE_I64 || want->dtype != PC_DTYPE_I64 || strcmp(a, b) != 0 || !x) {
+        printf("FAIL %s %s (ties): got %s %s, torch %s %s\n", key, what, pc_dtype_name(got->dtype),
+               a, pc_dtype_name(want->dtype), b);
+        failures++;
+        return;
+    }
+    int64_t size = x->rank ? x->shape[dim] : 1, n = pc_tensor_numel(got);
+    for (int64_t e = 0; e < n; e++) {
+        int64_t idx[PC_TENSOR_MAX_DIMS], r = e;
+        for (int d = got->rank - 1; d >= 0; d--) {
+            idx[d] = r % got->shape[d];
+            r /= got->shape[d];
+        }
+        int64_t gi = *(const int64_t *)pc_tensor_element_ptr(got, idx);
+        int64_t ti = *(const int64_t *)pc_tensor_element_ptr(want, idx);
+        if (gi < 0 || gi >= size || ti < 0 || ti >= size) {
+            printf("FAIL %s %s (ties): element %" PRId64 ": index %" PRId64 ", torch %" PRId64
+                   ", dimension of %" PRId64 "\n",
+                   key, what, e, gi, ti, size);
+            failures++;
+            return;
+        }
+        /* the input positions of both: the output's index with dim replaced or inserted */
+        int64_t xg[PC_TENSOR_MAX_DIMS], xt[PC_TENSOR_MAX_DIMS];
+        for (int d = 0, s = 0; d < x->rank; d++) {
+            if (d == dim) {
+                xg[d] = gi;
+                xt[d] = ti;
+                s += keep;
+            } else {
+                xg[d] = xt[d] = idx[s++];
+            }
+        }
+        if (!same_value(x, xg, xt)) {
+            printf("FAIL %s %s (ties): element %" PRId64 ": index %" PRId64
+                   " (value %g), torch %" PRId64 " (value %g)\n",
+                   key, what, e, gi, pc_tensor_get(x, xg), ti, pc_tensor_get(x, xt));
+            failures++;
+            return;
+        }
+        *moved += gi != ti;
+        /* a kept dimension: no index repeated along it */
+        for (int64_t j = 0; keep && got->rank && j < idx[dim]; j++) {
+            int64_t o[PC_TENSOR_MAX_DIMS];
+            memcpy(o, idx, sizeof o);
+            o[dim] = j;
+            if (*(const int64_t *)pc_tensor_element_ptr(got, o) == gi) {
+                printf("FAIL %s %s (ties): element %" PRId64 ": index %" PRId64
+                       " repeated along dim %d\n",
+                       key, what, e, gi, dim);
+                failures++;
+                return;
+            }
+        }
+    }
+}
+
+/* Output n of a case: compared modulo ties when the case has a "ties" line for it. */
+static int64_t compare_output(const char *what, const char *key, const char *cid, int n,
+                              const pc_op_call *call, const pc_tensor *got, const pc_tensor *want,
+                              int64_t limit, op_stats *s)
+{
+    int arg, dim, keep;
+    if (!want || !find_ties(cid, n, &arg, &dim, &keep))
+        return compare(what, key, got, want, limit);
+    compare_ties(what, key, got, want, pc_call_tensor(call, arg), dim, keep != 0, &s->ties_moved);
+    s->ties_checked++;
+    return 0;
+}
+
 /* The outputs of one side ("dev", "f64") against torch's: "<cid>.<side>.out" for one output,
  * "<cid>.<side>.out0", "out1", ... for a tuple (their count must be the op's). Returns the
  * largest ULP distance. */
 static int64_t compare_outputs(const char *what, const char *key, const char *cid, const char *side,
-                               const pc_op_result *r, int64_t limit)
+                               const pc_op_call *call, const pc_op_result *r, int64_t limit,
+                               op_stats *s)
 {
     char name[96];
     snprintf(name, sizeof name, "%s.%s.out0", cid, side);
     bool tuple = find_tensor(name) != NULL;
     snprintf(name, sizeof name, "%s.%s.out", cid, side);
     if (!tuple)
-        return compare(what, key, &r->tensors[0], find_tensor(name), limit);
+        return compare_output(what, key, cid, 0, call, &r->tensors[0], find_tensor(name), limit, s);
     int n = 0;
     int64_t worst = 0;
     for (;; n++) {
@@ -368,7 +483,7 @@ static int64_t compare_outputs(const char *what, const char *key, const char *ci
             continue;
         char w[48];
         snprintf(w, sizeof w, "%s output %d", what, n);
-        int64_t u = compare(w, key, &r->tensors[n], want, limit);
+        int64_t u = compare_output(w, key, cid, n, call, &r->tensors[n], want, limit, s);
         if (u > worst)
             worst = u;
     }
@@ -480,8 +595,8 @@ static void run_case(const pc_dump *dump, const pc_dump_api *api, const pc_backe
     if (nodev) {
         s->nodev++;
     } else {
-        int64_t u = compare_outputs("device", api->full_name, cid, "dev", &r,
-                                    fwd_limit_of(nm->op->name, exact, true));
+        int64_t u = compare_outputs("device", api->full_name, cid, "dev", &call, &r,
+                                    fwd_limit_of(nm->op->name, exact, true), s);
         if (u > s->dev_ulp)
             s->dev_ulp = u;
         s->dev_checked++;
@@ -492,8 +607,8 @@ static void run_case(const pc_dump *dump, const pc_dump_api *api, const pc_backe
         printf("FAIL %s: bench forward: %s\n", api->full_name, pc_error_message());
         failures++;
     } else {
-        int64_t u = compare_outputs("bench", api->full_name, cid, "f64", &rb,
-                                    fwd_limit_of(nm->op->name, exact, false));
+        int64_t u = compare_outputs("bench", api->full_name, cid, "f64", &call, &rb,
+                                    fwd_limit_of(nm->op->name, exact, false), s);
         if (u > s->bench_ulp)
             s->bench_ulp = u;
         s->bench_checked++;
@@ -584,6 +699,11 @@ static void test_goldens(void **state)
                stats[i].grads_checked, stats[i].errors_checked, stats[i].dev_ulp,
                stats[i].bench_ulp, stats[i].dev_grad_ulp, stats[i].bench_grad_ulp,
                stats[i].nodev ? " (some fp16 cases: torch CPU lacks the kernel)" : "");
+    for (int i = 0; i < nstats; i++)
+        if (stats[i].ties_checked)
+            printf("%s: %d index outputs (device and bench) compared modulo ties, %" PRId64
+                   " indices differ from torch's (at tied values)\n",
+                   stats[i].op, stats[i].ties_checked, stats[i].ties_moved);
     pc_backend_close(&dev);
     pc_backend_close(&bench);
     assert_int_equal(failures, 0);
