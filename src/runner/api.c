@@ -152,6 +152,14 @@ static bool first_output_only(const char *api_name)
 
 static void outputs_tree(cmp_tree *t, const pc_op *op, const pc_op_result *r, bool first_only)
 {
+    const pc_schema *sc = op->schema;
+    if (sc->nreturns == 1 && sc->returns[0].type == PC_ARG_BOOL && !sc->returns[0].is_list &&
+        r->count == 1 && pc_tensor_numel(&r->tensors[0]) == 1) {
+        /* a Python bool (torch.equal, Tensor.allclose), held as a 0-dim bool tensor */
+        int64_t origin[PC_TENSOR_MAX_DIMS] = {0};
+        t->root = pc_cmp_bool(pc_tensor_get(&r->tensors[0], origin) != 0);
+        return;
+    }
     if (first_only || !returns_tuple(op, r->count)) {
         t->root = r->count > 0 ? pc_cmp_tensor(&r->tensors[0]) : pc_cmp_none();
         return;
