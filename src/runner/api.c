@@ -607,10 +607,19 @@ pc_status pc_api_run(const pc_api_runner *r, const pc_dump_api *api, pc_api_resu
         goto done;
     }
     bool first_only = first_output_only(api->api_name);
-    outputs_tree(&x->bo, x->call.op, &x->bench_out, first_only);
-    outputs_tree(&x->dvo, x->call.op, &x->dev_out, first_only);
+    /* Tensor.__setitem__ returns None in torch: msprobe compares None with None (a SKIP
+     * details row, forward pass) and runs no backward; the op's result (the written copy of
+     * self) serves the goldens and -save_error_data only */
+    bool none_out = strcmp(api->api_name, "__setitem__") == 0;
+    if (none_out) {
+        x->bo.root = pc_cmp_none();
+        x->dvo.root = pc_cmp_none();
+    } else {
+        outputs_tree(&x->bo, x->call.op, &x->bench_out, first_only);
+        outputs_tree(&x->dvo, x->call.op, &x->dev_out, first_only);
+    }
 
-    if (api->backward && need_grad && x->bench_out.count > 0) {
+    if (api->backward && need_grad && x->bench_out.count > 0 && !none_out) {
         bool tuple = returns_tuple(x->call.op, x->bench_out.count);
         int grad_index = tuple ? grad_index_of(api->api_name) : 0;
         if (grad_index < 0) {

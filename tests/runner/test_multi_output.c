@@ -2,7 +2,8 @@
  * Outputs that are not one tensor, through run_ut: topk's backward runs through output 0
  * (msprobe's grad_index, run_ut.md §5.6) while sort's, a tuple without one, is "Multiple
  * backward is not supported."; torch.equal's Python bool is compared as a bool (Dtype
- * <class 'bool'>, error rate 0), not as a tensor.
+ * <class 'bool'>, error rate 0), not as a tensor; Tensor.__setitem__, which returns None, is
+ * None against None as in msprobe (a SKIP details row, forward pass).
  */
 #include "pc_test.h"
 
@@ -37,6 +38,11 @@ static const char dump_json[] =
     "0.2, \"requires_grad\": false}, null], \"output\": [{\"type\": \"torch.Tensor\", \"dtype\": "
     "\"torch.float32\", \"shape\": [4, 50], \"Max\": 0.1, \"Min\": -0.1, \"Mean\": 0.0, \"Norm\": "
     "0.2, \"requires_grad\": false}]},\n"
+    "\"Tensor.__setitem__.0.forward\": {\"input_args\": [{\"type\": \"torch.Tensor\", \"dtype\": "
+    "\"torch.float32\", \"shape\": [4, 8], \"Max\": 0.0, \"Min\": -3.0, \"Mean\": -1.0, \"Norm\": "
+    "5.0, \"requires_grad\": false}, [{\"type\": \"ellipsis\", \"value\": \"...\"}, {\"type\": "
+    "\"slice\", \"value\": [null, 4, null]}], {\"type\": \"float\", \"value\": -Infinity}], "
+    "\"input_kwargs\": {}, \"output\": [null]},\n"
     "\"Torch.equal.0.forward\": {\"input_args\": [{\"type\": \"torch.Tensor\", \"dtype\": "
     "\"torch.float32\", \"shape\": [4, 5], \"Max\": 3.0, \"Min\": -3.0, \"Mean\": 0.0, \"Norm\": "
     "10.0, \"requires_grad\": false}, {\"type\": \"torch.Tensor\", \"dtype\": \"torch.float32\", "
@@ -64,6 +70,10 @@ static void test_multi_outputs(void **state)
     assert_true(pc_test_file_contains(
         result, "Torch.sort.0,pass,SKIP,Multiple backward is not supported."));
     assert_true(pc_test_file_contains(result, "Torch.equal.0,pass, \r\n"));
+    assert_true(pc_test_file_contains(result, "Tensor.__setitem__.0,pass, \r\n"));
+    assert_true(pc_test_file_contains(details, "Tensor.__setitem__.0.forward.output.0, , , , , , , "
+                                               ", , , , , , , , , , , , , ,SKIP,\"Bench output is "
+                                               "None, skip this test.\""));
     /* topk: its values' gradient compared; sort's backward row says why there is none */
     assert_true(pc_test_file_contains(details, "Torch.topk.0.backward.output.0,torch.float64,"
                                                "torch.float32,\"(4, 50)\""));
