@@ -6,7 +6,9 @@
  * dW = sum over images of dY columns^T, db = the sum of dY over images and positions.
  * The device's float32 follows torch's float32 CPU convolution (oneDNN) instead: the columns'
  * rows ordered (kH, kW, Cin) and the gradients' sums in oneDNN's order (see conv_dx_onednn;
- * with a stride oneDNN's backward-data kernel sums otherwise, and col2im is as close).
+ * with a stride oneDNN's backward-data kernel sums otherwise, and col2im is as close). Those
+ * float32 products run through pc_conv_gemm_chain (conv_nd.c): one FMA chain per output, as
+ * oneDNN sums, where OpenBLAS's small-matrix sgemm would split K.
  */
 #include <cblas.h>
 #include <inttypes.h>
@@ -14,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "conv_impl.h"
 #include "nn_impl.h"
 
 typedef struct conv_plan {
@@ -295,7 +298,7 @@ static pc_status conv_dx_onednn(const conv_plan *p, const float *wg, const float
                             gy[o * p->Ho * p->Wo + l];
                 }
             }
-    conv_gemm(PC_DTYPE_F32, false, false, cg, HW, K, wt, K, t, HW, 0.0, xo, HW);
+    pc_conv_gemm_chain(false, cg, HW, K, wt, K, t, HW, xo, HW);
     free(wt);
     free(t);
     return PC_OK;
@@ -326,7 +329,10 @@ static bool conv_dw_onednn(const conv_plan *p, int64_t q, const float *x, const 
         for (int64_t o = 0; o < og; o++)
             memcpy(gc + o * NL + n * L, g + (n * p->O + q * og + o) * L, (size_t)L * sizeof *gc);
     }
-    conv_gemm(PC_DTYPE_F32, false, true, og, K, NL, gc, NL, cc, NL, 0.0, dwq, K);
+    if (p->hwc)
+        pc_conv_gemm_chain(true, og, K, NL, gc, NL, cc, NL, dwq, K);
+    else /* oneDNN's grouped (GEMM-based) kernel: an order not reproduced */
+        conv_gemm(PC_DTYPE_F32, false, true, og, K, NL, gc, NL, cc, NL, 0.0, dwq, K);
     free(cols);
     free(cc);
     free(gc);
@@ -375,8 +381,12 @@ pc_status pc_k_conv2d_forward(const pc_op_call *call, pc_compute compute, pc_op_
                 (const char *)pc_tensor_data(&x) + (size_t)((n * p.C + g * cg) * p.H * p.W) * es;
             char *yo = (char *)pc_tensor_data(&y) + (size_t)((n * p.O + g * og) * L) * es;
             conv_im2col(cd, &p, xi, cols);
-            conv_gemm(cd, false, false, og, L, K, (const char *)W + (size_t)(g * og * K) * es, K,
-                      cols, L, 0.0, yo, L);
+            if (p.onednn) /* oneDNN: one FMA chain per output (pc_conv_gemm_chain) */
+                pc_conv_gemm_chain(false, og, L, K, (const float *)W + g * og * K, K,
+                                   (const float *)(const void *)cols, L, (float *)(void *)yo, L);
+            else
+                conv_gemm(cd, false, false, og, L, K, (const char *)W + (size_t)(g * og * K) * es,
+                          K, cols, L, 0.0, yo, L);
         }
     if (p.b) {
         for (int64_t n = 0; n < p.N; n++)

@@ -3,7 +3,7 @@
  * max_pool2d takes the first maximum of each window (NaN wins, padding never does) and routes
  * the gradient to it; adaptive_avg_pool2d averages bin [floor(i H / Oh), ceil((i + 1) H / Oh))
  * as torch's CPU kernel does: the sum in order, then divided by the bin height and then by its
- * width.
+ * width; its float16/bfloat16 gradient adds dy / kh / kw in that dtype (each step rounded).
  */
 #include <inttypes.h>
 #include <math.h>
@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "nn_impl.h"
+#include "precheck/core/convert.h"
 
 typedef struct pool_plan {
     const pc_tensor *x;
@@ -213,6 +214,12 @@ static pc_status adapt_plan(const pc_op_call *call, pool_plan *p)
     return PC_OK;
 }
 
+/* v rounded to float16/bfloat16 d (torch's scalar_t arithmetic) */
+static float half_round(float v, pc_dtype d)
+{
+    return d == PC_DTYPE_BF16 ? pc_bf16_to_f32(pc_f32_to_bf16(v)) : pc_f16_to_f32(pc_f32_to_f16(v));
+}
+
 static int64_t bin_start(int64_t i, int64_t out, int64_t in)
 {
     return (i * in) / out;
@@ -289,6 +296,7 @@ pc_status pc_k_adaptive_avg_pool2d_backward(const pc_op_call *call, pc_compute c
         return st;
     pc_dtype cd = pc_nn_compute_dtype(compute, p.x->dtype);
     bool dbl = cd == PC_DTYPE_F64;
+    bool half = !dbl && p.x->dtype != PC_DTYPE_F32;
     pc_tensor g = PC_TENSOR_NULL, dx = PC_TENSOR_NULL;
     if ((st = pc_nn_load(call, grad_out, cd, &g)) == PC_OK &&
         (st = pc_tensor_alloc(&dx, cd, p.x->shape, p.x->rank)) == PC_OK) {
@@ -312,6 +320,16 @@ pc_status pc_k_adaptive_avg_pool2d_backward(const pc_op_call *call, pc_compute c
                                 ((double *)pc_tensor_data(&dx))[k] +=
                                     ((const double *)pc_tensor_data(&g))[o] / (double)(h1 - h0) /
                                     (double)(w1 - w0);
+                            else if (half) /* torch: dy / kh / kw and the sum in scalar_t */
+                                ((float *)pc_tensor_data(&dx))[k] = half_round(
+                                    ((float *)pc_tensor_data(&dx))[k] +
+                                        half_round(
+                                            half_round(((const float *)pc_tensor_data(&g))[o] /
+                                                           (float)(h1 - h0),
+                                                       p.x->dtype) /
+                                                (float)(w1 - w0),
+                                            p.x->dtype),
+                                    p.x->dtype);
                             else
                                 ((float *)pc_tensor_data(&dx))[k] +=
                                     ((const float *)pc_tensor_data(&g))[o] / (float)(h1 - h0) /
