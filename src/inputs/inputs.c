@@ -331,9 +331,67 @@ static pc_status unprefixed(pc_status st, const pc_dump_api *api)
     return st;
 }
 
+/* npu_fusion_attention's atten_mask (spec run_ut.md §4.2): with sparse_mode 2, 3 or 4 and no
+ * data file, msprobe passes its fixed "compressed" mask, a 2048 x 2048 bool tensor true strictly
+ * above the diagonal, whatever the record says. *is_sparse: whether sparse_mode (the kwarg's
+ * value, 0 when missing) is one of those; a list or null sparse_mode is msprobe's error. */
+static pc_status fa_sparse_mode(const pc_dump_api *api, bool *is_sparse)
+{
+    *is_sparse = false;
+    const pc_dump_entry *e = &api->forward;
+    for (size_t i = 0; i < e->kwarg_count; i++) {
+        if (strcmp(e->kwargs[i].key, "sparse_mode") != 0)
+            continue;
+        const pc_dump_arg *v = &e->kwargs[i].value;
+        bool raw_str = v->kind == PC_DUMP_ARG_RAW && v->value.kind == PC_DUMP_VALUE_STR;
+        const char *bad = v->kind == PC_DUMP_ARG_LIST   ? "list"
+                          : v->kind == PC_DUMP_ARG_NULL ? "NoneType"
+                          : raw_str                     ? "str"
+                                                        : NULL;
+        if (bad)
+            return pc_error_set(PC_ERR_INVALID,
+                                "The sparse_mode value is not int or dict, but <class '%s'>", bad);
+        bool boolean = v->value.kind == PC_DUMP_VALUE_BOOL; /* True == 1, False == 0 */
+        double m = boolean ? -1.0 : pc_dump_value_as_double(&v->value);
+        *is_sparse = m == 2.0 || m == 3.0 || m == 4.0;
+        return PC_OK;
+    }
+    return PC_OK;
+}
+
+static bool is_fa_atten_mask(const pc_dump_api *api, const pc_dump_arg *arg)
+{
+    if (!api->api_name || strcmp(api->api_name, "npu_fusion_attention") != 0)
+        return false;
+    for (size_t i = 0; i < api->forward.kwarg_count; i++)
+        if (&api->forward.kwargs[i].value == arg)
+            return strcmp(api->forward.kwargs[i].key, "atten_mask") == 0;
+    return false;
+}
+
+static pc_status fa_compressed_mask(pc_tensor *out)
+{
+    enum { N = 2048 };
+    int64_t shape[2] = {N, N};
+    pc_status st = pc_tensor_alloc(out, PC_DTYPE_BOOL, shape, 2);
+    if (st != PC_OK)
+        return st;
+    uint8_t *m = pc_tensor_data(out);
+    for (int64_t i = 0; i < N; i++)
+        for (int64_t j = i + 1; j < N; j++)
+            m[i * N + j] = 1;
+    return PC_OK;
+}
+
 pc_status pc_inputs_provide(void *vctx, const pc_dump_api *api, const pc_dump_arg *arg,
                             pc_tensor *out)
 {
+    if (is_fa_atten_mask(api, arg) && !pc_dump_tensor_file(arg->u.tensor)) {
+        bool sparse = false;
+        pc_status st = fa_sparse_mode(api, &sparse);
+        if (st != PC_OK || sparse)
+            return st != PC_OK ? st : fa_compressed_mask(out);
+    }
     const pc_inputs *ctx = vctx;
     const pc_dump_tensor *rec = arg->u.tensor;
     char path[256];
