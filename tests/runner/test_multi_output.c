@@ -3,7 +3,8 @@
  * (msprobe's grad_index, run_ut.md §5.6) while sort's, a tuple without one, is "Multiple
  * backward is not supported."; torch.equal's Python bool is compared as a bool (Dtype
  * <class 'bool'>, error rate 0), not as a tensor; Tensor.__setitem__, which returns None, is
- * None against None as in msprobe (a SKIP details row, forward pass).
+ * None against None as in msprobe (a SKIP details row, forward pass); an NPU op msprobe has no
+ * bench function for (NPU.fast_gelu: only npu_fast_gelu has one) is msprobe's SKIP.
  */
 #include "pc_test.h"
 
@@ -43,6 +44,12 @@ static const char dump_json[] =
     "5.0, \"requires_grad\": false}, [{\"type\": \"ellipsis\", \"value\": \"...\"}, {\"type\": "
     "\"slice\", \"value\": [null, 4, null]}], {\"type\": \"float\", \"value\": -Infinity}], "
     "\"input_kwargs\": {}, \"output\": [null]},\n"
+    "\"NPU.fast_gelu.0.forward\": {\"input_args\": [{\"type\": \"torch.Tensor\", \"dtype\": "
+    "\"torch.float32\", \"shape\": [4, 8], \"Max\": 1.0, \"Min\": -1.0, \"Mean\": 0.0, \"Norm\": "
+    "2.0, \"requires_grad\": false}], \"input_kwargs\": {}, \"output\": [{\"type\": "
+    "\"torch.Tensor\", "
+    "\"dtype\": \"torch.float32\", \"shape\": [4, 8], \"Max\": 1.0, \"Min\": -0.2, \"Mean\": 0.1, "
+    "\"Norm\": 2.0, \"requires_grad\": false}]},\n"
     "\"Torch.equal.0.forward\": {\"input_args\": [{\"type\": \"torch.Tensor\", \"dtype\": "
     "\"torch.float32\", \"shape\": [4, 5], \"Max\": 3.0, \"Min\": -3.0, \"Mean\": 0.0, \"Norm\": "
     "10.0, \"requires_grad\": false}, {\"type\": \"torch.Tensor\", \"dtype\": \"torch.float32\", "
@@ -71,6 +78,8 @@ static void test_multi_outputs(void **state)
         result, "Torch.sort.0,pass,SKIP,Multiple backward is not supported."));
     assert_true(pc_test_file_contains(result, "Torch.equal.0,pass, \r\n"));
     assert_true(pc_test_file_contains(result, "Tensor.__setitem__.0,pass, \r\n"));
+    assert_true(pc_test_file_contains(result, "NPU.fast_gelu.0,SKIP,SKIP,There is not bench "
+                                              "function fast_gelu\r\n"));
     assert_true(pc_test_file_contains(details, "Tensor.__setitem__.0.forward.output.0, , , , , , , "
                                                ", , , , , , , , , , , , , ,SKIP,\"Bench output is "
                                                "None, skip this test.\""));
