@@ -39,6 +39,7 @@
 #include "llama_dump.h"
 #include "precheck/core/clock.h"
 #include "precheck/core/log.h"
+#include "precheck/core/threads.h"
 #include "precheck/runner/runner.h"
 
 typedef struct calib {
@@ -229,6 +230,7 @@ static int cache_runs(const char *dir, const char *dump, const char *plain, doub
 
 int main(int argc, char **argv)
 {
+    pc_threads_prefer_passive(argv); /* as precheck run_ut does (core/threads.h) */
     llama_cfg c = llama_7b();
     const char *keep = NULL;
     int cache = 0;

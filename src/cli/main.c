@@ -9,6 +9,7 @@
 #include "precheck/core/convert.h"
 #include "precheck/core/dtype.h"
 #include "precheck/core/log.h"
+#include "precheck/core/threads.h"
 
 typedef struct cli_command {
     const char *name;
@@ -90,6 +91,13 @@ static int cmd_dtypes(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    /* the commands that run kernels: OpenMP and OpenBLAS share the cores (threads.h) */
+    for (int i = 1; i < argc && i < 4; i++)
+        if (strcmp(argv[i], "run_ut") == 0 || strcmp(argv[i], "multi_run_ut") == 0 ||
+            strcmp(argv[i], "compare") == 0 || strcmp(argv[i], "materialize") == 0) {
+            pc_threads_prefer_passive(argv);
+            break;
+        }
     pc_log_init_from_env();
     if (argc < 2) {
         print_usage(stderr);
