@@ -8,8 +8,9 @@
  *
  * Memory: unlike the bench (several float64 [B, N1, S1, S2] tensors), the work goes a block
  * of query rows of one (batch, head) at a time; the only S2-sized scratch is the block's
- * scores (and their gradient), about PC_NN_BLOCK elements, so LLaMA-7B's B=1, N=32, S=2048
- * needs the inputs, the outputs and a few hundred KiB. The mask is never materialised: the
+ * scores (and their gradient and a row scratch), about FA_BLOCK elements each, so LLaMA-7B's
+ * B=1, N=32, S=2048 needs the inputs, the outputs and a few MiB. A block's row loops run in
+ * parallel (OpenMP), its products through BLAS. The mask is never materialised: the
  * sparse modes' masks are computed per position, a given mask is read through broadcast
  * strides. The backward recomputes the block's probabilities.
  *
@@ -23,6 +24,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <tgmath.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "nn_impl.h"
 #include "npu_impl.h"
@@ -70,8 +75,21 @@ typedef struct fa_plan {
     int64_t ms[4];
     pc_dtype od, cd;
     int64_t rows; /* query rows per block */
+    int threads;  /* threads working on heads at once (fa_threads), 1: one head at a time */
     bool naive;   /* S1 S2 D < 400: the products as torch's bmm does small ones */
 } fa_plan;
+
+/* Scores per block: 8 MB in double, so that a block's products are GEMMs of several hundred rows
+ * more at LLaMA sizes (S2 = 2048: 128 rows) and its row loops are worth threads. */
+#define FA_BLOCK (32 * PC_NN_BLOCK)
+/* Rows loops of a block run in parallel above this many scores (each row is independent, so
+ * the results do not depend on the thread count). */
+#define FA_PARALLEL 65536
+
+/* Above this many scores per call, heads are worked on in parallel (one thread a head, each
+ * with its own block scratch and single-threaded BLAS calls); below it one head at a time with
+ * threaded BLAS and row loops. Either way each head's arithmetic is the same. */
+#define FA_HEADS_PARALLEL ((int64_t)1 << 22)
 
 static inline bool fa_masked(const fa_plan *p, int64_t b, int64_t n, int64_t i, int64_t j)
 {
@@ -253,7 +271,7 @@ static pc_status fa_parse(const pc_op_call *call, pc_compute compute, fa_plan *p
     p->next = call->args[A_NEXT].i;
     p->od = q->dtype;
     p->cd = pc_nn_compute_dtype(compute, q->dtype);
-    p->rows = p->S2 > 0 && p->S2 < PC_NN_BLOCK ? PC_NN_BLOCK / p->S2 : 1;
+    p->rows = p->S2 > 0 && p->S2 < FA_BLOCK ? FA_BLOCK / p->S2 : 1;
     p->naive = p->S1 * p->S2 * p->D < 400;
     if (p->rows > p->S1)
         p->rows = p->S1 > 0 ? p->S1 : 1;
@@ -300,6 +318,45 @@ static pc_status fa_mask(const pc_op_call *call, fa_plan *p, pc_tensor *mbuf)
     return PC_OK;
 }
 
+static int fa_threads(const fa_plan *p)
+{
+#ifdef _OPENMP
+    int64_t heads = p->B * p->N2; /* the backward's unit: a kv head and its query heads */
+    if (p->B * p->N1 * p->S1 * p->S2 <= FA_HEADS_PARALLEL || heads < 2)
+        return 1;
+    int nt = omp_get_max_threads();
+    return nt > heads ? (int)heads : nt > 1 ? nt : 1;
+#else
+    (void)p;
+    return 1;
+#endif
+}
+
+static int fa_thread_num(void)
+{
+#ifdef _OPENMP
+    return omp_get_thread_num();
+#else
+    return 0;
+#endif
+}
+
+/* OpenBLAS's own threads off while heads run in parallel (each call then runs in its
+ * caller's thread); returns what to restore. */
+static int fa_blas_single(const fa_plan *p)
+{
+    int saved = openblas_get_num_threads();
+    if (p->threads > 1)
+        openblas_set_num_threads(1);
+    return saved;
+}
+
+static void fa_blas_restore(const fa_plan *p, int saved)
+{
+    if (p->threads > 1)
+        openblas_set_num_threads(saved);
+}
+
 typedef struct fa_bufs {
     pc_tensor q, k, v, pse, mask;
     pc_tensor S, dP, mx, sm, am, tmp;
@@ -337,14 +394,16 @@ static pc_status fa_prepare(const pc_op_call *call, pc_compute compute, fa_plan 
             (st = bcast_strides(call, "pse", &b->pse, target, p->ps)) != PC_OK)
             return st;
     }
-    int64_t blk[2] = {p->rows, p->S2 > 0 ? p->S2 : 1}, r1[1] = {p->rows};
+    /* one set of block scratch per thread that works on heads (fa_threads) */
+    p->threads = fa_threads(p);
+    int64_t blk[2] = {p->threads * p->rows, p->S2 > 0 ? p->S2 : 1}, r1[1] = {p->threads * p->rows};
     /* read only: the inputs themselves when they already are contiguous in the compute dtype */
     if ((st = pc_nn_load_ro(call, pc_call_tensor(call, A_Q), p->cd, &b->q)) != PC_OK ||
         (st = pc_nn_load_ro(call, pc_call_tensor(call, A_K), p->cd, &b->k)) != PC_OK ||
         (st = pc_nn_load_ro(call, pc_call_tensor(call, A_V), p->cd, &b->v)) != PC_OK ||
         (st = pc_tensor_alloc(&b->S, p->cd, blk, 2)) != PC_OK ||
         (backward && (st = pc_tensor_alloc(&b->dP, p->cd, blk, 2)) != PC_OK) ||
-        (backward && (st = pc_tensor_alloc(&b->tmp, p->cd, blk + 1, 1)) != PC_OK) ||
+        (backward && (st = pc_tensor_alloc(&b->tmp, p->cd, blk, 2)) != PC_OK) ||
         (st = pc_tensor_alloc(&b->mx, p->cd, r1, 1)) != PC_OK ||
         (st = pc_tensor_alloc(&b->sm, p->cd, r1, 1)) != PC_OK ||
         (st = pc_tensor_alloc(&b->am, PC_DTYPE_I64, r1, 1)) != PC_OK)
@@ -371,23 +430,30 @@ pc_status pc_k_npu_fusion_attention_forward(const pc_op_call *call, pc_compute c
                         (st = pc_tensor_alloc(&os, p.cd, sshape, 4)) != PC_OK))
         st = pc_nn_nomem(call);
     if (st == PC_OK) {
-        for (int64_t bi = 0; bi < p.B; bi++)
-            for (int64_t n = 0; n < p.N1; n++)
-                for (int64_t i0 = 0; i0 < p.S1; i0 += p.rows) {
-                    int64_t R = p.S1 - i0 < p.rows ? p.S1 - i0 : p.rows;
-                    if (p.cd == PC_DTYPE_F64)
-                        fa_forward_block_d(
-                            &p, pc_tensor_data(&b.q), pc_tensor_data(&b.k), pc_tensor_data(&b.v),
-                            data_or_null(&b.pse), bi, n, i0, R, pc_tensor_data(&b.S),
-                            pc_tensor_data(&b.mx), pc_tensor_data(&b.am), pc_tensor_data(&b.sm),
-                            pc_tensor_data(&o), pc_tensor_data(&om), pc_tensor_data(&os));
-                    else
-                        fa_forward_block_f(
-                            &p, pc_tensor_data(&b.q), pc_tensor_data(&b.k), pc_tensor_data(&b.v),
-                            data_or_null(&b.pse), bi, n, i0, R, pc_tensor_data(&b.S),
-                            pc_tensor_data(&b.mx), pc_tensor_data(&b.am), pc_tensor_data(&b.sm),
-                            pc_tensor_data(&o), pc_tensor_data(&om), pc_tensor_data(&os));
-                }
+        int saved = fa_blas_single(&p);
+        size_t es = pc_dtype_size(p.cd);
+#pragma omp parallel for schedule(dynamic) num_threads(p.threads) if (p.threads > 1)
+        for (int64_t w = 0; w < p.B * p.N1; w++) {
+            int64_t bi = w / p.N1, n = w % p.N1, t = fa_thread_num();
+            char *S = (char *)pc_tensor_data(&b.S) + (size_t)(t * p.rows * p.S2) * es;
+            char *mx = (char *)pc_tensor_data(&b.mx) + (size_t)(t * p.rows) * es;
+            char *sm = (char *)pc_tensor_data(&b.sm) + (size_t)(t * p.rows) * es;
+            int64_t *am = (int64_t *)pc_tensor_data(&b.am) + t * p.rows;
+            for (int64_t i0 = 0; i0 < p.S1; i0 += p.rows) {
+                int64_t R = p.S1 - i0 < p.rows ? p.S1 - i0 : p.rows;
+                if (p.cd == PC_DTYPE_F64)
+                    fa_forward_block_d(
+                        &p, pc_tensor_data(&b.q), pc_tensor_data(&b.k), pc_tensor_data(&b.v),
+                        data_or_null(&b.pse), bi, n, i0, R, (double *)S, (double *)mx, am,
+                        (double *)sm, pc_tensor_data(&o), pc_tensor_data(&om), pc_tensor_data(&os));
+                else
+                    fa_forward_block_f(&p, pc_tensor_data(&b.q), pc_tensor_data(&b.k),
+                                       pc_tensor_data(&b.v), data_or_null(&b.pse), bi, n, i0, R,
+                                       (float *)S, (float *)mx, am, (float *)sm, pc_tensor_data(&o),
+                                       pc_tensor_data(&om), pc_tensor_data(&os));
+            }
+        }
+        fa_blas_restore(&p, saved);
         st = pc_nn_store(call, &o, p.od, q->shape, q->rank, &out->tensors[0]);
         if (st == PC_OK) {
             out->tensors[1] = om;
@@ -432,28 +498,40 @@ pc_status pc_k_npu_fusion_attention_backward(const pc_op_call *call, pc_compute 
             st = pc_nn_nomem(call);
     if (st == PC_OK) {
         int64_t grp = p.N1 / p.N2;
-        for (int64_t bi = 0; bi < p.B; bi++)
-            for (int64_t n = 0; n < p.N1; n++)
+        int saved = fa_blas_single(&p);
+        size_t es = pc_dtype_size(p.cd);
+        /* a unit of work is a kv head with its grp query heads, in order: its dk and dv sums
+         * are its own */
+#pragma omp parallel for schedule(dynamic) num_threads(p.threads) if (p.threads > 1)
+        for (int64_t w = 0; w < p.B * p.N2; w++) {
+            int64_t bi = w / p.N2, t = fa_thread_num();
+            size_t blk = (size_t)(t * p.rows * p.S2) * es, row = (size_t)(t * p.rows) * es;
+            char *S = (char *)pc_tensor_data(&b.S) + blk, *dP = (char *)pc_tensor_data(&b.dP) + blk;
+            char *tmp = (char *)pc_tensor_data(&b.tmp) + blk;
+            char *mx = (char *)pc_tensor_data(&b.mx) + row,
+                 *sm = (char *)pc_tensor_data(&b.sm) + row;
+            int64_t *am = (int64_t *)pc_tensor_data(&b.am) + t * p.rows;
+            for (int64_t n = (w % p.N2) * grp; n < (w % p.N2 + 1) * grp; n++)
                 for (int64_t i0 = 0; i0 < p.S1; i0 += p.rows) {
                     int64_t R = p.S1 - i0 < p.rows ? p.S1 - i0 : p.rows;
                     bool first = n % grp == 0 && i0 == 0;
                     if (p.cd == PC_DTYPE_F64)
                         fa_backward_block_d(
                             &p, pc_tensor_data(&b.q), pc_tensor_data(&b.k), pc_tensor_data(&b.v),
-                            data_or_null(&b.pse), pc_tensor_data(&g), bi, n, i0, R,
-                            pc_tensor_data(&b.S), pc_tensor_data(&b.dP), pc_tensor_data(&b.mx),
-                            pc_tensor_data(&b.am), pc_tensor_data(&b.sm), pc_tensor_data(&b.tmp),
+                            data_or_null(&b.pse), pc_tensor_data(&g), bi, n, i0, R, (double *)S,
+                            (double *)dP, (double *)mx, am, (double *)sm, (double *)tmp,
                             pc_tensor_data(&d[0]), pc_tensor_data(&d[1]), pc_tensor_data(&d[2]),
                             first ? 0.0 : 1.0);
                     else
-                        fa_backward_block_f(
-                            &p, pc_tensor_data(&b.q), pc_tensor_data(&b.k), pc_tensor_data(&b.v),
-                            data_or_null(&b.pse), pc_tensor_data(&g), bi, n, i0, R,
-                            pc_tensor_data(&b.S), pc_tensor_data(&b.dP), pc_tensor_data(&b.mx),
-                            pc_tensor_data(&b.am), pc_tensor_data(&b.sm), pc_tensor_data(&b.tmp),
-                            pc_tensor_data(&d[0]), pc_tensor_data(&d[1]), pc_tensor_data(&d[2]),
-                            first ? 0.0f : 1.0f);
+                        fa_backward_block_f(&p, pc_tensor_data(&b.q), pc_tensor_data(&b.k),
+                                            pc_tensor_data(&b.v), data_or_null(&b.pse),
+                                            pc_tensor_data(&g), bi, n, i0, R, (float *)S,
+                                            (float *)dP, (float *)mx, am, (float *)sm, (float *)tmp,
+                                            pc_tensor_data(&d[0]), pc_tensor_data(&d[1]),
+                                            pc_tensor_data(&d[2]), first ? 0.0f : 1.0f);
                 }
+        }
+        fa_blas_restore(&p, saved);
         /* S1 = 0: no block ran; the sums of dk and dv are zeros (alloc zeroes) */
         for (int i = 0; i < 3 && st == PC_OK; i++)
             if (want[i])
