@@ -244,13 +244,96 @@ static pc_status bind_index(pc_op_call *call, const pc_dump_api *api, const pc_s
     return PC_OK;
 }
 
-static pc_status bind_one(pc_op_call *call, const pc_dump_api *api, int idx, const pc_dump_arg *a,
+/* How an argument was given: by position, by its keyword name, by its second keyword name
+ * (schema.h's `Type name|Type2 name2`). */
+typedef enum bind_how { BIND_POSITIONAL, BIND_KEYWORD, BIND_ALT_KEYWORD } bind_how;
+
+/* A 0-dim tensor given where torch wants a Scalar (torch's Python binding takes one that does
+ * not require grad) as the number it holds: an int64, float64 or bool value. */
+static pc_status tensor_as_number(const pc_op_call *call, const pc_schema_arg *sa,
+                                  const pc_dump_arg *a, const pc_tensor *t, pc_value *v)
+{
+    if (t->rank != 0)
+        return mismatch(call, sa, "Scalar (a number or a 0-dim tensor)", a);
+    pc_dtype as = t->dtype == PC_DTYPE_BOOL        ? PC_DTYPE_BOOL
+                  : pc_dtype_is_integral(t->dtype) ? PC_DTYPE_I64
+                                                   : PC_DTYPE_F64;
+    if (pc_dtype_is_complex(t->dtype))
+        return pc_error_set(PC_ERR_UNSUPPORTED,
+                            "%s: argument '%s': a complex Scalar is not supported", call->full_name,
+                            sa->name);
+    pc_tensor c = PC_TENSOR_NULL;
+    pc_status st = pc_tensor_cast(&c, t, as);
+    if (st != PC_OK)
+        return st;
+    if (as == PC_DTYPE_I64) {
+        v->kind = PC_VALUE_INT;
+        v->i = *(const int64_t *)pc_tensor_data(&c);
+        v->f = (double)v->i;
+    } else if (as == PC_DTYPE_BOOL) {
+        v->kind = PC_VALUE_BOOL;
+        v->b = *(const uint8_t *)pc_tensor_data(&c) != 0;
+        v->i = v->b;
+        v->f = v->b;
+    } else {
+        v->kind = PC_VALUE_FLOAT;
+        v->f = *(const double *)pc_tensor_data(&c);
+    }
+    pc_tensor_free(&c);
+    return PC_OK;
+}
+
+/* An argument given by its second keyword name: bound as its alt_type. A Scalar for a Tensor
+ * argument (torch.scatter's value=) becomes a wrapped number, as a number given by position
+ * does. */
+static pc_status bind_alt(pc_op_call *call, const pc_dump_api *api, int idx, const pc_dump_arg *a,
                           pc_tensor_provider provider, void *ctx)
 {
     const pc_schema_arg *sa = &call->op->schema->args[idx];
     pc_value *v = &call->args[idx];
+    if (sa->type != PC_ARG_TENSOR || sa->alt_type != PC_ARG_SCALAR) /* the one form needed */
+        return pc_error_set(PC_ERR_UNSUPPORTED,
+                            "%s: argument '%s': a %s given for a %s argument is not supported",
+                            call->full_name, sa->alt_name, pc_arg_type_name(sa->alt_type),
+                            pc_arg_type_name(sa->type));
+    pc_schema_arg alt = *sa; /* for messages: the name the dump used */
+    memcpy(alt.name, sa->alt_name, sizeof alt.name);
+    pc_value num = {0};
+    if (a->kind == PC_DUMP_ARG_TENSOR) {
+        pc_tensor t = PC_TENSOR_NULL;
+        bool rg = false;
+        pc_status st = bind_tensor(call, api, &alt, a, provider, ctx, &t, &rg);
+        if (st == PC_OK && rg) /* torch's Python binding takes no tensor that requires grad */
+            st = mismatch(call, &alt, "Scalar (a tensor that requires grad is not one)", a);
+        if (st == PC_OK)
+            st = tensor_as_number(call, &alt, a, &t, &num);
+        pc_tensor_free(&t);
+        if (st != PC_OK)
+            return st;
+    } else if (!number_of(a, &num)) {
+        return mismatch(call, &alt, "Scalar", a);
+    }
+    int pos = v->src_pos;
+    *v = num;
+    v->src_pos = pos;
+    return wrap_number(v);
+}
+
+static pc_status bind_one(pc_op_call *call, const pc_dump_api *api, int idx, const pc_dump_arg *a,
+                          pc_tensor_provider provider, void *ctx, bind_how how)
+{
+    const pc_schema_arg *sa = &call->op->schema->args[idx];
+    pc_value *v = &call->args[idx];
+    if (how == BIND_ALT_KEYWORD)
+        return bind_alt(call, api, idx, a, provider, ctx);
     if (sa->type == PC_ARG_INDEX)
         return bind_index(call, api, sa, a, provider, ctx, v);
+    /* `str|Type`: a str binds as a str (torch.norm's p='fro') */
+    if (sa->or_str && a->kind == PC_DUMP_ARG_STR && a->value.kind == PC_DUMP_VALUE_STR) {
+        v->kind = PC_VALUE_STR;
+        v->s = a->value.u.s;
+        return PC_OK;
+    }
     if (a->kind == PC_DUMP_ARG_NULL) {
         if (!sa->optional && sa->type != PC_ARG_DEVICE && sa->type != PC_ARG_LAYOUT &&
             sa->type != PC_ARG_MEMORY_FORMAT && sa->type != PC_ARG_GENERATOR)
@@ -328,9 +411,15 @@ static pc_status bind_one(pc_op_call *call, const pc_dump_api *api, int idx, con
     }
     pc_value num = {0};
     switch (sa->type) {
-    case PC_ARG_TENSOR:
-        if (a->kind != PC_DUMP_ARG_TENSOR && (call->op->scalar_args >> idx & 1u) &&
-            number_of(a, &num)) {
+    case PC_ARG_TENSOR: {
+        /* a number where the op takes one (scalar_args), or where the argument's second keyword
+         * name takes a Scalar; given by the tensor's own keyword name (scatter's src=), only a
+         * tensor, as torch's overloads have it */
+        bool numbers = (call->op->scalar_args >> idx & 1u) ||
+                       (sa->alt_name[0] && sa->alt_type == PC_ARG_SCALAR);
+        if (how == BIND_KEYWORD && sa->alt_name[0])
+            numbers = false;
+        if (a->kind != PC_DUMP_ARG_TENSOR && numbers && number_of(a, &num)) {
             int pos = v->src_pos;
             *v = num;
             v->src_pos = pos;
@@ -338,6 +427,7 @@ static pc_status bind_one(pc_op_call *call, const pc_dump_api *api, int idx, con
         }
         v->kind = PC_VALUE_TENSOR;
         return bind_tensor(call, api, sa, a, provider, ctx, &v->tensor, &v->requires_grad);
+    }
     case PC_ARG_INT:
         if (a->kind != PC_DUMP_ARG_INT || !number_of(a, v))
             return mismatch(call, sa, "int", a);
@@ -497,7 +587,8 @@ pc_status pc_op_bind(const pc_dump_api *api, const pc_api_name *name, pc_tensor_
             idx = 1 - (int)p;
         call->args[idx].src_pos = (int)p;
         given[idx] = true;
-        st = bind_one(call, api, idx, &e->input_args.u.list.items[p], provider, ctx);
+        st = bind_one(call, api, idx, &e->input_args.u.list.items[p], provider, ctx,
+                      BIND_POSITIONAL);
         if (st != PC_OK)
             goto fail;
     }
@@ -520,7 +611,8 @@ pc_status pc_op_bind(const pc_dump_api *api, const pc_api_name *name, pc_tensor_
             goto fail;
         }
         given[idx] = true;
-        st = bind_one(call, api, idx, &f->value, provider, ctx);
+        bind_how how = strcmp(s->args[idx].name, f->key) == 0 ? BIND_KEYWORD : BIND_ALT_KEYWORD;
+        st = bind_one(call, api, idx, &f->value, provider, ctx, how);
         if (st != PC_OK)
             goto fail;
     }

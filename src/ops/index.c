@@ -14,7 +14,12 @@
  * bool index of x's shape is masked_select (the same values as x[mask]); another bool index is
  * x[mask.nonzero(as_tuple=True)] (its shape is not checked against x's); an integer index of
  * 0 dims selects, of 1 dim indexes with its values, of more dims stacks the rows (the same as
- * x[index], except that no rows is an error of stack).
+ * x[index], except that no rows is an error of stack). The values of up to 1 dim are Python
+ * numbers (t.tolist()), so a lone int32 tensor works, and a float one of 1 dim too (torch reads
+ * a list of floats as int64, truncated); the rows of more dims are tensors again. Anywhere else
+ * (x[(t,)], x[t, :], x[:, t], ...) torch 1.13's CPU refuses an index tensor of one or more dims
+ * that is not int64, uint8 or bool (a 0-dim integer one selects, as an int), and every float
+ * one; it checks once the ints and slices are applied.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -274,6 +279,15 @@ static pc_status plan_lone_tensor(const pc_op_call *call, const pc_tensor *x, in
                                 call->full_name, x->rank);
         return add_mask(call, p, &dim, t, false);
     }
+    /* msprobe indexes with t.tolist() up to 1 dim: Python ints of any integer dtype, Python
+     * floats of a float one (torch reads a list of floats as int64, truncated; a lone float is
+     * refused); over more dims it indexes with each row, a tensor again */
+    bool fl = !pc_dtype_is_integral(t->dtype);
+    if (fl && t->rank == 0)
+        return pc_error_set(PC_ERR_INVALID,
+                            "%s: only integers, slices (`:`), ellipsis (`...`), None and long or "
+                            "byte Variables are valid indices (got float)",
+                            call->full_name);
     if (x->rank == 0)
         return pc_error_set(PC_ERR_INVALID, "%s: too many indices for tensor of dimension 0",
                             call->full_name);
@@ -287,6 +301,10 @@ static pc_status plan_lone_tensor(const pc_op_call *call, const pc_tensor *x, in
     }
     if (t->rank >= 2 && t->shape[0] == 0)
         return pc_error_set(PC_ERR_INVALID, "%s: stack expects a non-empty TensorList",
+                            call->full_name);
+    if (t->rank >= 2 && t->dtype != PC_DTYPE_I64)
+        return pc_error_set(PC_ERR_INVALID,
+                            "%s: tensors used as indices must be long, byte or bool tensors",
                             call->full_name);
     return add_int_tensor(call, p, 0, t);
 }
@@ -307,6 +325,7 @@ static pc_status plan_items(const pc_op_call *call, const pc_tensor *x, index_pl
         return pc_error_set(PC_ERR_INVALID, "%s: too many indices for tensor of dimension %d",
                             call->full_name, x->rank);
     int dim = 0;
+    bool bad_dtype = false;
     for (int k = 0; k < v->index.count; k++) {
         const pc_index_item *it = &v->index.items[k];
         const pc_tensor *t = it->kind == PC_INDEX_TENSOR ? &v->tensors.items[it->i] : NULL;
@@ -335,19 +354,17 @@ static pc_status plan_items(const pc_op_call *call, const pc_tensor *x, index_pl
                     st = add_bool(call, p, &dim, *(const uint8_t *)pc_tensor_data(t) != 0);
                 else
                     st = add_mask(call, p, &dim, t, true);
-            } else if (!pc_dtype_is_integral(t->dtype)) {
-                st = pc_error_set(PC_ERR_INVALID,
-                                  "%s: tensors used as indices must be long, int, byte or bool "
-                                  "tensors",
-                                  call->full_name);
-            } else if (t->rank == 0) {
+            } else if (pc_dtype_is_integral(t->dtype) && t->rank == 0) {
                 int64_t *iv = NULL;
                 st = load_ints(call, t, &iv);
                 if (st == PC_OK)
                     st = select_dim(call, p, dim, iv[0]);
                 free(iv);
             } else {
-                st = add_int_tensor(call, p, dim, t);
+                /* torch 1.13's CPU index takes int64 tensors only (int32 from torch 2.0) */
+                bad_dtype = bad_dtype || t->dtype != PC_DTYPE_I64;
+                if (!bad_dtype)
+                    st = add_int_tensor(call, p, dim, t);
                 dim++;
             }
             break;
@@ -355,6 +372,10 @@ static pc_status plan_items(const pc_op_call *call, const pc_tensor *x, index_pl
         if (st != PC_OK)
             return st;
     }
+    if (bad_dtype)
+        return pc_error_set(PC_ERR_INVALID,
+                            "%s: tensors used as indices must be long, byte or bool tensors",
+                            call->full_name);
     return PC_OK;
 }
 
@@ -368,10 +389,6 @@ static pc_status plan_make(const pc_op_call *call, const pc_tensor *x, index_pla
     if (v->kind != PC_VALUE_INDEX)
         return pc_error_set(PC_ERR_INVALID, "%s: the index did not bind", call->full_name);
     const pc_tensor *lone = v->index.lone_tensor ? &v->tensors.items[0] : NULL;
-    if (lone && !pc_dtype_is_integral(lone->dtype))
-        return pc_error_set(PC_ERR_INVALID,
-                            "%s: tensors used as indices must be long, int, byte or bool tensors",
-                            call->full_name);
     pc_status st = lone ? plan_lone_tensor(call, x, p, lone) : plan_items(call, x, p);
     for (int j = 0; j < p->nadv && st == PC_OK; j++)
         if (p->adv[j].mask) {

@@ -8,8 +8,8 @@ X(INDEX_COPY, "index_copy(Tensor input, int dim, Tensor index, Tensor source) ->
 /* value: a Python number or a 0-dim tensor */
 X(INDEX_FILL, "index_fill(Tensor input, int dim, Tensor index, Tensor value) -> Tensor", true, pc_k_index_fill_forward, pc_k_index_fill_backward, 0, 8u)
 X(GATHER, "gather(Tensor input, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor", true, pc_k_gather_forward, pc_k_gather_backward, 0, 0u)
-/* src a tensor, or a Python number (torch's value form; a keyword 'value=' does not bind) */
-X(SCATTER, "scatter(Tensor input, int dim, Tensor index, Tensor src, *, str? reduce=None) -> Tensor", false, pc_k_scatter_forward, pc_k_scatter_backward, PC_IDX_SCATTER, 8u)
+/* src a tensor, or a Python number (torch's value form): by keyword src= a tensor, value= a number or a 0-dim tensor */
+X(SCATTER, "scatter(Tensor input, int dim, Tensor index, Tensor src|Scalar value, *, str? reduce=None) -> Tensor", false, pc_k_scatter_forward, pc_k_scatter_backward, PC_IDX_SCATTER, 8u)
 X(SCATTER_ADD, "scatter_add(Tensor input, int dim, Tensor index, Tensor src) -> Tensor", false, pc_k_scatter_forward, pc_k_scatter_backward, PC_IDX_SCATTER_ADD, 0u)
 X(TAKE_ALONG_DIM, "take_along_dim(Tensor input, Tensor indices, int? dim=None) -> Tensor", true, pc_k_take_along_dim_forward, pc_k_take_along_dim_backward, 0, 0u)
 X(TAKE, "take(Tensor input, Tensor index) -> Tensor", true, pc_k_take_forward, pc_k_take_backward, 0, 0u)

@@ -14,8 +14,8 @@ X(STD_MEAN, "std_mean(Tensor input, int[1]? dim=None, bool unbiased=True, bool k
 X(CUMSUM, "cumsum(Tensor input, int dim, *, ScalarType? dtype=None) -> Tensor", false, pc_k_scan_forward, pc_k_scan_backward, PC_RD_CUMSUM, 0u)
 X(CUMPROD, "cumprod(Tensor input, int dim, *, ScalarType? dtype=None) -> Tensor", false, pc_k_scan_forward, pc_k_scan_backward, PC_RD_CUMPROD, 0u)
 X(LOGSUMEXP, "logsumexp(Tensor input, int[1] dim, bool keepdim=False) -> Tensor", false, pc_k_logsumexp_forward, pc_k_logsumexp_backward, 0, 0u)
-/* p is a number: 'fro' (torch's default, the 2-norm for up to two dims) as a str does not bind */
-X(NORM, "norm(Tensor input, Scalar? p=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", false, pc_k_norm_forward, pc_k_norm_backward, 0, 0u)
+/* p: a number, or torch.norm's str forms (reduce.c's pc_k_norm_str_*: 'fro', the default, is torch's frobenius_norm; 'nuc' is refused) */
+X(NORM, "norm(Tensor input, str|Scalar? p='fro', int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", false, pc_k_norm_str_forward, pc_k_norm_str_backward, 0, 0u)
 X(NORMALIZE, "normalize(Tensor input, float p=2.0, int dim=1, float eps=1e-12, Tensor? out=None) -> Tensor", false, pc_k_normalize_forward, pc_k_normalize_backward, 0, 0u)
 X(FOREACH_NORM, "_foreach_norm(Tensor[] tensors, Scalar ord=2) -> Tensor[]", false, pc_k_foreach_norm_forward, NULL, 0, 0u)
 X(ALL, "all(Tensor input, int? dim=None, bool keepdim=False) -> Tensor", true, pc_k_all_forward, NULL, PC_RD_ALL, 0u)

@@ -1,11 +1,15 @@
 /*
- * Reductions: sum, mean, amax/amin, max/min, argmax/argmin, forward and backward.
+ * Reductions: sum, mean, amax/amin, max/min, argmax/argmin, forward and backward; and
+ * torch.norm's str p ('fro', 'nuc') in front of the reduction group's norm.
  *
  * Every reduction reads its input once, permuted so that the kept dimensions come first and
  * the reduced ones last: each output element then reduces one contiguous run of the buffer.
- * Sums are taken in double with Neumaier's compensation (nearly the exact sum; torch's fp32
- * cascade sum is within an ULP of it for the sizes dumps hold) and rounded once to the output
- * dtype; integer sums are exact in int64 and wrap like torch's. mean is torch 1.13's CPU
+ * float32 and float64 sums of a contiguous input whose reduced dimensions form one block add in
+ * torch 1.13's CPU order (the reduction group's pc_rd_torch_sums; the bench's in float64's
+ * order), every step rounded as torch rounds it; other sums (float16/bfloat16, reduced
+ * dimensions in several blocks, strided inputs) are taken in double with Neumaier's
+ * compensation and rounded once to the output dtype (within an ULP of torch's where the terms
+ * do not cancel); integer sums are exact in int64 and wrap like torch's. mean is torch 1.13's CPU
  * formula: the sum rounded to the output dtype, then divided by the count (in float opmath on
  * the device). The extremes are exact in every compute type: values are compared, never
  * computed; NaN wins, and the first index among ties is the one reported, as torch's CPU does.
@@ -15,6 +19,7 @@
 #include <string.h>
 
 #include "precheck/core/convert.h"
+#include "reduction_impl.h"
 #include "shape_impl.h"
 
 typedef struct red_plan {
@@ -162,6 +167,32 @@ static double sum_compensated(const double *v, int64_t n)
     return isfinite(s) ? s + c : s;
 }
 
+/* y[o]: the sums of the slots of v (plan order) in dtype d: torch's order where
+ * pc_rd_torch_sums knows it (the bench sums in float64), else compensated; not rounded. */
+static void slot_sums(const pc_rd_plan *p, pc_compute compute, pc_dtype d, const double *v,
+                      double *y)
+{
+    if (pc_rd_torch_sums(p, compute == PC_COMPUTE_BENCH ? PC_DTYPE_F64 : d, v, y))
+        return;
+    for (int64_t o = 0; o < p->outer; o++)
+        y[o] = sum_compensated(v + o * p->inner, p->inner);
+}
+
+/* The reduction group's plan of the same reduction (its values are in the same order). */
+static pc_rd_plan rd_plan_of(const red_plan *p)
+{
+    pc_rd_plan q;
+    memset(&q, 0, sizeof q);
+    q.x = p->x;
+    memcpy(q.reduced, p->reduced, sizeof q.reduced);
+    memcpy(q.perm, p->perm, sizeof q.perm);
+    q.out_rank = p->out_rank;
+    memcpy(q.out_shape, p->out_shape, sizeof q.out_shape);
+    q.outer = p->outer;
+    q.inner = p->inner;
+    return q;
+}
+
 pc_status pc_k_reduce_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out)
 {
     const pc_tensor *x = pc_call_tensor(call, 0);
@@ -214,8 +245,10 @@ pc_status pc_k_reduce_forward(const pc_op_call *call, pc_compute compute, pc_op_
         pc_tensor_free(&buf);
         return pc_error_set(PC_ERR_NOMEM, "%s: out of memory", call->full_name);
     }
+    pc_rd_plan q = rd_plan_of(&p);
+    slot_sums(&q, compute, od, v, y);
     for (int64_t o = 0; o < p.outer; o++) {
-        double s = sum_compensated(v + o * p.inner, p.inner);
+        double s = y[o];
         if (!mean)
             y[o] = pc_round_to_dtype(s, od);
         else if (compute == PC_COMPUTE_BENCH)
@@ -520,4 +553,183 @@ pc_status pc_k_argmax_forward(const pc_op_call *call, pc_compute compute, pc_op_
     }
     out->count = 1;
     return PC_OK;
+}
+
+/* ---- norm with a str p (torch.norm's Python layer) ---- */
+
+/*
+ * norm(input, p='fro', dim=None, keepdim=False, *, dtype=None): torch 1.13's torch.norm turns
+ * p='fro' into frobenius_norm(input, dim) (dtype= is refused first), which is norm(input, 2, dim)
+ * for no dim or one and sqrt(sum(input * input, dim)) for two; 'nuc' is the nuclear norm (an
+ * SVD), which precheck does not have. *ndims: -1 when p is a number (the reduction group's
+ * kernels run the call as it is), else the number of dims (0 for None).
+ */
+static pc_status norm_str_kind(const pc_op_call *call, int *ndims)
+{
+    const pc_value *pv = &call->args[1], *dim = &call->args[2];
+    *ndims = -1;
+    if (pv->kind != PC_VALUE_STR)
+        return PC_OK;
+    bool has_dtype = call->args[4].kind == PC_VALUE_DTYPE;
+    if (strcmp(pv->s, "fro") == 0) {
+        if (has_dtype)
+            return pc_error_set(PC_ERR_INVALID,
+                                "%s: dtype argument is not supported in frobenius norm",
+                                call->full_name);
+        *ndims = dim->kind == PC_VALUE_INT ? 1 : dim->kind == PC_VALUE_INT_LIST ? dim->nints : 0;
+        if (*ndims > 2)
+            return pc_error_set(PC_ERR_INVALID,
+                                "%s: Expected at most 2 dimensions, but got %d dimensions instead.",
+                                call->full_name, *ndims);
+        return PC_OK;
+    }
+    if (strcmp(pv->s, "nuc") == 0) {
+        if (has_dtype)
+            return pc_error_set(PC_ERR_INVALID,
+                                "%s: dtype argument is not supported in nuclear norm",
+                                call->full_name);
+        return pc_error_set(PC_ERR_UNSUPPORTED,
+                            "%s: norm with p='nuc' (the nuclear norm, a sum of singular values) "
+                            "is not supported by precheck",
+                            call->full_name);
+    }
+    return pc_error_set(PC_ERR_INVALID,
+                        "%s: only valid string values are 'fro' and 'nuc', found %s",
+                        call->full_name, pv->s);
+}
+
+/* A borrowed copy of call with p = 2 (it owns nothing: never freed as a call); NULL when out of
+ * memory. */
+static pc_op_call *norm2_call(const pc_op_call *call)
+{
+    pc_op_call *c = malloc(sizeof *c);
+    if (!c)
+        return NULL;
+    *c = *call;
+    c->args[1] =
+        (pc_value){.kind = PC_VALUE_INT, .i = 2, .f = 2.0, .src_pos = call->args[1].src_pos};
+    return c;
+}
+
+/* The plan of frobenius_norm over two dims, with torch's checks in its order. */
+static pc_status fro2_plan(const pc_op_call *call, pc_rd_plan *p)
+{
+    const pc_tensor *x = pc_call_tensor(call, 0);
+    const pc_value *dim = &call->args[2];
+    pc_status st = pc_rd_real(call, x);
+    if (st != PC_OK)
+        return st;
+    int d0, d1;
+    if ((st = pc_shape_wrap_dim(call, dim->ints[0], x->rank, &d0)) != PC_OK ||
+        (st = pc_shape_wrap_dim(call, dim->ints[1], x->rank, &d1)) != PC_OK)
+        return st;
+    if (d0 == d1)
+        return pc_error_set(PC_ERR_INVALID,
+                            "%s: Expected dims to be different, got [%lld, %lld] "
+                            "instead",
+                            call->full_name, (long long)dim->ints[0], (long long)dim->ints[1]);
+    /* torch squares and sums an integer tensor, then fails an internal assert on the result */
+    if (!pc_dtype_is_float(x->dtype))
+        return pc_error_set(PC_ERR_INVALID,
+                            "%s: frobenius_norm over two dims of a %s tensor: torch 1.13 fails "
+                            "(result.scalar_type() == toRealValueType(self.scalar_type()) "
+                            "INTERNAL ASSERT FAILED)",
+                            call->full_name, pc_torch_type_name(x->dtype));
+    return pc_rd_plan_make(call, x, dim, call->args[3].b, p);
+}
+
+/* sqrt(sum(x * x, dims)) of every slot, each op rounded to x's dtype d as torch's (in float
+ * opmath for the half types); *buf keeps x's values (plan order). */
+static pc_status fro2_values(const pc_op_call *call, pc_compute compute, const pc_rd_plan *p,
+                             pc_tensor *buf, double *y)
+{
+    pc_dtype d = p->x->dtype;
+    pc_status st = pc_rd_load(p, p->x, PC_DTYPE_F64, buf);
+    if (st != PC_OK)
+        return st;
+    int64_t n = p->outer * p->inner;
+    double *sq = malloc((size_t)(n > 0 ? n : 1) * sizeof *sq);
+    if (!sq)
+        return pc_rd_nomem(call);
+    const double *v = pc_tensor_data(buf);
+    for (int64_t i = 0; i < n; i++)
+        sq[i] = pc_rd_round(compute, d, v[i] * v[i]);
+    slot_sums(p, compute, d, sq, y);
+    for (int64_t o = 0; o < p->outer; o++)
+        y[o] = pc_rd_round(compute, d, sqrt(pc_rd_round(compute, d, y[o])));
+    free(sq);
+    return PC_OK;
+}
+
+pc_status pc_k_norm_str_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out)
+{
+    int nd;
+    pc_status st = norm_str_kind(call, &nd);
+    if (st != PC_OK)
+        return st;
+    if (nd < 0)
+        return pc_k_norm_forward(call, compute, out);
+    if (nd < 2) {
+        pc_op_call *c = norm2_call(call);
+        st = c ? pc_k_norm_forward(c, compute, out) : pc_rd_nomem(call);
+        free(c);
+        return st;
+    }
+    pc_rd_plan p;
+    if ((st = fro2_plan(call, &p)) != PC_OK)
+        return st;
+    double *y = malloc((size_t)(p.outer > 0 ? p.outer : 1) * sizeof *y);
+    pc_tensor buf = PC_TENSOR_NULL;
+    st = y ? fro2_values(call, compute, &p, &buf, y) : pc_rd_nomem(call);
+    if (st == PC_OK)
+        st = pc_shape_store(&out->tensors[0], p.x->dtype, p.out_shape, p.out_rank, y);
+    if (st == PC_OK)
+        out->count = 1;
+    free(y);
+    pc_tensor_free(&buf);
+    return st;
+}
+
+/* Over two dims, torch's autograd through sqrt, sum and x * x: t = dy / (2 y), then x's
+ * gradient t x from each factor of the product, added (2 t x); each op rounded to x's dtype. */
+pc_status pc_k_norm_str_backward(const pc_op_call *call, pc_compute compute,
+                                 const pc_tensor *grad_out, pc_op_grads *out)
+{
+    int nd;
+    pc_status st = norm_str_kind(call, &nd);
+    if (st != PC_OK)
+        return st;
+    if (nd < 0)
+        return pc_k_norm_backward(call, compute, grad_out, out);
+    if (nd < 2) {
+        pc_op_call *c = norm2_call(call);
+        st = c ? pc_k_norm_backward(c, compute, grad_out, out) : pc_rd_nomem(call);
+        free(c);
+        return st;
+    }
+    pc_rd_plan p;
+    if ((st = fro2_plan(call, &p)) != PC_OK || !pc_shape_wants_grad(call, 0))
+        return st;
+    pc_dtype d = p.x->dtype;
+    double *y = malloc((size_t)(p.outer > 0 ? p.outer : 1) * sizeof *y);
+    pc_tensor buf = PC_TENSOR_NULL, g = PC_TENSOR_NULL;
+    st = y ? fro2_values(call, compute, &p, &buf, y) : pc_rd_nomem(call);
+    if (st == PC_OK)
+        st = pc_rd_grad_load(call, &p, grad_out, &g);
+    if (st == PC_OK) {
+        double *v = pc_tensor_data(&buf);
+        const double *gy = pc_tensor_data(&g);
+        for (int64_t o = 0; o < p.outer; o++) {
+            double t = pc_rd_round(compute, d, pc_rd_round(compute, d, gy[o]) / (2.0 * y[o]));
+            for (int64_t k = 0; k < p.inner; k++) {
+                double *e = &v[o * p.inner + k];
+                *e = 2.0 * pc_rd_round(compute, d, t * *e);
+            }
+        }
+        st = pc_rd_unload(call, &p, v, d, &out->grads[0]);
+    }
+    free(y);
+    pc_tensor_free(&buf);
+    pc_tensor_free(&g);
+    return st;
 }

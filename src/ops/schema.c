@@ -119,7 +119,7 @@ static bool peek_ident(cursor *c, const char *word)
  * optionals. Fills the type fields of an argument (also used for returns). */
 typedef struct type_info {
     pc_arg_type type;
-    bool optional, is_list, elem_optional, mutates;
+    bool optional, is_list, elem_optional, mutates, or_str;
     int list_size;
     char alias;
 } type_info;
@@ -138,9 +138,8 @@ static pc_status read_alias(cursor *c, type_info *t)
     return expect(c, ')', "')' closing the alias annotation");
 }
 
-static pc_status read_type(cursor *c, type_info *t)
+static pc_status read_type_name(cursor *c, pc_arg_type *type)
 {
-    memset(t, 0, sizeof *t);
     char name[PC_SCHEMA_NAME_MAX];
     pc_status st = read_ident(c, name, "a type");
     if (st)
@@ -153,7 +152,26 @@ static pc_status read_type(cursor *c, type_info *t)
         c->pos -= strlen(name);
         return fail(c, "a known type (Tensor, int, float, bool, str, Scalar, ...)");
     }
-    t->type = type_names[i].type;
+    *type = type_names[i].type;
+    return PC_OK;
+}
+
+/* union_ok: `str|Type` is allowed (arguments, not returns) */
+static pc_status read_type(cursor *c, type_info *t, bool union_ok)
+{
+    memset(t, 0, sizeof *t);
+    pc_status st = read_type_name(c, &t->type);
+    if (st)
+        return st;
+    if (union_ok && t->type == PC_ARG_STR && accept(c, '|')) {
+        t->or_str = true;
+        if ((st = read_type_name(c, &t->type)))
+            return st;
+        if (t->type == PC_ARG_STR) {
+            c->pos -= 3;
+            return fail(c, "a type other than str after 'str|'");
+        }
+    }
     if ((st = read_alias(c, t)))
         return st;
     if (accept(c, '?'))
@@ -303,9 +321,10 @@ static pc_status read_args(cursor *c, pc_schema *s)
                                 PC_SCHEMA_MAX_ARGS);
         pc_schema_arg *a = &s->args[s->nargs];
         type_info t;
-        if ((st = read_type(c, &t)))
+        if ((st = read_type(c, &t, true)))
             return st;
         a->type = t.type;
+        a->or_str = t.or_str;
         a->optional = t.optional;
         a->is_list = t.is_list;
         a->list_size = t.list_size;
@@ -318,6 +337,16 @@ static pc_status read_args(cursor *c, pc_schema *s)
         if (pc_schema_find_arg(s, a->name) >= 0) {
             c->pos -= strlen(a->name);
             return fail(c, "an argument name not used before");
+        }
+        if (accept(c, '|')) { /* Type name|Type2 name2: a second keyword name */
+            if ((st = read_type_name(c, &a->alt_type)))
+                return st;
+            if ((st = read_ident(c, a->alt_name, "an argument name after the type")))
+                return st;
+            if (pc_schema_find_arg(s, a->alt_name) >= 0 || strcmp(a->alt_name, a->name) == 0) {
+                c->pos -= strlen(a->alt_name);
+                return fail(c, "an argument name not used before");
+            }
         }
         if (accept(c, '=') && (st = read_default(c, &a->def)))
             return st;
@@ -341,7 +370,7 @@ static pc_status read_one_return(cursor *c, pc_schema *s)
                             PC_SCHEMA_MAX_RETURNS);
     pc_schema_return *r = &s->returns[s->nreturns];
     type_info t;
-    pc_status st = read_type(c, &t);
+    pc_status st = read_type(c, &t, false);
     if (st)
         return st;
     r->type = t.type;
@@ -404,7 +433,8 @@ pc_status pc_schema_parse(const char *text, pc_schema *out)
 int pc_schema_find_arg(const pc_schema *schema, const char *name)
 {
     for (int i = 0; i < schema->nargs; i++)
-        if (strcmp(schema->args[i].name, name) == 0)
+        if (strcmp(schema->args[i].name, name) == 0 ||
+            (schema->args[i].alt_name[0] && strcmp(schema->args[i].alt_name, name) == 0))
             return i;
     return -1;
 }

@@ -53,6 +53,12 @@ pc_status pc_k_tri_backward(const pc_op_call *call, pc_compute compute, const pc
 pc_status pc_k_reduce_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
 pc_status pc_k_reduce_backward(const pc_op_call *call, pc_compute compute,
                                const pc_tensor *grad_out, pc_op_grads *out);
+/* norm with torch.norm's Python layer (reduce.c): p a number -> the reduction group's norm
+ * kernels; p='fro' -> torch's frobenius_norm (the 2-norm over no dim, all, or one dim; over two
+ * dims sqrt(sum(x * x)), each op rounded as torch rounds it); 'nuc' refused. */
+pc_status pc_k_norm_str_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
+pc_status pc_k_norm_str_backward(const pc_op_call *call, pc_compute compute,
+                                 const pc_tensor *grad_out, pc_op_grads *out);
 /* max/min: no dim -> one 0-dim tensor (backward: dy split among the ties); with dim ->
  * (values, indices), forward only. */
 pc_status pc_k_extreme_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);

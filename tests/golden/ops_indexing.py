@@ -394,6 +394,31 @@ def range_cases(g):
     case("Torch.linspace", [S(0.0), S(1.0), S(-1)], backward=False)
 
 
+def keyword_cases(g):
+    """Keyword names that differ between torch's overloads (appended after the other sections):
+    scatter's value= (a number, or a 0-dim tensor) against src= (a tensor)."""
+    case, S, rnd, ints = g.case, g.S, g.rnd, g.ints
+    t, i64, i32, b = tensors(g)
+    idx = [[1, 0, 2, 1], [0, 2, 2, 0]]
+    for dt in FLOATS:
+        case("Torch.scatter", [rnd([3, 4], dt), S(0), i64(idx)], {"value": S(3.0)})
+    case("Tensor.scatter", [rnd([3, 4], "bf16"), S(1), i64([[3, 0], [1, 2], [0, 1]])], {"value": S(-2)})
+    case("Torch.scatter", [rnd([3, 4], "f32")], {"dim": S(0), "index": i64(idx), "value": S(2)})
+    case("Tensor.scatter", [ints([3, 4], "i64"), S(0), i64(idx)], {"value": S(7)}, backward=False)
+    case("Tensor.scatter", [ints([3, 4], "i32"), S(0), i64(idx)], {"value": S(True)}, backward=False)
+    case("Tensor.scatter", [rnd([3, 4], "f32"), S(0), i64(idx)], {"value": t.tensor(2.5)})
+    case("Tensor.scatter_", [rnd([3, 4], "f32"), S(1), i64([[2], [1], [0]])], {"value": S(-1.5)}, inplace=True)
+    case("Tensor.scatter_", [rnd([3, 4], "f32"), S(1), i64([[0, 0], [1, 3], [2, 2]])], {"value": S(5), "reduce": "add"}, inplace=True, backward=False)
+    case("Torch.scatter", [rnd([3, 4], "f32"), S(0), i64(idx)], {"value": S(0.5), "reduce": "multiply"}, backward=False)
+    # torch's errors: src= wants a tensor, value= a number (or a 0-dim tensor)
+    case("Torch.scatter", [rnd([3, 4], "f32"), S(0), i64(idx)], {"src": S(3.0)}, backward=False)
+    case("Torch.scatter", [rnd([3, 4], "f32"), S(0), i64(idx)], {"value": rnd([2, 4], "f32")}, backward=False)
+    case("Torch.scatter", [rnd([3, 4], "f32"), S(0), i64(idx), rnd([2, 4], "f32")], {"value": S(1.0)}, backward=False)
+    # a 0-dim tensor is a Scalar where it does not require grad (the case above: it does; the
+    # golden script makes every float tensor require grad, so an integer one here)
+    case("Torch.scatter", [rnd([3, 4], "bf16"), S(0), i64(idx)], {"value": t.tensor(3, dtype=t.int32)}, backward=False)
+
+
 def cases(g):
     base_rec = g.rec
 
@@ -411,7 +436,8 @@ def cases(g):
         # the others alone
         for seed, section in enumerate([select_cases, add_cases, copy_fill_cases, gather_cases,
                                         scatter_cases, mask_cases, setitem_cases, map_cases,
-                                        put_cases, take_cases, range_cases]):
+                                        put_cases, take_cases, range_cases,
+                                        keyword_cases]):
             g.torch.manual_seed(2000 + seed)
             section(g)
     finally:

@@ -195,6 +195,34 @@ def bool_cases(g):
     case("Tensor.isclose", [rnd([3], "f32"), rnd([3], "f32")], {"atol": S(1.5)}, backward=False)
 
 
+def fro_cases(g):
+    """torch.norm's str p (appended after the other sections): 'fro' (the default) is
+    frobenius_norm, the 2-norm over no dim, all or one, sqrt(sum(x * x)) over two; its dtype=
+    and more than two dims are refused, as 'nuc' is by precheck."""
+    S, rnd, ints, case = g.S, g.rnd, g.ints, g.case
+    g.torch.manual_seed(110)
+    for dt in FLOATS:
+        case("Torch.norm", [rnd([3, 4], dt), "fro"])
+        case("Tensor.norm", [rnd([3, 4, 5], dt)], {"p": "fro", "dim": [0, 2]})
+        case("Torch.norm", [rnd([4, 6], dt), "fro", [-1, 0], S(True)])
+    case("Torch.norm", [rnd([2, 3, 4], "f32"), "fro", S(1)])
+    case("Tensor.norm", [rnd([2, 3, 4], "f32")], {"p": "fro", "dim": [-1], "keepdim": S(True)})
+    case("Torch.norm", [rnd([2, 3, 4], "f32")], {"p": "fro", "keepdim": S(True)})
+    case("Torch.norm", [rnd([2, 3, 4], "f64"), "fro", [1, 2]])
+    case("Torch.norm", [rnd([40, 50], "f32"), "fro", [0, 1]])
+    case("Torch.norm", [rnd([3, 40, 24], "f32"), "fro", [1, 2]])
+    case("Torch.norm", [g.torch.zeros(2, 3), "fro", [0, 1]])
+    case("Torch.norm", [rnd([3, 4], "f32"), "fro"], {"dtype": g.torch.float64}, backward=False)
+    case("Torch.norm", [rnd([3, 4], "f32")], {"dtype": g.torch.float64}, backward=False)
+    case("Torch.norm", [rnd([2, 3, 4], "f32"), "fro", [0, 1, 2]], backward=False)
+    case("Torch.norm", [rnd([2, 3], "f32"), "fro", [1, -1]], backward=False)
+    case("Torch.norm", [rnd([2, 3], "f32"), "fro", [0, 2]], backward=False)
+    case("Torch.norm", [rnd([3, 4], "f32"), "nuc"], {"dtype": g.torch.float64}, backward=False)
+    case("Torch.norm", [rnd([3, 4], "f32"), "max"], backward=False)
+    case("Torch.norm", [ints([3, 4], "i64"), "fro"], backward=False)
+    case("Torch.norm", [ints([3, 4], "i64"), "fro", S(1)], backward=False)
+
+
 def cases(g):
     sum_cases(g)
     var_cases(g)
@@ -202,3 +230,4 @@ def cases(g):
     lse_cases(g)
     norm_cases(g)
     bool_cases(g)
+    fro_cases(g)

@@ -462,10 +462,67 @@ def index_case_list(g, S, rnd, ints, t):
     case(A, [rnd([3, 4], "f32"), t.zeros([0, 2], dtype=t.int64)], backward=False)
 
 
+def index_dtype_cases(g):
+    """Tensor.__getitem__ with index tensors that are not int64 (appended after the other
+    sections): torch 1.13's CPU refuses them in advanced indexing, except a 0-dim integer one
+    (it selects, as an int) and a lone one (msprobe turns it into a list of ints)."""
+    S, rnd, ints, t = g.S, g.rnd, g.ints, g.torch
+    base_rec, base_fn = g.rec, g.torch_fn
+
+    def rec(x, name, rg):
+        if isinstance(x, slice):
+            return {"type": "slice", "value": [x.start, x.stop, x.step]}
+        if x is Ellipsis:
+            return {"type": "ellipsis", "value": "..."}
+        return base_rec(x, name, rg)
+
+    def torch_fn(api):
+        return msprobe_getitem if api == "Tensor.__getitem__" else base_fn(api)
+
+    g.rec, g.torch_fn = rec, torch_fn
+    try:
+        case, A, sl, E = g.case, "Tensor.__getitem__", slice, Ellipsis
+        i64 = lambda v: t.tensor(v, dtype=t.int64)
+        i32 = lambda v: t.tensor(v, dtype=t.int32)
+        # what works: a 0-dim integer tensor selects; a lone tensor of any integer dtype
+        case(A, [rnd([3, 4], "f32"), [i32(2), sl(None)]])
+        case(A, [rnd([3, 4], "bf16"), [sl(None), i32(-1)]])
+        case(A, [rnd([3, 4, 2], "f32"), [i32(1), i64([0, 3, 3])]])
+        case(A, [rnd([3, 4], "f32"), [t.tensor(0, dtype=t.int16), E]])
+        case(A, [rnd([4, 3], "f32"), i32([[0, 3], [1, 1]])])
+        case(A, [rnd([4, 3], "f16"), t.tensor([2, 0], dtype=t.int16)])
+        case(A, [rnd([4, 3], "f32"), t.tensor([3, 3], dtype=t.uint8) > 1])
+        # torch's refusals
+        case(A, [rnd([3, 4], "f32"), [i32([1, 0])]], backward=False)
+        case(A, [rnd([3, 4], "f32"), [i32([1, 0]), sl(None)]], backward=False)
+        case(A, [rnd([3, 4], "f32"), [sl(None), i32([3, 0])]], backward=False)
+        case(A, [rnd([3, 4], "f32"), [i32([[1], [0]]), i64([2, 3])]], backward=False)
+        case(A, [rnd([3, 4, 2], "f32"), [i32(1), i32([0, 3])]], backward=False)
+        case(A, [rnd([3, 4], "f32"), [E, t.tensor([1], dtype=t.int16)]], backward=False)
+        case(A, [rnd([3, 4], "f32"), [None, t.tensor([1, 2], dtype=t.int8)]], backward=False)
+        case(A, [rnd([3, 4], "f32"), [[0, 1], i32([0, 1])]], backward=False)
+        case(A, [rnd([3, 4], "f32"), [sl(None), t.zeros([0], dtype=t.int32)]], backward=False)
+        case(A, [rnd([3, 4], "f32"), [sl(None), t.tensor([1.0, 0.0])]], backward=False)
+        case(A, [rnd([3, 4], "f32"), [t.tensor(1.0), sl(None)]], backward=False)
+        case(A, [rnd([3, 4], "f32"), t.tensor([1.0, 0.0])], backward=False)
+        # ints and slices apply first: their errors come before the dtype's
+        case(A, [rnd([3, 4], "f32"), [i32([0]), 5]], backward=False)
+        # lone tensors through msprobe's t.tolist(): floats of 1 dim index (truncated to int64),
+        # a 0-dim float is refused, rows of more dims are tensors again
+        case(A, [rnd([4, 3], "f32"), t.tensor([-1.5, 2.9, 0.2])])
+        case(A, [rnd([4, 3], "f32"), t.tensor([], dtype=t.float32)])
+        case(A, [rnd([4, 3], "f32"), t.tensor(1.0)], backward=False)
+        case(A, [rnd([4, 3], "f32"), t.tensor([[1.0], [0.0]])], backward=False)
+        case(A, [rnd([4, 3], "f32"), t.tensor([[1], [0]], dtype=t.int16)], backward=False)
+    finally:
+        g.rec, g.torch_fn = base_rec, base_fn
+
+
 def cases(g):
     # each section draws from its own seed, so that adding cases to one leaves the data of the
     # others (and the ULP limits pinned on them) alone
     for seed, section in enumerate([view_cases, join_cases, split_cases, tri_cases, reduce_cases,
-                                    extreme_cases, factory_cases, index_cases]):
+                                    extreme_cases, factory_cases, index_cases,
+                                    index_dtype_cases]):
         g.torch.manual_seed(1000 + seed)
         section(g)

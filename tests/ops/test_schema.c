@@ -116,6 +116,35 @@ static void test_returns(void **state)
     assert_int_equal(s.nargs, 0);
 }
 
+/* torch's Python overloads of one name: a str-or-Type argument, a second keyword name. */
+static void test_unions(void **state)
+{
+    (void)state;
+    pc_schema s;
+    assert_int_equal(pc_schema_parse("norm(Tensor input, str|Scalar? p='fro', int[1]? dim=None, "
+                                     "bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
+                                     &s),
+                     PC_OK);
+    assert_true(s.args[1].or_str && s.args[1].type == PC_ARG_SCALAR && s.args[1].optional);
+    assert_true(s.args[1].def.kind == PC_DEFAULT_STR && strcmp(s.args[1].def.text, "fro") == 0);
+    assert_false(s.args[0].or_str || s.args[2].or_str);
+    assert_string_equal(s.args[1].alt_name, "");
+    assert_int_equal(pc_schema_parse("scatter(Tensor input, int dim, Tensor index, Tensor "
+                                     "src|Scalar value, *, str? reduce=None) -> Tensor",
+                                     &s),
+                     PC_OK);
+    assert_int_equal(s.nargs, 5);
+    assert_int_equal(s.npositional, 4);
+    assert_string_equal(s.args[3].name, "src");
+    assert_string_equal(s.args[3].alt_name, "value");
+    assert_int_equal(s.args[3].type, PC_ARG_TENSOR);
+    assert_int_equal(s.args[3].alt_type, PC_ARG_SCALAR);
+    assert_false(s.args[3].or_str);
+    assert_int_equal(pc_schema_find_arg(&s, "src"), 3);
+    assert_int_equal(pc_schema_find_arg(&s, "value"), 3);
+    assert_int_equal(pc_schema_find_arg(&s, "reduce"), 4);
+}
+
 static void expect_error(const char *text, pc_status want, const char *fragment)
 {
     pc_schema s;
@@ -151,6 +180,13 @@ static void test_errors(void **state)
     expect_error("", PC_ERR_FORMAT, "expected an operator name");
     expect_error("f(int a=99999999999999999999) -> Tensor", PC_ERR_FORMAT, "fits in 64 bits");
     expect_error("f(int[] a=[1,2,3,4,5,6,7,8,9]) -> Tensor", PC_ERR_RANGE, "more than 8");
+    expect_error("f(str|str a) -> Tensor", PC_ERR_FORMAT, "a type other than str after 'str|'");
+    expect_error("f(int|str a) -> Tensor", PC_ERR_FORMAT, "expected an argument name");
+    expect_error("f(Tensor a|Scalar a) -> Tensor", PC_ERR_FORMAT, "not used before");
+    expect_error("f(Tensor a, Tensor b|Scalar a) -> Tensor", PC_ERR_FORMAT, "not used before");
+    expect_error("f(Tensor a|Scalar b, int b) -> Tensor", PC_ERR_FORMAT, "not used before");
+    expect_error("f(Tensor a|Scalr b) -> Tensor", PC_ERR_FORMAT, "expected a known type");
+    expect_error("f(Tensor a) -> str|Tensor", PC_ERR_FORMAT, "expected the end of the schema");
     char longname[200];
     memset(longname, 'x', 100);
     strcpy(longname + 100, "(Tensor a) -> Tensor");
@@ -174,6 +210,7 @@ int main(void)
         cmocka_unit_test(test_overload_kwonly_alias),
         cmocka_unit_test(test_lists_and_defaults),
         cmocka_unit_test(test_returns),
+        cmocka_unit_test(test_unions),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_type_names),
     };

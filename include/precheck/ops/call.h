@@ -10,7 +10,10 @@
  * float <- float or int; bool <- bool; str <- str; Scalar <- int, float or bool; ScalarType <-
  * torch.dtype; Device, Layout, MemoryFormat, Generator <- anything (ignored); Index <- int, bool,
  * None, slice, ellipsis, tensor, or a list of these (a list of only ints and bools is one
- * index tensor, as torch reads it; a list inside the list must be of ints and bools too).
+ * index tensor, as torch reads it; a list inside the list must be of ints and bools too);
+ * `str|Type` (schema.h) <- str (a PC_VALUE_STR) or what Type takes; `Type name|Scalar name2`
+ * for a Tensor argument: by position a tensor or a number, by the keyword name a tensor only,
+ * by name2 a number or a 0-dim tensor that does not require grad (both a wrapped number).
  * Anything else is PC_ERR_INVALID with a message such as
  *   "Functional.layer_norm.0: argument 'eps': expected float, found str".
  *

@@ -13,6 +13,14 @@
  * parenthesised list, optionally with names. One type is precheck's own: Index, the index of
  * Tensor.__getitem__ (call.h).
  *
+ * Two forms stand for torch's Python overloads of one name, which its schema language writes as
+ * separate schemas:
+ *   `str|Type name`: the argument is a str or a Type (torch.norm's p: 'fro', 'nuc' or a
+ *     number); a str default such as `str|Scalar? p='fro'` binds as a str;
+ *   `Type name|Type2 name2`: the argument also takes the keyword name2, with the type Type2
+ *     (torch.scatter's `Tensor src|Scalar value`: src= takes a tensor, value= a number); given
+ *     by position it takes either type.
+ *
  * A pc_schema is a plain value with fixed-size arrays: parsing allocates nothing and a schema
  * needs no freeing. Errors: PC_ERR_FORMAT with a message giving the column and what was
  * expected; PC_ERR_RANGE when a name or a list is longer than the limits below.
@@ -80,6 +88,11 @@ typedef struct pc_schema_arg {
     bool mutates;       /* alias annotation with `!`: written in place */
     char alias;         /* alias set letter ('a'), 0 when none */
     pc_schema_default def;
+    bool or_str; /* `str|Type`: a str is accepted too */
+    /* `Type name|Type2 name2`: the keyword name2 (with type alt_type) binds this argument too;
+     * "" when none */
+    char alt_name[PC_SCHEMA_NAME_MAX];
+    pc_arg_type alt_type;
 } pc_schema_arg;
 
 typedef struct pc_schema_return {
@@ -103,7 +116,7 @@ typedef struct pc_schema {
 /* Parses text into *out (written only on success). */
 pc_status pc_schema_parse(const char *text, pc_schema *out);
 
-/* Index of the argument called name, or -1. */
+/* Index of the argument called name (its name or its second keyword name), or -1. */
 int pc_schema_find_arg(const pc_schema *schema, const char *name);
 
 /* The spelling of a type in schemas ("Tensor", "int", ...). */
