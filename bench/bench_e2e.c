@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -148,11 +149,11 @@ static void report_statuses(const char *dir)
         char *c1 = strchr(line, ',');
         if (!c1)
             continue;
-        if (strncmp(c1 + 1, "pass", 4) == 0)
+        if (strncasecmp(c1 + 1, "pass", 4) == 0)
             pass++;
-        else if (strncmp(c1 + 1, "warning", 7) == 0)
+        else if (strncasecmp(c1 + 1, "warning", 7) == 0)
             warn++;
-        else if (strncmp(c1 + 1, "error", 5) == 0)
+        else if (strncasecmp(c1 + 1, "error", 5) == 0)
             err++;
         else if (strncmp(c1 + 1, "SKIP", 4) == 0) {
             skip++;
