@@ -7,10 +7,10 @@
  * vectorised Welford scheme as torch's RowwiseMoments. The backward recomputes what it needs
  * (the output rounded to its dtype on the device, as autograd keeps it).
  *
- * softmax, log_softmax and layer_norm work a block of whole rows at a time (PC_NN_BLOCK) in
- * scratch of the compute dtype and round each block straight into the output: a call's memory
- * beyond its output does not grow with the tensor. The arithmetic of every row is the
- * whole-tensor kernel's, so the blocks change no bit.
+ * softmax, log_softmax, layer_norm and cross_entropy work a block of whole rows at a time
+ * (PC_NN_BLOCK) in scratch of the compute dtype and round each block straight into the output:
+ * a call's memory beyond its output does not grow with the tensor. The arithmetic of every row
+ * is the whole-tensor kernel's, so the blocks change no bit.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -441,30 +441,12 @@ done:
 
 /* ---- cross_entropy: log_softmax over the class dimension, then nll_loss ---- */
 
-/* softmax_fwd / softmax_bwd over whole buffers [outer, n, inner], threads over outer slices
- * (independent: no result changes). */
-static void sm_fwd_all(pc_dtype cd, bool logsm, const void *x, void *y, int64_t outer, int64_t n,
-                       int64_t inner)
-{
-    size_t es = pc_dtype_size(cd);
-    int64_t slab = n * inner;
-#pragma omp parallel for schedule(static) if (outer * slab > 32768)
-    for (int64_t o = 0; o < outer; o++)
-        sm_fwd(cd, logsm, inner == 1, (const char *)x + (size_t)(o * slab) * es,
-               (char *)y + (size_t)(o * slab) * es, 1, n, inner);
-}
-
-static void sm_bwd_all(pc_dtype cd, bool logsm, const void *y, const void *dy, void *dx,
-                       int64_t outer, int64_t n, int64_t inner)
-{
-    size_t es = pc_dtype_size(cd);
-    int64_t slab = n * inner;
-#pragma omp parallel for schedule(static) if (outer * slab > 32768)
-    for (int64_t o = 0; o < outer; o++)
-        sm_bwd(cd, logsm, inner == 1, (const char *)y + (size_t)(o * slab) * es,
-               (const char *)dy + (size_t)(o * slab) * es, (char *)dx + (size_t)(o * slab) * es, 1,
-               n, inner);
-}
+/* Both passes work a block of whole batch slices [C, inner] of x at a time (about PC_NN_BLOCK
+ * elements, one slice at least) in per-thread scratch, threads over blocks: the
+ * log-probabilities never exist as a whole tensor. Every slice's arithmetic is the one the
+ * whole-tensor computation does (the same kernels on the same values, each batch element's sums
+ * in class order), and the sums across the batch run afterwards in batch order, so neither the
+ * blocks nor the threads change a bit. */
 
 enum { CE_NONE, CE_MEAN, CE_SUM };
 
@@ -552,38 +534,25 @@ static pc_status ce_plan_make(const pc_op_call *call, ce_plan *p)
     return PC_OK;
 }
 
+/* The small operands: the weights (compute dtype) and the class targets (int64, checked). */
 typedef struct ce_bufs {
-    pc_tensor logp, w, t; /* t: probabilities (compute dtype) or classes (int64) */
+    pc_tensor w, t;
 } ce_bufs;
 
 static void ce_free(ce_bufs *u)
 {
-    pc_tensor_free(&u->logp);
     pc_tensor_free(&u->w);
     pc_tensor_free(&u->t);
 }
 
-/* The log-probabilities (rounded to x's dtype on the device: they are a tensor between the
- * two ops), the weights and the targets, checked. */
-static pc_status ce_load(const pc_op_call *call, const ce_plan *p, pc_compute compute, pc_dtype cd,
-                         ce_bufs *u)
+static pc_status ce_load(const pc_op_call *call, const ce_plan *p, pc_dtype cd, ce_bufs *u)
 {
-    *u = (ce_bufs){PC_TENSOR_NULL, PC_TENSOR_NULL, PC_TENSOR_NULL};
-    pc_tensor x = PC_TENSOR_NULL;
-    pc_status st = pc_nn_load(call, p->x, cd, &x);
-    if (st == PC_OK)
-        st = pc_tensor_alloc(&u->logp, cd, p->x->shape, p->x->rank);
-    if (st == PC_OK) {
-        sm_fwd_all(cd, true, pc_tensor_data(&x), pc_tensor_data(&u->logp), p->N, p->C, p->inner);
-        if (compute == PC_COMPUTE_DEVICE)
-            pc_nn_round(&u->logp, p->x->dtype);
-    }
-    pc_tensor_free(&x);
-    if (st == PC_OK && p->w)
+    *u = (ce_bufs){PC_TENSOR_NULL, PC_TENSOR_NULL};
+    pc_status st = PC_OK;
+    if (p->w)
         st = pc_nn_load(call, p->w, cd, &u->w);
-    if (st == PC_OK)
-        st = p->probs ? pc_nn_load(call, p->t, cd, &u->t)
-                      : pc_tensor_cast(&u->t, p->t, PC_DTYPE_I64);
+    if (st == PC_OK && !p->probs)
+        st = pc_tensor_cast(&u->t, p->t, PC_DTYPE_I64);
     if (st == PC_OK && !p->probs) {
         const int64_t *k = pc_tensor_data(&u->t);
         for (int64_t i = 0; i < p->N * p->inner; i++)
@@ -594,10 +563,98 @@ static pc_status ce_load(const pc_op_call *call, const ce_plan *p, pc_compute co
     return st;
 }
 
-/* The loss in double from compute-dtype values: per batch element l[i] (nll part and the
- * smoothing part), and the normaliser of 'mean'. Device values follow the compute dtype's
- * rounding through the ops' boundaries only (the sums run in double). */
+/* The blocks: rows_per batch slices of slab = C inner elements each. */
+typedef struct ce_blocks {
+    int64_t slab, rows_per, count;
+} ce_blocks;
+
+static ce_blocks ce_blocks_make(const ce_plan *p)
+{
+    ce_blocks b;
+    b.slab = p->C * p->inner;
+    b.rows_per = b.slab > 0 && b.slab < PC_NN_BLOCK ? PC_NN_BLOCK / b.slab : 1;
+    b.count = (p->N + b.rows_per - 1) / b.rows_per;
+    return b;
+}
+
+/* Per-thread scratch: x, its log-probabilities, the probability targets, the gradient of the
+ * log-probabilities and that of the targets, each a block in the compute dtype. */
+typedef struct ce_scratch {
+    void *xs, *lp, *ts, *gs, *dts;
+    char *mem;
+} ce_scratch;
+
+static bool ce_scratch_alloc(ce_scratch *s, const ce_blocks *b, pc_dtype cd)
+{
+    size_t bytes = (size_t)(b->rows_per * b->slab) * pc_dtype_size(cd) + 64;
+    char *m = s->mem = malloc(bytes * 5);
+    if (!m)
+        return false;
+    s->xs = m;
+    s->lp = m + bytes;
+    s->ts = m + 2 * bytes;
+    s->gs = m + 3 * bytes;
+    s->dts = m + 4 * bytes;
+    return true;
+}
+
+/* The log-probabilities of the slices n0 .. n0 + nn - 1 into s->lp (and the probability
+ * targets into s->ts): x read in the compute dtype, log_softmax over the classes, rounded to
+ * x's dtype on the device (they are a tensor between the two ops). */
+static void ce_logp_block(const ce_plan *p, const ce_blocks *b, pc_compute compute, pc_dtype cd,
+                          int64_t n0, int64_t nn, ce_scratch *s)
+{
+    int64_t at = n0 * b->slab, len = nn * b->slab;
+    const void *xs = s->xs;
+    if (p->x->dtype == cd && pc_tensor_is_contiguous(p->x)) /* the values themselves */
+        xs = (const char *)pc_tensor_data(p->x) + (size_t)at * pc_dtype_size(cd);
+    else
+        pc_nn_read(p->x, at, len, cd, s->xs);
+    if (cd == PC_DTYPE_F64)
+        softmax_fwd_d(true, p->inner == 1, xs, s->lp, nn, p->C, p->inner);
+    else
+        softmax_fwd_f(true, p->inner == 1, xs, s->lp, nn, p->C, p->inner);
+    if (compute == PC_COMPUTE_DEVICE)
+        pc_nn_round_n(s->lp, cd, len, p->x->dtype);
+    if (p->probs)
+        pc_nn_read(p->t, at, len, cd, s->ts);
+}
+
+/* A compute-dtype value at index i of a block buffer, in double. */
 #define CE_AT(buf, i) (dbl ? ((const double *)(buf))[i] : (double)((const float *)(buf))[i])
+
+/* The loss in double from compute-dtype values: per batch element b of the block its nll part
+ * nll[b] and its smoothing part sm[b] (the sums over the classes in class order). Device values
+ * follow the compute dtype's rounding through the ops' boundaries only. */
+static void ce_loss_block(const ce_plan *p, const ce_blocks *b, bool dbl, const ce_bufs *u,
+                          int64_t n0, int64_t nn, const ce_scratch *s, double *nll_out,
+                          double *sm_out)
+{
+    const void *lp = s->lp, *wv = p->w ? pc_tensor_data(&u->w) : NULL;
+    const int64_t *tk = p->probs ? NULL : pc_tensor_data(&u->t);
+    double C = (double)p->C;
+    for (int64_t n = n0; n < n0 + nn; n++)
+        for (int64_t in = 0; in < p->inner; in++) {
+            int64_t bi = n * p->inner + in, base = (n - n0) * b->slab + in;
+            double nll = 0, sm = 0;
+            if (p->probs) {
+                for (int64_t c = 0; c < p->C; c++) {
+                    int64_t k = base + c * p->inner;
+                    double t = CE_AT(s->ts, k) * (1 - p->eps) + p->eps / C;
+                    nll -= CE_AT(lp, k) * t * (wv ? CE_AT(wv, c) : 1.0);
+                }
+            } else if (tk[bi] != p->ignore) {
+                int64_t t = tk[bi];
+                double wt = wv ? CE_AT(wv, t) : 1.0;
+                nll = -wt * CE_AT(lp, base + t * p->inner);
+                if (p->eps > 0)
+                    for (int64_t c = 0; c < p->C; c++)
+                        sm -= CE_AT(lp, base + c * p->inner) * (wv ? CE_AT(wv, c) : 1.0);
+            }
+            nll_out[bi] = nll;
+            sm_out[bi] = sm;
+        }
+}
 
 pc_status pc_k_cross_entropy_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out)
 {
@@ -609,42 +666,60 @@ pc_status pc_k_cross_entropy_forward(const pc_op_call *call, pc_compute compute,
     bool dbl = cd == PC_DTYPE_F64;
     ce_bufs u;
     pc_tensor r = PC_TENSOR_NULL;
+    double *sm = NULL;
     int64_t B = p.N * p.inner;
-    if ((st = ce_load(call, &p, compute, cd, &u)) != PC_OK)
+    if ((st = ce_load(call, &p, cd, &u)) != PC_OK)
         goto done;
     int64_t one = B;
     if ((st = pc_tensor_alloc(&r, PC_DTYPE_F64, &one, 1)) != PC_OK)
         goto done;
-    double *l = pc_tensor_data(&r), wsum = 0, nll_total = 0, sm_total = 0;
-    const void *lp = pc_tensor_data(&u.logp), *wv = p.w ? pc_tensor_data(&u.w) : NULL;
+    double *l = pc_tensor_data(&r);
+    sm = malloc((size_t)B * sizeof *sm + 1);
+    if (!sm) {
+        st = pc_nn_nomem(call);
+        goto done;
+    }
+    ce_blocks b = ce_blocks_make(&p);
+    bool failed = false;
+#pragma omp parallel if (pc_tensor_numel(p.x) > 32768 && b.count > 1)
+    {
+        ce_scratch s;
+        if (!ce_scratch_alloc(&s, &b, cd)) {
+#pragma omp atomic write
+            failed = true;
+        }
+#pragma omp for schedule(static)
+        for (int64_t k = 0; k < b.count; k++) {
+            if (!s.mem)
+                continue;
+            int64_t n0 = k * b.rows_per, nn = p.N - n0 < b.rows_per ? p.N - n0 : b.rows_per;
+            ce_logp_block(&p, &b, compute, cd, n0, nn, &s);
+            ce_loss_block(&p, &b, dbl, &u, n0, nn, &s, l, sm); /* l holds the nll parts */
+        }
+        free(s.mem);
+    }
+    if (failed) {
+        st = pc_nn_nomem(call);
+        goto done;
+    }
+    /* the batch's sums, in batch order */
+    const void *wv = p.w ? pc_tensor_data(&u.w) : NULL;
+    const int64_t *tk = p.probs ? NULL : pc_tensor_data(&u.t);
+    double wsum = 0, nll_total = 0, sm_total = 0, C = (double)p.C;
     int64_t counted = 0;
-    double C = (double)p.C;
-    for (int64_t b = 0; b < B; b++) {
-        int64_t n = b / p.inner, in = b % p.inner;
-        double nll = 0, sm = 0;
+    for (int64_t i = 0; i < B; i++) {
+        double nll = l[i];
         if (p.probs) {
-            for (int64_t c = 0; c < p.C; c++) {
-                int64_t k = (n * p.C + c) * p.inner + in;
-                double t = CE_AT(pc_tensor_data(&u.t), k) * (1 - p.eps) + p.eps / C;
-                nll -= CE_AT(lp, k) * t * (wv ? CE_AT(wv, c) : 1.0);
-            }
-            l[b] = nll;
             nll_total += nll;
             continue;
         }
-        int64_t t = ((const int64_t *)pc_tensor_data(&u.t))[b];
-        if (t != p.ignore) {
-            double wt = wv ? CE_AT(wv, t) : 1.0;
-            nll = -wt * CE_AT(lp, (n * p.C + t) * p.inner + in);
-            wsum += wt;
+        if (tk[i] != p.ignore) {
+            wsum += wv ? CE_AT(wv, tk[i]) : 1.0;
             counted++;
-            if (p.eps > 0)
-                for (int64_t c = 0; c < p.C; c++)
-                    sm -= CE_AT(lp, (n * p.C + c) * p.inner + in) * (wv ? CE_AT(wv, c) : 1.0);
         }
-        l[b] = (1 - p.eps) * nll + sm * (p.eps / C);
+        l[i] = (1 - p.eps) * nll + sm[i] * (p.eps / C);
         nll_total += nll;
-        sm_total += sm;
+        sm_total += sm[i];
     }
     if (p.red != CE_NONE) {
         double v;
@@ -664,9 +739,75 @@ pc_status pc_k_cross_entropy_forward(const pc_op_call *call, pc_compute compute,
     if (st == PC_OK)
         out->count = 1;
 done:
+    free(sm);
     pc_tensor_free(&r);
     ce_free(&u);
     return st;
+}
+
+/* The scales of the gradient of the log-probabilities. */
+typedef struct ce_scales {
+    const double *gv; /* the incoming gradient, in double */
+    double wsum, counted;
+} ce_scales;
+
+/* Element k of a compute-dtype block buffer set to the double v (rounded RNE to float). */
+static inline void ce_put(void *buf, bool dbl, int64_t k, double v)
+{
+    if (dbl)
+        ((double *)buf)[k] = v;
+    else
+        ((float *)buf)[k] = (float)v;
+}
+
+/* The gradient of the log-probabilities of a block into s->gs (compute dtype, rounded to x's
+ * dtype on the device), and with dts that of the probability targets into s->dts. The factors
+ * that depend on the batch element only are computed once per element, by the same
+ * expressions (the same values). */
+static void ce_glp_block(const ce_plan *p, const ce_blocks *b, pc_compute compute, bool dbl,
+                         const ce_bufs *u, const ce_scales *sc, bool dts, int64_t n0, int64_t nn,
+                         ce_scratch *s)
+{
+    const void *lp = s->lp, *wv = p->w ? pc_tensor_data(&u->w) : NULL;
+    const int64_t *tk = p->probs ? NULL : pc_tensor_data(&u->t);
+    double C = (double)p->C, B = (double)(p->N * p->inner);
+    for (int64_t n = n0; n < n0 + nn; n++)
+        for (int64_t in = 0; in < p->inner; in++) {
+            int64_t bi = n * p->inner + in, base = (n - n0) * b->slab + in;
+            double dy = p->red == CE_NONE ? sc->gv[bi] : sc->gv[0];
+            if (p->probs) {
+                double sv = p->red == CE_MEAN ? dy / B : dy;
+                for (int64_t c = 0; c < p->C; c++) {
+                    int64_t k = base + c * p->inner;
+                    double wc = wv ? CE_AT(wv, c) : 1.0;
+                    double t = CE_AT(s->ts, k) * (1 - p->eps) + p->eps / C;
+                    ce_put(s->gs, dbl, k, -sv * t * wc);
+                    if (dts)
+                        ce_put(s->dts, dbl, k, -sv * CE_AT(lp, k) * wc * (1 - p->eps));
+                }
+                continue;
+            }
+            int64_t t = tk[bi];
+            if (t == p->ignore) {
+                for (int64_t c = 0; c < p->C; c++)
+                    ce_put(s->gs, dbl, base + c * p->inner, 0.0);
+                continue;
+            }
+            double nll_s = p->red == CE_MEAN ? dy * (1 - p->eps) / sc->wsum : dy * (1 - p->eps);
+            double sm_s = dy * (p->eps / C);
+            if (p->red == CE_MEAN)
+                sm_s /= p->w ? sc->wsum : sc->counted;
+            for (int64_t c = 0; c < p->C; c++) {
+                double wc = wv ? CE_AT(wv, c) : 1.0;
+                ce_put(s->gs, dbl, base + c * p->inner, -sm_s * wc);
+            }
+            /* the target's class: d = -sm_s wc, then d += -nll_s wc */
+            double wt = wv ? CE_AT(wv, t) : 1.0, d = -sm_s * wt;
+            d += -nll_s * wt;
+            ce_put(s->gs, dbl, base + t * p->inner, d);
+        }
+    if (compute == PC_COMPUTE_DEVICE)
+        pc_nn_round_n(s->gs, dbl ? PC_DTYPE_F64 : PC_DTYPE_F32, nn * b->slab, p->x->dtype);
 }
 
 pc_status pc_k_cross_entropy_backward(const pc_op_call *call, pc_compute compute,
@@ -680,74 +821,71 @@ pc_status pc_k_cross_entropy_backward(const pc_op_call *call, pc_compute compute
     pc_dtype cd = pc_nn_compute_dtype(compute, p.x->dtype);
     bool dbl = cd == PC_DTYPE_F64;
     ce_bufs u;
-    pc_tensor g = PC_TENSOR_NULL, glp = PC_TENSOR_NULL, dt = PC_TENSOR_NULL, dx = PC_TENSOR_NULL;
+    pc_tensor g = PC_TENSOR_NULL, dt = PC_TENSOR_NULL, dx = PC_TENSOR_NULL;
     int64_t B = p.N * p.inner;
-    if ((st = ce_load(call, &p, compute, cd, &u)) != PC_OK ||
+    if ((st = ce_load(call, &p, cd, &u)) != PC_OK ||
         (st = pc_tensor_cast(&g, grad_out, PC_DTYPE_F64)) != PC_OK ||
-        (st = pc_tensor_alloc(&glp, cd, p.x->shape, p.x->rank)) != PC_OK ||
-        (st = pc_tensor_alloc(&dx, cd, p.x->shape, p.x->rank)) != PC_OK ||
-        (gt && (st = pc_tensor_alloc(&dt, cd, p.x->shape, p.x->rank)) != PC_OK))
+        (gx && (st = pc_tensor_alloc(&dx, p.x->dtype, p.x->shape, p.x->rank)) != PC_OK) ||
+        (gt && (st = pc_tensor_alloc(&dt, p.t->dtype, p.t->shape, p.t->rank)) != PC_OK))
         goto done;
-    const double *gv = pc_tensor_data(&g);
-    const void *lp = pc_tensor_data(&u.logp), *wv = p.w ? pc_tensor_data(&u.w) : NULL;
-    double C = (double)p.C, wsum = 0, counted = 0;
+    ce_scales sc = {pc_tensor_data(&g), 0, 0};
+    const void *wv = p.w ? pc_tensor_data(&u.w) : NULL;
     if (!p.probs && p.red == CE_MEAN)
-        for (int64_t b = 0; b < B; b++) {
-            int64_t t = ((const int64_t *)pc_tensor_data(&u.t))[b];
+        for (int64_t i = 0; i < B; i++) {
+            int64_t t = ((const int64_t *)pc_tensor_data(&u.t))[i];
             if (t != p.ignore) {
-                wsum += wv ? CE_AT(wv, t) : 1.0;
-                counted++;
+                sc.wsum += wv ? CE_AT(wv, t) : 1.0;
+                sc.counted++;
             }
         }
-    for (int64_t b = 0; b < B; b++) {
-        int64_t n = b / p.inner, in = b % p.inner;
-        double dy = p.red == CE_NONE ? gv[b] : gv[0];
-        for (int64_t c = 0; c < p.C; c++) {
-            int64_t k = (n * p.C + c) * p.inner + in;
-            double wc = wv ? CE_AT(wv, c) : 1.0, d = 0;
-            if (p.probs) {
-                double s = p.red == CE_MEAN ? dy / (double)B : dy;
-                double t = CE_AT(pc_tensor_data(&u.t), k) * (1 - p.eps) + p.eps / C;
-                d = -s * t * wc;
-                if (gt) {
-                    double v = -s * CE_AT(lp, k) * wc * (1 - p.eps);
-                    if (dbl)
-                        ((double *)pc_tensor_data(&dt))[k] = v;
-                    else
-                        ((float *)pc_tensor_data(&dt))[k] = (float)v;
-                }
-            } else {
-                int64_t t = ((const int64_t *)pc_tensor_data(&u.t))[b];
-                if (t != p.ignore) {
-                    double nll_s = p.red == CE_MEAN ? dy * (1 - p.eps) / wsum : dy * (1 - p.eps);
-                    double sm_s = dy * (p.eps / C);
-                    if (p.red == CE_MEAN)
-                        sm_s /= p.w ? wsum : counted;
-                    d = -sm_s * wc;
-                    if (c == t)
-                        d += -nll_s * wc;
-                }
-            }
+    ce_blocks b = ce_blocks_make(&p);
+    bool failed = false;
+#pragma omp parallel if (pc_tensor_numel(p.x) > 32768 && b.count > 1)
+    {
+        ce_scratch s;
+        if (!ce_scratch_alloc(&s, &b, cd)) {
+#pragma omp atomic write
+            failed = true;
+        }
+#pragma omp for schedule(static)
+        for (int64_t k = 0; k < b.count; k++) {
+            if (!s.mem)
+                continue;
+            int64_t n0 = k * b.rows_per, nn = p.N - n0 < b.rows_per ? p.N - n0 : b.rows_per;
+            int64_t at = n0 * b.slab, len = nn * b.slab;
+            ce_logp_block(&p, &b, compute, cd, n0, nn, &s);
+            ce_glp_block(&p, &b, compute, dbl, &u, &sc, gt, n0, nn, &s);
+            if (gt)
+                pc_nn_write(&dt, at, len, s.dts, cd);
+            if (!gx)
+                continue;
+            /* log_softmax's backward: straight into dx when it has the compute dtype, else in
+             * place in gs and converted */
+            bool direct = dx.dtype == cd;
+            void *to = direct ? (char *)pc_tensor_data(&dx) + (size_t)at * pc_dtype_size(cd) : s.gs;
             if (dbl)
-                ((double *)pc_tensor_data(&glp))[k] = d;
+                softmax_bwd_d(true, p.inner == 1, s.lp, s.gs, to, nn, p.C, p.inner);
             else
-                ((float *)pc_tensor_data(&glp))[k] = (float)d;
+                softmax_bwd_f(true, p.inner == 1, s.lp, s.gs, to, nn, p.C, p.inner);
+            if (!direct)
+                pc_nn_write(&dx, at, len, s.gs, cd);
         }
+        free(s.mem);
     }
-    if (compute == PC_COMPUTE_DEVICE)
-        pc_nn_round(&glp, p.x->dtype);
+    if (failed) {
+        st = pc_nn_nomem(call);
+        goto done;
+    }
     if (gx) {
-        sm_bwd_all(cd, true, pc_tensor_data(&u.logp), pc_tensor_data(&glp), pc_tensor_data(&dx),
-                   p.N, p.C, p.inner);
-        if ((st = pc_nn_store(call, &dx, p.x->dtype, p.x->shape, p.x->rank, &out->grads[0])) !=
-            PC_OK)
-            goto done;
+        out->grads[0] = dx;
+        dx = PC_TENSOR_NULL;
     }
-    if (gt)
-        st = pc_nn_store(call, &dt, p.t->dtype, p.t->shape, p.t->rank, &out->grads[1]);
+    if (gt) {
+        out->grads[1] = dt;
+        dt = PC_TENSOR_NULL;
+    }
 done:
     pc_tensor_free(&g);
-    pc_tensor_free(&glp);
     pc_tensor_free(&dt);
     pc_tensor_free(&dx);
     ce_free(&u);
