@@ -2,6 +2,7 @@
  * "bench" (double compute with a bench policy). */
 #include "precheck/backends/backend.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,9 +38,100 @@ static pc_status cpu_backward(void *state, const pc_op_call *call, const pc_tens
 
 /* ---- bench: raised inputs, double compute ---- */
 
+/*
+ * The raised inputs of the last forward, kept for the backward of the same call: the runner
+ * runs a call's bench forward, then its device forward, then its bench backward, and raising
+ * the inputs again for the backward (a bfloat16 weight of 32000 x 4096 becomes 512 MB of
+ * float32 a second time) would give the same tensors. "The same call" is checked, not assumed:
+ * src shares the forward call's tensors, so their storages stay alive and cannot be reused by
+ * other tensors; a backward call whose tensor arguments are those same tensors (storage,
+ * offset, dtype, shape and strides) and whose op is the same has the same raise (the policy
+ * looks at the op and the tensors' dtypes only, and ops do not write their inputs, exec.h), and
+ * takes the raised tensors from here; anything else raises anew. Only calls that can have a
+ * backward (an op with one, a tensor requiring grad) are kept, and the backward, the end of the
+ * API (idle: the runner calls it whether or not a backward ran), the next forward or closing the
+ * backend drops them. One entry, taken and put with atomic exchanges,
+ * so that calls from several threads stay correct (they just miss).
+ */
+typedef struct bench_raised {
+    pc_op_call src;    /* the forward's call, shared */
+    pc_op_call raised; /* pc_bench_prepare of it */
+} bench_raised;
+
 typedef struct bench_state {
     pc_bench_policy policy;
+    _Atomic(bench_raised *) last;
 } bench_state;
+
+static void raised_free(bench_raised *r)
+{
+    if (!r)
+        return;
+    pc_op_call_free(&r->src);
+    pc_op_call_free(&r->raised);
+    free(r);
+}
+
+static bool same_tensor(const pc_tensor *a, const pc_tensor *b)
+{
+    if (a->storage != b->storage || a->offset != b->offset || a->dtype != b->dtype ||
+        a->rank != b->rank)
+        return false;
+    for (int d = 0; d < a->rank; d++)
+        if (a->shape[d] != b->shape[d] || a->strides[d] != b->strides[d])
+            return false;
+    return true;
+}
+
+/* Whether pc_bench_prepare gives the same raise for both calls (see above). */
+static bool same_tensors(const pc_op_call *a, const pc_op_call *b)
+{
+    if (a->op != b->op || a->nargs != b->nargs)
+        return false;
+    for (int i = 0; i < a->nargs; i++) {
+        const pc_value *u = &a->args[i], *v = &b->args[i];
+        if (u->kind != v->kind || u->wrapped != v->wrapped)
+            return false;
+        if (u->kind == PC_VALUE_TENSOR && !same_tensor(&u->tensor, &v->tensor))
+            return false;
+        if (u->kind == PC_VALUE_TENSOR_LIST) {
+            if (u->tensors.count != v->tensors.count)
+                return false;
+            for (int k = 0; k < u->tensors.count; k++)
+                if (!same_tensor(&u->tensors.items[k], &v->tensors.items[k]))
+                    return false;
+        }
+    }
+    return true;
+}
+
+static bool may_have_backward(const pc_op_call *call)
+{
+    if (!call->op->backward)
+        return false;
+    for (int i = 0; i < call->nargs; i++)
+        if (call->args[i].requires_grad)
+            return true;
+    return false;
+}
+
+/* *out: call with its tensors replaced by r's raised ones (call's other arguments kept). */
+static void reuse_raised(const pc_op_call *call, const bench_raised *r, pc_op_call *out)
+{
+    pc_op_call_share(out, call);
+    for (int i = 0; i < out->nargs; i++) {
+        pc_value *v = &out->args[i];
+        const pc_value *w = &r->raised.args[i];
+        if (v->kind == PC_VALUE_TENSOR) {
+            pc_tensor_free(&v->tensor);
+            pc_tensor_share(&v->tensor, &w->tensor);
+        }
+        for (int k = 0; v->kind == PC_VALUE_TENSOR_LIST && k < v->tensors.count; k++) {
+            pc_tensor_free(&v->tensors.items[k]);
+            pc_tensor_share(&v->tensors.items[k], &w->tensors.items[k]);
+        }
+    }
+}
 
 static pc_status bench_open(void **state, const char *options)
 {
@@ -47,6 +139,7 @@ static pc_status bench_open(void **state, const char *options)
     if (!s)
         return pc_error_set(PC_ERR_NOMEM, "out of memory");
     s->policy = PC_BENCH_MSPROBE;
+    atomic_init(&s->last, NULL);
     if (options && *options) {
         pc_status st = pc_bench_policy_from_name(options, &s->policy);
         if (st != PC_OK) {
@@ -58,29 +151,51 @@ static pc_status bench_open(void **state, const char *options)
     return PC_OK;
 }
 
+static void bench_idle(void *state)
+{
+    bench_state *s = state;
+    raised_free(atomic_exchange(&s->last, NULL)); /* an API whose backward did not run */
+}
+
 static void bench_close(void *state)
 {
-    free(state);
+    bench_state *s = state;
+    raised_free(atomic_exchange(&s->last, NULL));
+    free(s);
 }
 
 static pc_status bench_forward(void *state, const pc_op_call *call, pc_op_result *out)
 {
-    const bench_state *s = state;
+    bench_state *s = state;
+    raised_free(atomic_exchange(&s->last, NULL)); /* a call that had no backward */
     pc_op_call b;
     pc_status st = pc_bench_prepare(call, s->policy, &b);
     if (st != PC_OK)
         return st;
     st = pc_op_forward(&b, PC_COMPUTE_BENCH, out);
-    pc_op_call_free(&b);
+    bench_raised *r = st == PC_OK && may_have_backward(call) ? malloc(sizeof *r) : NULL;
+    if (r) {
+        pc_op_call_share(&r->src, call);
+        r->raised = b;
+        raised_free(atomic_exchange(&s->last, r));
+    } else {
+        pc_op_call_free(&b);
+    }
     return st;
 }
 
 static pc_status bench_backward(void *state, const pc_op_call *call, const pc_tensor *grad_out,
                                 pc_op_grads *out)
 {
-    const bench_state *s = state;
+    bench_state *s = state;
+    bench_raised *r = atomic_exchange(&s->last, NULL);
     pc_op_call b;
-    pc_status st = pc_bench_prepare(call, s->policy, &b);
+    pc_status st = PC_OK;
+    if (r && same_tensors(call, &r->src))
+        reuse_raised(call, r, &b);
+    else
+        st = pc_bench_prepare(call, s->policy, &b);
+    raised_free(r);
     if (st != PC_OK)
         return st;
     pc_tensor g = PC_TENSOR_NULL;
@@ -93,9 +208,10 @@ static pc_status bench_backward(void *state, const pc_op_call *call, const pc_te
 }
 
 static const pc_backend_vtable builtins[] = {
-    {PC_BACKEND_ABI_VERSION, "cpu", cpu_open, cpu_close, any_supports, cpu_forward, cpu_backward},
+    {PC_BACKEND_ABI_VERSION, "cpu", cpu_open, cpu_close, any_supports, cpu_forward, cpu_backward,
+     NULL},
     {PC_BACKEND_ABI_VERSION, "bench", bench_open, bench_close, any_supports, bench_forward,
-     bench_backward},
+     bench_backward, bench_idle},
 };
 
 const pc_backend_vtable *pc_backend_find(const char *name)
@@ -135,6 +251,12 @@ void pc_backend_close(pc_backend *b)
 bool pc_backend_supports(const pc_backend *b, const pc_op_call *call, char *why, size_t size)
 {
     return b->vt->supports(b->state, call, why, size);
+}
+
+void pc_backend_idle(const pc_backend *b)
+{
+    if (b && b->vt && b->vt->idle)
+        b->vt->idle(b->state);
 }
 
 pc_status pc_backend_forward(const pc_backend *b, const pc_op_call *call, pc_op_result *out)

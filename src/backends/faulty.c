@@ -519,5 +519,5 @@ static pc_status faulty_backward(void *state, const pc_op_call *call, const pc_t
 
 const pc_backend_vtable pc_backend_faulty = {
     PC_BACKEND_ABI_VERSION, "faulty",       faulty_open,     faulty_close,
-    faulty_supports,        faulty_forward, faulty_backward,
+    faulty_supports,        faulty_forward, faulty_backward, NULL,
 };

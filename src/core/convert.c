@@ -559,33 +559,29 @@ void pc_element_store(void *p, pc_dtype dtype, double re, double im)
     }
 }
 
-pc_status pc_convert_buffer(void *dst, pc_dtype dst_dtype, const void *src, pc_dtype src_dtype,
-                            size_t n)
+/* pc_convert_buffer on one thread (the dtypes checked). */
+static void convert_serial(void *dst, pc_dtype dst_dtype, const void *src, pc_dtype src_dtype,
+                           size_t n)
 {
-    if ((unsigned)dst_dtype >= PC_DTYPE_COUNT || (unsigned)src_dtype >= PC_DTYPE_COUNT)
-        return pc_error_set(PC_ERR_INVALID, "conversion between invalid dtypes (%d -> %d)",
-                            (int)src_dtype, (int)dst_dtype);
-    if (n == 0)
-        return PC_OK;
     if (dst_dtype == src_dtype) {
         memmove(dst, src, n * pc_dtype_size(src_dtype));
-        return PC_OK;
+        return;
     }
     if (src_dtype == PC_DTYPE_F32 && dst_dtype == PC_DTYPE_F16) {
         pc_convert_f32_to_f16(dst, src, n);
-        return PC_OK;
+        return;
     }
     if (src_dtype == PC_DTYPE_F16 && dst_dtype == PC_DTYPE_F32) {
         pc_convert_f16_to_f32(dst, src, n);
-        return PC_OK;
+        return;
     }
     if (src_dtype == PC_DTYPE_F32 && dst_dtype == PC_DTYPE_BF16) {
         pc_convert_f32_to_bf16(dst, src, n);
-        return PC_OK;
+        return;
     }
     if (src_dtype == PC_DTYPE_BF16 && dst_dtype == PC_DTYPE_F32) {
         pc_convert_bf16_to_f32(dst, src, n);
-        return PC_OK;
+        return;
     }
 
     /* direct loops for the float pairs the bench uses all the time */
@@ -594,14 +590,14 @@ pc_status pc_convert_buffer(void *dst, pc_dtype dst_dtype, const void *src, pc_d
         double *d = dst;
         for (size_t i = 0; i < n; i++)
             d[i] = s[i];
-        return PC_OK;
+        return;
     }
     if (src_dtype == PC_DTYPE_F64 && dst_dtype == PC_DTYPE_F32) {
         const double *s = src;
         float *d = dst;
         for (size_t i = 0; i < n; i++)
             d[i] = (float)s[i];
-        return PC_OK;
+        return;
     }
 
     size_t ssz = pc_dtype_size(src_dtype), dsz = pc_dtype_size(dst_dtype);
@@ -611,7 +607,7 @@ pc_status pc_convert_buffer(void *dst, pc_dtype dst_dtype, const void *src, pc_d
         /* exact: no trip through double, which would lose int64 values beyond 2^53 */
         for (size_t i = 0; i < n; i++)
             store_i64_wrapped(d + i * dsz, dst_dtype, load_i64(s + i * ssz, src_dtype));
-        return PC_OK;
+        return;
     }
     if (pc_dtype_is_integral(src_dtype) && dst_dtype == PC_DTYPE_F32) {
         /* one rounding, int64 -> float, rather than two through double */
@@ -619,12 +615,44 @@ pc_status pc_convert_buffer(void *dst, pc_dtype dst_dtype, const void *src, pc_d
             float f = (float)load_i64(s + i * ssz, src_dtype);
             memcpy(d + i * dsz, &f, sizeof f);
         }
-        return PC_OK;
+        return;
     }
     for (size_t i = 0; i < n; i++) {
         double re, im;
         pc_element_load(s + i * ssz, src_dtype, &re, &im);
         pc_element_store(d + i * dsz, dst_dtype, re, im);
+    }
+}
+
+/* Large conversions run in blocks on the OpenMP threads. Every element is converted on its own
+ * (no state carries from one to the next), so any split gives the same bytes on any number of
+ * threads; the blocks also spread the first touch of a new buffer's pages over the threads.
+ * Overlapping buffers (memmove, or a conversion in place) stay on one thread, in order. */
+#define CONVERT_PARALLEL_MIN ((size_t)1 << 21)
+#define CONVERT_BLOCK        ((size_t)1 << 16)
+
+pc_status pc_convert_buffer(void *dst, pc_dtype dst_dtype, const void *src, pc_dtype src_dtype,
+                            size_t n)
+{
+    if ((unsigned)dst_dtype >= PC_DTYPE_COUNT || (unsigned)src_dtype >= PC_DTYPE_COUNT)
+        return pc_error_set(PC_ERR_INVALID, "conversion between invalid dtypes (%d -> %d)",
+                            (int)src_dtype, (int)dst_dtype);
+    if (n == 0)
+        return PC_OK;
+    size_t ssz = pc_dtype_size(src_dtype), dsz = pc_dtype_size(dst_dtype);
+    uintptr_t s0 = (uintptr_t)src, d0 = (uintptr_t)dst;
+    bool disjoint = d0 + n * dsz <= s0 || s0 + n * ssz <= d0;
+    if (n < CONVERT_PARALLEL_MIN || !disjoint) {
+        convert_serial(dst, dst_dtype, src, src_dtype, n);
+        return PC_OK;
+    }
+    const unsigned char *s = src;
+    unsigned char *d = dst;
+    size_t blocks = (n + CONVERT_BLOCK - 1) / CONVERT_BLOCK;
+#pragma omp parallel for schedule(static)
+    for (size_t b = 0; b < blocks; b++) {
+        size_t i0 = b * CONVERT_BLOCK, m = n - i0 < CONVERT_BLOCK ? n - i0 : CONVERT_BLOCK;
+        convert_serial(d + i0 * dsz, dst_dtype, s + i0 * ssz, src_dtype, m);
     }
     return PC_OK;
 }

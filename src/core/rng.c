@@ -161,24 +161,118 @@ static inline __attribute__((always_inline)) void philox16_u64(const pc_rng_stre
         out[j] = (uint64_t)c1[j] << 32 | c0[j];
 }
 
-/* One copy of the fill per instruction set (the vector types map to 512-bit, 256-bit or
- * 128-bit registers), chosen once from the CPU; integer operations only, so every copy gives
- * the same bits. (GCC's target_clones would do the choosing, but clang 14 does not export the
- * cloned symbol from a static library.) */
-#define DEFINE_FILL(name, attr)                                                                    \
-    static attr void name(const pc_rng_stream *s, uint64_t first, uint64_t *out, size_t n)         \
-    {                                                                                              \
-        size_t i = 0;                                                                              \
-        for (; i + 16 <= n; i += 16)                                                               \
-            philox16_u64(s, first + i, out + i);                                                   \
-        for (; i < n; i++)                                                                         \
-            out[i] = stream_u64(s, first + i, 0);                                                  \
-    }
+/* The portable fill (128-bit registers on x86-64, NEON on ARM); x86 CPUs with AVX2 or
+ * AVX-512 get the intrinsics copies below, chosen once from the CPU. Integer operations only,
+ * so every copy gives the same bits. (GCC's target_clones would do the choosing, but clang 14
+ * does not export the cloned symbol from a static library.) */
+static void fill_u64_base(const pc_rng_stream *s, uint64_t first, uint64_t *out, size_t n)
+{
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16)
+        philox16_u64(s, first + i, out + i);
+    for (; i < n; i++)
+        out[i] = stream_u64(s, first + i, 0);
+}
 
-DEFINE_FILL(fill_u64_base, )
 #if defined(__x86_64__) && defined(__GNUC__)
-DEFINE_FILL(fill_u64_avx2, __attribute__((target("avx2"))))
-DEFINE_FILL(fill_u64_avx512, __attribute__((target("avx512f"))))
+/*
+ * The x86 fills hold one counter per 64-bit lane, each 32-bit word zero-extended (or with
+ * garbage above it, see below), because the unsigned 32x32 -> 64-bit multiply (pmuludq) reads
+ * only the low half of each 64-bit lane: one instruction gives a round's whole product, hi and
+ * lo. The compiler cannot prove that of the generic code above and emits a full 64x64 multiply
+ * (three pmuludq and shifts) per half. Same integer operations, so the same bits:
+ *   lo(p) is the low half of the product lane, hi(p) = p >> 32 (clean);
+ *   c1' = lo(p1) and c3' = lo(p0) are kept as the whole product lane: their upper halves are
+ *   garbage, which the next round's xors carry into c0' and c2' -- whose upper halves only the
+ *   next multiply sees, and pmuludq ignores them. The output masks them off.
+ * PHILOX_BLOCKS vectors of lanes per step keep the multiplier busy across the rounds'
+ * dependency chain.
+ */
+#include <immintrin.h>
+
+#define PHILOX_BLOCKS 4
+
+__attribute__((target("avx512f"))) static void
+fill_u64_avx512(const pc_rng_stream *s, uint64_t first, uint64_t *out, size_t n)
+{
+    enum { W = 8, STEP = W * PHILOX_BLOCKS };
+    const __m512i m0 = _mm512_set1_epi64(PHILOX_M0), m1 = _mm512_set1_epi64(PHILOX_M1);
+    const __m512i lanes = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
+    const __m512i salt = _mm512_set1_epi64(s->salt);
+    size_t i = 0;
+    for (; i + STEP <= n; i += STEP) {
+        __m512i c0[PHILOX_BLOCKS], c1[PHILOX_BLOCKS], c2[PHILOX_BLOCKS], c3[PHILOX_BLOCKS];
+        for (int b = 0; b < PHILOX_BLOCKS; b++) {
+            __m512i idx =
+                _mm512_add_epi64(_mm512_set1_epi64((long long)(first + i + b * W)), lanes);
+            c0[b] = idx; /* the upper half is garbage to the multiply */
+            c1[b] = _mm512_srli_epi64(idx, 32);
+            c2[b] = _mm512_setzero_si512(); /* draw 0 */
+            c3[b] = salt;
+        }
+        uint32_t k0 = s->key[0], k1 = s->key[1];
+        for (int r = 0; r < 10; r++) {
+            const __m512i vk0 = _mm512_set1_epi64(k0), vk1 = _mm512_set1_epi64(k1);
+            for (int b = 0; b < PHILOX_BLOCKS; b++) {
+                __m512i p0 = _mm512_mul_epu32(c0[b], m0), p1 = _mm512_mul_epu32(c2[b], m1);
+                /* 0x96: a ^ b ^ c */
+                c0[b] = _mm512_ternarylogic_epi64(_mm512_srli_epi64(p1, 32), c1[b], vk0, 0x96);
+                c2[b] = _mm512_ternarylogic_epi64(_mm512_srli_epi64(p0, 32), c3[b], vk1, 0x96);
+                c1[b] = p1;
+                c3[b] = p0;
+            }
+            k0 += PHILOX_W0;
+            k1 += PHILOX_W1;
+        }
+        for (int b = 0; b < PHILOX_BLOCKS; b++) {
+            /* out = c1 << 32 | (c0 & 0xFFFFFFFF): the odd 32-bit words from c1 shifted up */
+            __m512i v = _mm512_mask_blend_epi32(0xAAAA, c0[b], _mm512_slli_epi64(c1[b], 32));
+            _mm512_storeu_si512((void *)(out + i + b * W), v);
+        }
+    }
+    for (; i < n; i++)
+        out[i] = stream_u64(s, first + i, 0);
+}
+
+__attribute__((target("avx2"))) static void fill_u64_avx2(const pc_rng_stream *s, uint64_t first,
+                                                          uint64_t *out, size_t n)
+{
+    enum { W = 4, STEP = W * PHILOX_BLOCKS };
+    const __m256i m0 = _mm256_set1_epi64x(PHILOX_M0), m1 = _mm256_set1_epi64x(PHILOX_M1);
+    const __m256i lanes = _mm256_set_epi64x(3, 2, 1, 0);
+    const __m256i salt = _mm256_set1_epi64x(s->salt);
+    size_t i = 0;
+    for (; i + STEP <= n; i += STEP) {
+        __m256i c0[PHILOX_BLOCKS], c1[PHILOX_BLOCKS], c2[PHILOX_BLOCKS], c3[PHILOX_BLOCKS];
+        for (int b = 0; b < PHILOX_BLOCKS; b++) {
+            __m256i idx =
+                _mm256_add_epi64(_mm256_set1_epi64x((long long)(first + i + b * W)), lanes);
+            c0[b] = idx;
+            c1[b] = _mm256_srli_epi64(idx, 32);
+            c2[b] = _mm256_setzero_si256();
+            c3[b] = salt;
+        }
+        uint32_t k0 = s->key[0], k1 = s->key[1];
+        for (int r = 0; r < 10; r++) {
+            const __m256i vk0 = _mm256_set1_epi64x(k0), vk1 = _mm256_set1_epi64x(k1);
+            for (int b = 0; b < PHILOX_BLOCKS; b++) {
+                __m256i p0 = _mm256_mul_epu32(c0[b], m0), p1 = _mm256_mul_epu32(c2[b], m1);
+                c0[b] = _mm256_xor_si256(_mm256_xor_si256(_mm256_srli_epi64(p1, 32), c1[b]), vk0);
+                c2[b] = _mm256_xor_si256(_mm256_xor_si256(_mm256_srli_epi64(p0, 32), c3[b]), vk1);
+                c1[b] = p1;
+                c3[b] = p0;
+            }
+            k0 += PHILOX_W0;
+            k1 += PHILOX_W1;
+        }
+        for (int b = 0; b < PHILOX_BLOCKS; b++) {
+            __m256i v = _mm256_blend_epi32(c0[b], _mm256_slli_epi64(c1[b], 32), 0xAA);
+            _mm256_storeu_si256((__m256i *)(void *)(out + i + b * W), v);
+        }
+    }
+    for (; i < n; i++)
+        out[i] = stream_u64(s, first + i, 0);
+}
 #endif
 
 typedef void (*fill_fn)(const pc_rng_stream *, uint64_t, uint64_t *, size_t);
@@ -217,7 +311,7 @@ void pc_rng_fill_uniform_f32(const pc_rng_stream *s, uint64_t first_index, float
         size_t m = n - i < FILL_BLOCK ? n - i : FILL_BLOCK;
         pc_rng_fill_u64(s, first_index + i, u, m);
         for (size_t j = 0; j < m; j++)
-            out[i + j] = (float)(u[j] >> 40) * 0x1p-24f;
+            out[i + j] = (float)(int32_t)(u[j] >> 40) * 0x1p-24f; /* exact: < 2^24 */
     }
 }
 
@@ -244,7 +338,7 @@ void pc_rng_fill_uniform(const pc_rng_stream *s, uint64_t first_index, pc_dtype 
         size_t m = n - i < FILL_BLOCK ? n - i : FILL_BLOCK;
         pc_rng_fill_u64(s, first_index + i, u, m);
         for (size_t j = 0; j < m; j++)
-            out[i + j] = (float)(u[j] >> (64 - bits)) * scale;
+            out[i + j] = (float)(int32_t)(u[j] >> (64 - bits)) * scale; /* exact: < 2^24 */
     }
 }
 

@@ -2026,9 +2026,19 @@ static pc_dtype cast_target(const pc_op_call *call)
     return (pc_dtype)param;
 }
 
+/* A cast to the dtype a tensor already has is the tensor itself, as in torch (x.float() of a
+ * float32 x is x; autograd's cast back is a no-op too): the same values without a copy. The
+ * result is contiguous either way (a strided source is copied). */
+static pc_status cast_or_share(pc_tensor *out, const pc_tensor *src, pc_dtype dtype)
+{
+    if (src->dtype == dtype)
+        return pc_tensor_contiguous(out, src);
+    return pc_tensor_cast(out, src, dtype);
+}
+
 pc_status pc_k_cast_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out)
 {
-    pc_status st = pc_tensor_cast(&out->tensors[0], pc_call_tensor(call, 0), cast_target(call));
+    pc_status st = cast_or_share(&out->tensors[0], pc_call_tensor(call, 0), cast_target(call));
     if (st != PC_OK)
         return pc_error_prefix(st, "%s", call->full_name);
     out->count = 1;
@@ -2044,9 +2054,9 @@ pc_status pc_k_cast_backward(const pc_op_call *call, pc_compute compute, const p
         return PC_OK;
     /* autograd holds the gradient in the output's dtype, then casts it back */
     pc_tensor g = PC_TENSOR_NULL;
-    pc_status st = pc_tensor_cast(&g, grad_out, target);
+    pc_status st = cast_or_share(&g, grad_out, target);
     if (st == PC_OK)
-        st = pc_tensor_cast(&out->grads[0], &g, x->dtype);
+        st = cast_or_share(&out->grads[0], &g, x->dtype);
     pc_tensor_free(&g);
     return st;
 }

@@ -101,6 +101,38 @@ pc_status pc_k_embedding_forward(const pc_op_call *call, pc_compute compute, pc_
     return st == PC_OK ? st : pc_error_prefix(st, "%s", call->full_name);
 }
 
+/* Rows of dy summed into one row of dW (see pc_k_embedding_backward); acc and row hold dim
+ * values of the compute dtype. */
+static void emb_sum_row(const emb_plan *p, const pc_tensor *grad_out, pc_dtype cd,
+                        const int64_t *rows, int64_t count, void *acc, void *row)
+{
+    int64_t dim = p->dim;
+    memset(acc, 0, (size_t)dim * pc_dtype_size(cd)); /* +0, as the zeroed table */
+    for (int64_t r = 0; r < count; r++) {
+        pc_nn_read(grad_out, rows[r] * dim, dim, cd, row);
+        if (cd == PC_DTYPE_F64) {
+            double *a = acc;
+            const double *v = row;
+            for (int64_t j = 0; j < dim; j++)
+                a[j] += p->scale_freq ? v[j] / (double)count : v[j];
+        } else {
+            float *a = acc;
+            const float *v = row;
+            for (int64_t j = 0; j < dim; j++)
+                a[j] += p->scale_freq ? v[j] / (float)count : v[j];
+        }
+    }
+}
+
+/*
+ * torch's dense embedding backward: dW = 0, then dW[k[i]] += dy[i] for i in index order, in the
+ * compute dtype, rounded once to the weight's dtype. Done a row of dW at a time: the indices are
+ * grouped by row with a stable counting sort (so each group keeps index order), each group
+ * summed from +0 in a one-row accumulator and rounded into its row. Every element sees the same
+ * additions in the same order as in the whole zeroed table, without that table (8 bytes an
+ * element of the weight on the bench). Rows no index names (and the padding row) keep the new
+ * storage's zeros, which is what rounding +0 gives. Rows are independent: threads take groups.
+ */
 pc_status pc_k_embedding_backward(const pc_op_call *call, pc_compute compute,
                                   const pc_tensor *grad_out, pc_op_grads *out)
 {
@@ -109,42 +141,64 @@ pc_status pc_k_embedding_backward(const pc_op_call *call, pc_compute compute,
     if (st != PC_OK || !pc_nn_wants_grad(call, 1))
         return st;
     pc_dtype cd = pc_nn_compute_dtype(compute, p.w->dtype);
-    pc_tensor ix = PC_TENSOR_NULL, g = PC_TENSOR_NULL, dw = PC_TENSOR_NULL;
-    int64_t *count = NULL;
+    pc_tensor ix = PC_TENSOR_NULL, dw = PC_TENSOR_NULL;
+    int64_t *first = NULL, *order = NULL;
+    if (pc_tensor_numel(grad_out) != p.n * p.dim)
+        return pc_error_set(PC_ERR_INVALID,
+                            "%s: the gradient has %" PRId64 " elements, not %" PRId64,
+                            call->full_name, pc_tensor_numel(grad_out), p.n * p.dim);
     if ((st = emb_indices(call, &p, &ix)) != PC_OK ||
-        (st = pc_nn_load(call, grad_out, cd, &g)) != PC_OK ||
-        (st = pc_tensor_alloc(&dw, cd, p.w->shape, 2)) != PC_OK)
+        (st = pc_tensor_alloc(&dw, p.w->dtype, p.w->shape, 2)) != PC_OK)
         goto done;
+    first = calloc((size_t)p.num + 1, sizeof *first);
+    order = malloc(((size_t)p.n + 1) * sizeof *order);
+    if (!first || !order) {
+        st = pc_nn_nomem(call);
+        goto done;
+    }
+    /* first[r] .. first[r + 1] - 1: the positions in order[] of the indices naming row r */
     const int64_t *k = pc_tensor_data(&ix);
-    if (p.scale_freq) {
-        count = calloc((size_t)p.num + 1, sizeof *count);
-        if (!count) {
-            st = pc_nn_nomem(call);
-            goto done;
+    for (int64_t i = 0; i < p.n; i++)
+        if (k[i] != p.pad)
+            first[k[i] + 1]++;
+    for (int64_t r = 0; r < p.num; r++)
+        first[r + 1] += first[r];
+    for (int64_t i = 0; i < p.n; i++)
+        if (k[i] != p.pad)
+            order[first[k[i]]++] = i; /* first[r] ends at the old first[r + 1]: shift back */
+    for (int64_t r = p.num; r > 0; r--)
+        first[r] = first[r - 1];
+    first[0] = 0;
+    bool nomem = false;
+    size_t rowbytes = (size_t)p.dim * pc_dtype_size(cd);
+#pragma omp parallel if (p.n * p.dim > 4 * PC_NN_BLOCK)
+    {
+        void *acc = malloc(rowbytes ? rowbytes : 1), *row = malloc(rowbytes ? rowbytes : 1);
+        if (!acc || !row) {
+#pragma omp atomic write
+            nomem = true;
         }
-        for (int64_t i = 0; i < p.n; i++)
-            count[k[i]]++;
-    }
-    /* dW[k] += dy[i] in index order (torch's dense embedding backward) */
-    for (int64_t i = 0; i < p.n; i++) {
-        if (k[i] == p.pad)
-            continue;
-        for (int64_t j = 0; j < p.dim; j++) {
-            int64_t d = k[i] * p.dim + j, s = i * p.dim + j;
-            if (cd == PC_DTYPE_F64) {
-                double v = ((const double *)pc_tensor_data(&g))[s];
-                ((double *)pc_tensor_data(&dw))[d] += count ? v / (double)count[k[i]] : v;
-            } else {
-                float v = ((const float *)pc_tensor_data(&g))[s];
-                ((float *)pc_tensor_data(&dw))[d] += count ? v / (float)count[k[i]] : v;
-            }
+#pragma omp for schedule(dynamic, 64)
+        for (int64_t r = 0; r < p.num; r++) {
+            int64_t count = first[r + 1] - first[r];
+            if (count == 0 || !acc || !row)
+                continue;
+            emb_sum_row(&p, grad_out, cd, order + first[r], count, acc, row);
+            pc_nn_write(&dw, r * p.dim, p.dim, acc, cd);
         }
+        free(acc);
+        free(row);
     }
-    st = pc_nn_store(call, &dw, p.w->dtype, p.w->shape, 2, &out->grads[1]);
+    if (nomem) {
+        st = pc_nn_nomem(call);
+        goto done;
+    }
+    out->grads[1] = dw;
+    dw = PC_TENSOR_NULL;
 done:
-    free(count);
+    free(first);
+    free(order);
     pc_tensor_free(&ix);
-    pc_tensor_free(&g);
     pc_tensor_free(&dw);
     return st;
 }

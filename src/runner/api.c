@@ -691,6 +691,9 @@ pc_status pc_api_run(const pc_api_runner *r, const pc_dump_api *api, pc_api_resu
         save_error_data(x);
     }
 done:
+    /* the API is done: what a backend kept for its backward goes (the bench's raised inputs) */
+    pc_backend_idle(r->bench);
+    pc_backend_idle(r->device);
     api_run_free(x);
     free(x);
     return st;

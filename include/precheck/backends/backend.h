@@ -19,7 +19,7 @@
 
 #include "precheck/ops/call.h"
 
-#define PC_BACKEND_ABI_VERSION 1
+#define PC_BACKEND_ABI_VERSION 2
 
 typedef struct pc_backend_vtable {
     int abi_version; /* PC_BACKEND_ABI_VERSION of the header it was built with */
@@ -34,6 +34,9 @@ typedef struct pc_backend_vtable {
      * as its policy says). */
     pc_status (*backward)(void *state, const pc_op_call *call, const pc_tensor *grad_out,
                           pc_op_grads *out);
+    /* Called when an API is done (its backward, if any, has run): drop what was kept for it
+     * (the bench keeps a forward's raised inputs for its backward). NULL: nothing kept. */
+    void (*idle)(void *state);
 } pc_backend_vtable;
 
 typedef struct pc_backend {
@@ -52,6 +55,8 @@ void pc_backend_close(pc_backend *b); /* NULL and a closed backend are fine */
 
 bool pc_backend_supports(const pc_backend *b, const pc_op_call *call, char *why, size_t size);
 pc_status pc_backend_forward(const pc_backend *b, const pc_op_call *call, pc_op_result *out);
+/* The API is done (vtable idle); NULL and a closed backend are fine. */
+void pc_backend_idle(const pc_backend *b);
 pc_status pc_backend_backward(const pc_backend *b, const pc_op_call *call,
                               const pc_tensor *grad_out, pc_op_grads *out);
 
