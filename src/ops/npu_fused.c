@@ -29,15 +29,6 @@
 #undef NK_SFX
 #undef NK_LANES
 
-static float round_to(float v, pc_dtype d)
-{
-    if (d == PC_DTYPE_F16)
-        return pc_f16_to_f32(pc_f32_to_f16(v));
-    if (d == PC_DTYPE_BF16)
-        return pc_bf16_to_f32(pc_f32_to_bf16(v));
-    return v;
-}
-
 static pc_status need_floats(const pc_op_call *call, int n, const char *kernel)
 {
     for (int i = 0; i < n; i++) {
@@ -64,6 +55,34 @@ static pc_dtype compute_dtype(pc_compute compute, pc_dtype od)
     return pc_nn_compute_dtype(compute, od);
 }
 
+/* ---- the block-at-a-time passes ----
+ * Every op here works a block of about PC_NN_BLOCK elements (whole rows where rows matter) at
+ * a time: its inputs' values read into per-thread scratch of the compute dtype (pc_nn_read:
+ * the conversion pc_tensor_cast makes), the block computed, the result rounded into the output
+ * tensor (pc_nn_write: the conversion pc_nn_store makes). Each element, and each row's sum,
+ * takes the same operations in the same order as in a pass over the whole tensor, so neither
+ * the blocks nor the threads that run them (OpenMP, above NF_PARALLEL_MIN elements) change a
+ * bit. */
+#define NF_PARALLEL_MIN 32768
+
+/* Blocks of whole rows of D: *per rows each (one at least), *count of them. */
+static void row_blocks(int64_t rows, int64_t D, int64_t *per, int64_t *count)
+{
+    *per = D > 0 && D < PC_NN_BLOCK ? PC_NN_BLOCK / D : 1;
+    *count = (rows + *per - 1) / *per;
+}
+
+/* A thread's scratch (a byte at least: an empty call still asks for it). */
+static void *scratch(size_t bytes)
+{
+    return malloc(bytes ? bytes : 1);
+}
+
+static void *at(void *base, int64_t i, pc_dtype cd)
+{
+    return (char *)base + (size_t)i * pc_dtype_size(cd);
+}
+
 /* ---- npu_rms_norm(x, gamma, epsilon) -> (y, rstd float32 [..., 1]) ---- */
 
 pc_status pc_k_npu_rms_norm_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out)
@@ -87,34 +106,63 @@ pc_status pc_k_npu_rms_norm_forward(const pc_op_call *call, pc_compute compute, 
     int64_t rshape[PC_TENSOR_MAX_DIMS];
     memcpy(rshape, x->shape, sizeof rshape);
     rshape[x->rank - 1] = 1;
-    pc_tensor xb = PC_TENSOR_NULL, gb = PC_TENSOR_NULL, y = PC_TENSOR_NULL, r = PC_TENSOR_NULL;
-    pc_tensor sq = PC_TENSOR_NULL;
-    int64_t dd[1] = {D > 0 ? D : 1};
-    /* gamma of D values (the usual [D]): read as one row, not expanded to x's shape */
+    /* gamma of D values (the usual [D]): read once as one row; otherwise read a block at a
+     * time from its view expanded to x's shape */
     bool one_row = pc_tensor_numel(g) == D && g->rank > 0 && g->shape[g->rank - 1] == D;
-    if ((st = pc_nn_load_ro(call, x, cd, &xb)) == PC_OK &&
-        (st = pc_tensor_alloc(&sq, cd, dd, 1)) == PC_OK &&
-        (st = one_row ? pc_nn_load_ro(call, g, cd, &gb)
-                      : pc_nn_load_expand(call, g, x->shape, x->rank, cd, &gb)) == PC_OK &&
-        (st = pc_tensor_alloc(&y, cd, x->shape, x->rank)) == PC_OK &&
-        (st = pc_tensor_alloc(&r, cd, rshape, x->rank)) == PC_OK) {
-        if (cd == PC_DTYPE_F64)
-            rms_rows_d(pc_tensor_data(&xb), pc_tensor_data(&gb), one_row ? 0 : D,
-                       pc_tensor_data(&y), pc_tensor_data(&r), rows, D, eps, pc_tensor_data(&sq));
-        else
-            rms_rows_f(pc_tensor_data(&xb), pc_tensor_data(&gb), one_row ? 0 : D,
-                       pc_tensor_data(&y), pc_tensor_data(&r), rows, D, eps, pc_tensor_data(&sq));
-        st = pc_nn_store(call, &y, od, x->shape, x->rank, &out->tensors[0]);
-        if (st == PC_OK)
-            st = pc_nn_store(call, &r, PC_DTYPE_F32, rshape, x->rank, &out->tensors[1]);
-        if (st == PC_OK)
-            out->count = 2;
+    pc_tensor gb = PC_TENSOR_NULL, r = PC_TENSOR_NULL;
+    if ((st = one_row ? pc_nn_load_ro(call, g, cd, &gb)
+                      : pc_tensor_expand(&gb, g, x->shape, x->rank)) != PC_OK ||
+        (st = pc_tensor_alloc(&out->tensors[0], od, x->shape, x->rank)) != PC_OK ||
+        (st = pc_tensor_alloc(&r, cd, rshape, x->rank)) != PC_OK) {
+        pc_tensor_free(&gb);
+        pc_tensor_free(&out->tensors[0]);
+        return st == PC_ERR_NOMEM ? pc_nn_nomem(call) : st;
     }
-    pc_tensor_free(&xb);
+    int64_t per, nb;
+    row_blocks(rows, D, &per, &nb);
+    size_t cap = (size_t)(per * D);
+    pc_tensor *y = &out->tensors[0];
+    bool failed = false;
+    (void)pc_convert_isa(); /* the converters' choice of path, made before the threads */
+#pragma omp parallel if (rows * D > NF_PARALLEL_MIN && nb > 1)
+    {
+        /* x, y, gamma (when not one row) of a block, and the squares of a row */
+        void *buf = scratch(pc_dtype_size(cd) * (cap * (one_row ? 2 : 3) + (size_t)D));
+        if (!buf) {
+#pragma omp atomic write
+            failed = true;
+        }
+#pragma omp for schedule(static)
+        for (int64_t k = 0; k < nb; k++) {
+            if (!buf)
+                continue;
+            int64_t r0 = k * per, nr = rows - r0 < per ? rows - r0 : per;
+            void *xs = buf, *ys = at(buf, (int64_t)cap, cd), *gs = at(buf, 2 * (int64_t)cap, cd);
+            void *sq = at(buf, (int64_t)cap * (one_row ? 2 : 3), cd);
+            pc_nn_read(x, r0 * D, nr * D, cd, xs);
+            if (!one_row)
+                pc_nn_read(&gb, r0 * D, nr * D, cd, gs);
+            const void *gp = one_row ? pc_tensor_data(&gb) : gs;
+            void *rp = at(pc_tensor_data(&r), r0, cd);
+            if (cd == PC_DTYPE_F64)
+                rms_rows_d(xs, gp, one_row ? 0 : D, ys, rp, nr, D, eps, sq);
+            else
+                rms_rows_f(xs, gp, one_row ? 0 : D, ys, rp, nr, D, eps, sq);
+            pc_nn_write(y, r0 * D, nr * D, ys, cd);
+        }
+        free(buf);
+    }
     pc_tensor_free(&gb);
-    pc_tensor_free(&y);
-    pc_tensor_free(&r);
-    pc_tensor_free(&sq);
+    if (failed) {
+        pc_tensor_free(&r);
+        pc_tensor_free(y);
+        return pc_nn_nomem(call);
+    }
+    st = pc_nn_store(call, &r, PC_DTYPE_F32, rshape, x->rank, &out->tensors[1]);
+    if (st == PC_OK)
+        out->count = 2;
+    else
+        pc_tensor_free(y);
     return st == PC_ERR_NOMEM ? pc_nn_nomem(call) : st;
 }
 
@@ -126,6 +174,11 @@ typedef struct rot_plan {
     int rank;
     int64_t rows, D;
     pc_dtype od, cd;
+    /* per input: the step of its row's first element (an index of its own values) for each
+     * broadcast dimension but the last, 0 where it is broadcast; whether it has D values a row
+     * (or one, broadcast along the row); whether it is not broadcast at all */
+    int64_t step[3][PC_TENSOR_MAX_DIMS];
+    bool full_row[3], plain[3];
 } rot_plan;
 
 static pc_status rot_plan_make(const pc_op_call *call, pc_compute compute, rot_plan *p)
@@ -157,15 +210,44 @@ static pc_status rot_plan_make(const pc_op_call *call, pc_compute compute, rot_p
         p->rows *= p->shape[i];
     p->od = promoted(call, 3);
     p->cd = compute_dtype(compute, p->od);
+    for (int i = 0; i < 3; i++) {
+        const pc_tensor *t = p->t[i];
+        int64_t ts[PC_TENSOR_MAX_DIMS];
+        pc_shape_contiguous_strides(t->shape, t->rank, ts);
+        for (int d = 0; d < p->rank - 1; d++) {
+            int td = t->rank - p->rank + d;
+            p->step[i][d] = td < 0 || t->shape[td] == 1 ? 0 : ts[td];
+        }
+        p->full_row[i] = t->rank > 0 && t->shape[t->rank - 1] == p->D;
+        p->plain[i] = pc_tensor_numel(t) == p->rows * p->D;
+    }
     return PC_OK;
 }
 
-static pc_status rot_load(const pc_op_call *call, const rot_plan *p, pc_tensor *b)
+/* Rows r0 .. r0 + nr - 1 of input i broadcast to the shape of the call, in dtype cd, to dst. */
+static void rot_read(const rot_plan *p, int i, int64_t r0, int64_t nr, void *dst)
 {
-    pc_status st = PC_OK;
-    for (int i = 0; i < 3 && st == PC_OK; i++)
-        st = pc_nn_load_expand(call, p->t[i], p->shape, p->rank, p->cd, &b[i]);
-    return st;
+    const pc_tensor *t = p->t[i];
+    size_t es = pc_dtype_size(p->cd);
+    if (p->plain[i]) {
+        pc_nn_read(t, r0 * p->D, nr * p->D, p->cd, dst);
+        return;
+    }
+    for (int64_t r = r0; r < r0 + nr; r++) {
+        int64_t start = 0, rem = r;
+        for (int d = p->rank - 2; d >= 0; d--) {
+            start += rem % p->shape[d] * p->step[i][d];
+            rem /= p->shape[d];
+        }
+        char *row = (char *)dst + (size_t)((r - r0) * p->D) * es;
+        if (p->full_row[i]) {
+            pc_nn_read(t, start, p->D, p->cd, row);
+        } else {
+            pc_nn_read(t, start, 1, p->cd, row);
+            for (int64_t j = 1; j < p->D; j++)
+                memcpy(row + (size_t)j * es, row, es);
+        }
+    }
 }
 
 pc_status pc_k_npu_rotary_mul_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out)
@@ -174,25 +256,52 @@ pc_status pc_k_npu_rotary_mul_forward(const pc_op_call *call, pc_compute compute
     pc_status st = rot_plan_make(call, compute, &p);
     if (st != PC_OK)
         return st;
-    pc_tensor b[3] = {PC_TENSOR_NULL, PC_TENSOR_NULL, PC_TENSOR_NULL}, y = PC_TENSOR_NULL;
-    if ((st = rot_load(call, &p, b)) == PC_OK &&
-        (st = pc_tensor_alloc(&y, p.cd, p.shape, p.rank)) == PC_OK) {
-        if (p.cd == PC_DTYPE_F64)
-            rotary_rows_d(pc_tensor_data(&b[0]), pc_tensor_data(&b[1]), pc_tensor_data(&b[2]),
-                          pc_tensor_data(&y), p.rows, p.D);
-        else
-            rotary_rows_f(pc_tensor_data(&b[0]), pc_tensor_data(&b[1]), pc_tensor_data(&b[2]),
-                          pc_tensor_data(&y), p.rows, p.D);
-        st = pc_nn_store(call, &y, p.od, p.shape, p.rank, &out->tensors[0]);
-        if (st == PC_OK)
-            out->count = 1;
+    pc_tensor *y = &out->tensors[0];
+    if ((st = pc_tensor_alloc(y, p.od, p.shape, p.rank)) != PC_OK)
+        return st == PC_ERR_NOMEM ? pc_nn_nomem(call) : st;
+    int64_t per, nb, D = p.D;
+    row_blocks(p.rows, D, &per, &nb);
+    int64_t cap = per * D;
+    pc_dtype cd = p.cd;
+    bool failed = false;
+    (void)pc_convert_isa(); /* the converters' choice of path, made before the threads */
+#pragma omp parallel if (p.rows * D > NF_PARALLEL_MIN && nb > 1)
+    {
+        void *buf = scratch(pc_dtype_size(cd) * (size_t)cap * 4); /* x, r1, r2, y */
+        if (!buf) {
+#pragma omp atomic write
+            failed = true;
+        }
+#pragma omp for schedule(static)
+        for (int64_t k = 0; k < nb; k++) {
+            if (!buf)
+                continue;
+            int64_t r0 = k * per, nr = p.rows - r0 < per ? p.rows - r0 : per;
+            void *b[4];
+            for (int i = 0; i < 4; i++)
+                b[i] = at(buf, i * cap, cd);
+            for (int i = 0; i < 3; i++)
+                rot_read(&p, i, r0, nr, b[i]);
+            if (cd == PC_DTYPE_F64)
+                rotary_rows_d(b[0], b[1], b[2], b[3], nr, D);
+            else
+                rotary_rows_f(b[0], b[1], b[2], b[3], nr, D);
+            pc_nn_write(y, r0 * D, nr * D, b[3], cd);
+        }
+        free(buf);
     }
-    for (int i = 0; i < 3; i++)
-        pc_tensor_free(&b[i]);
-    pc_tensor_free(&y);
-    return st == PC_ERR_NOMEM ? pc_nn_nomem(call) : st;
+    if (failed) {
+        pc_tensor_free(y);
+        return pc_nn_nomem(call);
+    }
+    out->count = 1;
+    return PC_OK;
 }
 
+/* The gradients: computed a block of rows at a time; the gradient of an input that is not
+ * broadcast goes straight into its output (as 0 + v, what torch's sum_to over no dimension
+ * gives), that of a broadcast one into a buffer of the broadcast shape, summed to the input's
+ * shape afterwards in torch's order. */
 pc_status pc_k_npu_rotary_mul_backward(const pc_op_call *call, pc_compute compute,
                                        const pc_tensor *grad_out, pc_op_grads *out)
 {
@@ -200,35 +309,76 @@ pc_status pc_k_npu_rotary_mul_backward(const pc_op_call *call, pc_compute comput
     pc_status st = rot_plan_make(call, compute, &p);
     if (st != PC_OK)
         return st;
-    pc_tensor b[3] = {PC_TENSOR_NULL, PC_TENSOR_NULL, PC_TENSOR_NULL}, g = PC_TENSOR_NULL;
-    pc_tensor d[3] = {PC_TENSOR_NULL, PC_TENSOR_NULL, PC_TENSOR_NULL};
+    pc_dtype cd = p.cd;
+    pc_tensor d[3] = {PC_TENSOR_NULL, PC_TENSOR_NULL, PC_TENSOR_NULL}, g = PC_TENSOR_NULL;
     bool want[3];
     for (int i = 0; i < 3; i++)
         want[i] = pc_nn_wants_grad(call, i);
-    if ((st = rot_load(call, &p, b)) == PC_OK &&
-        (st = pc_nn_load_expand(call, grad_out, p.shape, p.rank, p.cd, &g)) == PC_OK) {
-        for (int i = 0; i < 3 && st == PC_OK; i++)
-            if (want[i])
-                st = pc_tensor_alloc(&d[i], p.cd, p.shape, p.rank);
+    /* the incoming gradient as a view of the broadcast shape (read like x) */
+    if ((st = pc_tensor_expand(&g, grad_out, p.shape, p.rank)) != PC_OK)
+        return pc_error_prefix(st, "%s", call->full_name);
+    for (int i = 0; i < 3 && st == PC_OK; i++)
+        if (want[i])
+            st = p.plain[i]
+                     ? pc_tensor_alloc(&out->grads[i], p.t[i]->dtype, p.t[i]->shape, p.t[i]->rank)
+                     : pc_tensor_alloc(&d[i], cd, p.shape, p.rank);
+    if (st != PC_OK) {
+        for (int i = 0; i < 3; i++)
+            pc_tensor_free(&d[i]);
+        pc_tensor_free(&g);
+        return st == PC_ERR_NOMEM ? pc_nn_nomem(call) : st;
     }
-    if (st == PC_OK) {
-        if (p.cd == PC_DTYPE_F64)
-            rotary_grad_rows_d(pc_tensor_data(&b[0]), pc_tensor_data(&b[1]), pc_tensor_data(&b[2]),
-                               pc_tensor_data(&g), want[0] ? pc_tensor_data(&d[0]) : NULL,
-                               want[1] ? pc_tensor_data(&d[1]) : NULL,
-                               want[2] ? pc_tensor_data(&d[2]) : NULL, p.rows, p.D);
-        else
-            rotary_grad_rows_f(pc_tensor_data(&b[0]), pc_tensor_data(&b[1]), pc_tensor_data(&b[2]),
-                               pc_tensor_data(&g), want[0] ? pc_tensor_data(&d[0]) : NULL,
-                               want[1] ? pc_tensor_data(&d[1]) : NULL,
-                               want[2] ? pc_tensor_data(&d[2]) : NULL, p.rows, p.D);
+    int64_t per, nb, D = p.D;
+    row_blocks(p.rows, D, &per, &nb);
+    int64_t cap = per * D;
+    bool failed = false;
+    (void)pc_convert_isa(); /* the converters' choice of path, made before the threads */
+#pragma omp parallel if (p.rows * D > NF_PARALLEL_MIN && nb > 1)
+    {
+        void *buf = scratch(pc_dtype_size(cd) * (size_t)cap * 7);
+        if (!buf) {
+#pragma omp atomic write
+            failed = true;
+        }
+#pragma omp for schedule(static)
+        for (int64_t k = 0; k < nb; k++) {
+            if (!buf)
+                continue;
+            int64_t r0 = k * per, nr = p.rows - r0 < per ? p.rows - r0 : per;
+            void *b[4], *o[3]; /* x, r1, r2, dy; dx, dr1, dr2 */
+            for (int i = 0; i < 4; i++)
+                b[i] = at(buf, i * cap, cd);
+            for (int i = 0; i < 3; i++)
+                rot_read(&p, i, r0, nr, b[i]);
+            pc_nn_read(&g, r0 * D, nr * D, cd, b[3]);
+            for (int i = 0; i < 3; i++)
+                o[i] = !want[i]     ? NULL
+                       : p.plain[i] ? at(buf, (4 + i) * cap, cd)
+                                    : at(pc_tensor_data(&d[i]), r0 * D, cd);
+            if (cd == PC_DTYPE_F64)
+                rotary_grad_rows_d(b[0], b[1], b[2], b[3], o[0], o[1], o[2], nr, D);
+            else
+                rotary_grad_rows_f(b[0], b[1], b[2], b[3], o[0], o[1], o[2], nr, D);
+            for (int i = 0; i < 3; i++) {
+                if (!want[i] || !p.plain[i])
+                    continue;
+                if (cd == PC_DTYPE_F64)
+                    plus_zero_d(o[i], nr * D);
+                else
+                    plus_zero_f(o[i], nr * D);
+                pc_nn_write(&out->grads[i], r0 * D, nr * D, o[i], cd);
+            }
+        }
+        free(buf);
     }
+    if (failed)
+        st = PC_ERR_NOMEM;
     for (int i = 0; i < 3 && st == PC_OK; i++) {
-        if (!want[i])
+        if (!want[i] || p.plain[i])
             continue;
         pc_tensor s = PC_TENSOR_NULL;
-        st = pc_tensor_alloc(&s, p.cd, p.t[i]->shape, p.t[i]->rank);
-        if (st == PC_OK && p.cd == PC_DTYPE_F64)
+        st = pc_tensor_alloc(&s, cd, p.t[i]->shape, p.t[i]->rank);
+        if (st == PC_OK && cd == PC_DTYPE_F64)
             torch_sum_to_d(pc_tensor_data(&d[i]), p.shape, p.rank, p.t[i]->shape, p.t[i]->rank,
                            pc_tensor_data(&s));
         else if (st == PC_OK)
@@ -236,11 +386,10 @@ pc_status pc_k_npu_rotary_mul_backward(const pc_op_call *call, pc_compute comput
                            pc_tensor_data(&s));
         if (st == PC_OK)
             st = pc_nn_store(call, &s, p.t[i]->dtype, p.t[i]->shape, p.t[i]->rank, &out->grads[i]);
-    }
-    for (int i = 0; i < 3; i++) {
-        pc_tensor_free(&b[i]);
         pc_tensor_free(&d[i]);
     }
+    for (int i = 0; i < 3; i++)
+        pc_tensor_free(&d[i]);
     pc_tensor_free(&g);
     return st == PC_ERR_NOMEM ? pc_nn_nomem(call) : st;
 }
@@ -296,59 +445,153 @@ static pc_status swi_plan_make(const pc_op_call *call, pc_compute compute, swi_p
     return PC_OK;
 }
 
-/* The float16/bfloat16 branch: s = silu(a) in float32 rounded to the dtype, y = s b. */
-static void swiglu_rounded(const float *x, float *y, const swi_plan *p)
+/* n values v rounded to the dtype dt (float16/bfloat16) and back: pc_f32_to_bf16 (or _f16)
+ * then back on each, through pc_convert_buffer (its vector paths give the scalar functions'
+ * bits, NaN payloads included); stage holds n values of dt. */
+static void round_n(float *v, int64_t n, pc_dtype dt, void *stage)
 {
-    pc_dtype dt = p->x->dtype;
-    int64_t hi = p->h * p->inner;
-    for (int64_t o = 0; o < p->outer; o++)
-        for (int64_t k = 0; k < hi; k++) {
-            float a = x[o * 2 * hi + k], b = x[o * 2 * hi + hi + k];
-            float s = round_to(a / (1.0f + expf(-a)), dt);
-            y[o * hi + k] = s * b;
-        }
+    pc_convert_buffer(stage, dt, v, PC_DTYPE_F32, (size_t)n);
+    pc_convert_buffer(v, PC_DTYPE_F32, stage, dt, (size_t)n);
+}
+
+/* The float16/bfloat16 branch: s = silu(a) in float32 rounded to the dtype, y = s b. */
+static void swiglu_rounded_n(const float *a, const float *b, float *y, int64_t n, pc_dtype dt,
+                             void *stage)
+{
+    for (int64_t k = 0; k < n; k++)
+        y[k] = expf(-a[k]);
+    for (int64_t k = 0; k < n; k++)
+        y[k] = a[k] / (1.0f + y[k]);
+    round_n(y, n, dt, stage); /* s */
+    for (int64_t k = 0; k < n; k++)
+        y[k] = y[k] * b[k];
 }
 
 /* Its autograd: the gradient of s is rounded to the dtype before silu's backward
- * (dy sig (1 + a (1 - sig))), and both halves' gradients are rounded (at the store). */
-static void swiglu_rounded_grad(const float *x, const float *dy, float *dx, const swi_plan *p)
+ * (dy sig (1 + a (1 - sig))), and both halves' gradients are rounded (at the store). b is
+ * overwritten (with that rounded gradient of s, dy b). */
+static void swiglu_rounded_grad_n(const float *a, float *b, const float *dy, float *da, float *db,
+                                  int64_t n, pc_dtype dt, void *stage)
 {
-    pc_dtype dt = p->x->dtype;
+    for (int64_t k = 0; k < n; k++)
+        da[k] = expf(-a[k]); /* e, for sig = 1 / (1 + e) and s = a / (1 + e) */
+    for (int64_t k = 0; k < n; k++) {
+        db[k] = a[k] / (1.0f + da[k]);
+        b[k] = dy[k] * b[k];
+    }
+    round_n(db, n, dt, stage); /* s */
+    round_n(b, n, dt, stage);  /* the gradient of s */
+    for (int64_t k = 0; k < n; k++) {
+        float sg = 1.0f / (1.0f + da[k]);
+        da[k] = b[k] * sg * (1.0f + a[k] * (1.0f - sg));
+        db[k] = dy[k] * db[k];
+    }
+}
+
+/* The elements j0 .. j0 + n - 1 of y (index order; y viewed [outer, h inner]) as runs within
+ * one row o of x viewed [outer, 2 h inner]: a run of len values at column c of the output row
+ * is x's values o 2hi + c (the a half) and o 2hi + hi + c (the b half), hi = h inner. */
+typedef struct swi_run {
+    int64_t a, len; /* a's index in x; b's is a + hi */
+} swi_run;
+
+static swi_run swi_run_at(const swi_plan *p, int64_t j, int64_t end)
+{
+    int64_t hi = p->h * p->inner, o = j / hi, c = j % hi;
+    swi_run r = {o * 2 * hi + c, hi - c < end - j ? hi - c : end - j};
+    return r;
+}
+
+static void swi_read(const swi_plan *p, int64_t j0, int64_t n, void *a, void *b)
+{
     int64_t hi = p->h * p->inner;
-    for (int64_t o = 0; o < p->outer; o++)
-        for (int64_t k = 0; k < hi; k++) {
-            int64_t ia = o * 2 * hi + k, ib = ia + hi;
-            float a = x[ia], b = x[ib], g = dy[o * hi + k];
-            float sg = 1.0f / (1.0f + expf(-a));
-            float s = round_to(a / (1.0f + expf(-a)), dt);
-            float gs = round_to(g * b, dt);
-            dx[ia] = gs * sg * (1.0f + a * (1.0f - sg));
-            dx[ib] = g * s;
+    for (int64_t j = j0; j < j0 + n;) {
+        swi_run r = swi_run_at(p, j, j0 + n);
+        pc_nn_read(p->x, r.a, r.len, p->cd, at(a, j - j0, p->cd));
+        pc_nn_read(p->x, r.a + hi, r.len, p->cd, at(b, j - j0, p->cd));
+        j += r.len;
+    }
+}
+
+/* Elements per block of y (and per half of x) */
+#define SWI_BLOCK PC_NN_BLOCK
+
+/* The forward (grad_out NULL) or the backward of npu_swiglu into *res (y, or dx). */
+static pc_status swi_run_blocks(const pc_op_call *call, const swi_plan *p,
+                                const pc_tensor *grad_out, pc_tensor *res)
+{
+    bool bwd = grad_out != NULL;
+    int64_t n = p->outer * p->h * p->inner, hi = p->h * p->inner;
+    if (bwd && pc_tensor_numel(grad_out) != n)
+        return pc_error_set(PC_ERR_INVALID,
+                            "%s: npu_swiglu: the gradient has %lld values, the "
+                            "output %lld",
+                            call->full_name, (long long)pc_tensor_numel(grad_out), (long long)n);
+    pc_status st = bwd ? pc_tensor_alloc(res, p->x->dtype, p->x->shape, p->x->rank)
+                       : pc_tensor_alloc(res, p->x->dtype, p->oshape, p->x->rank);
+    if (st != PC_OK)
+        return st == PC_ERR_NOMEM ? pc_nn_nomem(call) : st;
+    pc_dtype cd = p->cd, dt = p->x->dtype;
+    int64_t nb = (n + SWI_BLOCK - 1) / SWI_BLOCK;
+    bool failed = false;
+    (void)pc_convert_isa(); /* the converters' choice of path, made before the threads */
+#pragma omp parallel if (n > NF_PARALLEL_MIN && nb > 1)
+    {
+        /* a, b and y; or a, b, dy, da and db; and a stage of float16/bfloat16 values */
+        void *buf = scratch((pc_dtype_size(cd) * (bwd ? 5 : 3) + 2) * SWI_BLOCK);
+        if (!buf) {
+#pragma omp atomic write
+            failed = true;
         }
+#pragma omp for schedule(static)
+        for (int64_t k = 0; k < nb; k++) {
+            if (!buf)
+                continue;
+            int64_t j0 = k * SWI_BLOCK, len = n - j0 < SWI_BLOCK ? n - j0 : SWI_BLOCK;
+            void *a = buf, *b = at(buf, SWI_BLOCK, cd), *c = at(buf, 2 * SWI_BLOCK, cd);
+            void *stage = at(buf, (bwd ? 5 : 3) * SWI_BLOCK, cd);
+            swi_read(p, j0, len, a, b);
+            if (!bwd) {
+                if (p->rounded)
+                    swiglu_rounded_n(a, b, c, len, dt, stage);
+                else if (cd == PC_DTYPE_F64)
+                    swiglu_n_d(a, b, c, len);
+                else
+                    swiglu_n_f(a, b, c, len);
+                pc_nn_write(res, j0, len, c, cd);
+                continue;
+            }
+            void *da = at(buf, 3 * SWI_BLOCK, cd), *db = at(buf, 4 * SWI_BLOCK, cd);
+            pc_nn_read(grad_out, j0, len, cd, c);
+            if (p->rounded)
+                swiglu_rounded_grad_n(a, b, c, da, db, len, dt, stage);
+            else if (cd == PC_DTYPE_F64)
+                swiglu_grad_n_d(a, b, c, da, db, len);
+            else
+                swiglu_grad_n_f(a, b, c, da, db, len);
+            for (int64_t j = j0; j < j0 + len;) {
+                swi_run r = swi_run_at(p, j, j0 + len);
+                pc_nn_write(res, r.a, r.len, at(da, j - j0, cd), cd);
+                pc_nn_write(res, r.a + hi, r.len, at(db, j - j0, cd), cd);
+                j += r.len;
+            }
+        }
+        free(buf);
+    }
+    if (failed) {
+        pc_tensor_free(res);
+        return pc_nn_nomem(call);
+    }
+    return PC_OK;
 }
 
 pc_status pc_k_npu_swiglu_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out)
 {
     swi_plan p;
     pc_status st = swi_plan_make(call, compute, &p);
-    if (st != PC_OK)
-        return st;
-    pc_tensor xb = PC_TENSOR_NULL, y = PC_TENSOR_NULL;
-    if ((st = pc_nn_load_ro(call, p.x, p.cd, &xb)) == PC_OK &&
-        (st = pc_tensor_alloc(&y, p.cd, p.oshape, p.x->rank)) == PC_OK) {
-        if (p.rounded)
-            swiglu_rounded(pc_tensor_data(&xb), pc_tensor_data(&y), &p);
-        else if (p.cd == PC_DTYPE_F64)
-            swiglu_plain_d(pc_tensor_data(&xb), pc_tensor_data(&y), p.outer, p.h, p.inner);
-        else
-            swiglu_plain_f(pc_tensor_data(&xb), pc_tensor_data(&y), p.outer, p.h, p.inner);
-        st = pc_nn_store(call, &y, p.x->dtype, p.oshape, p.x->rank, &out->tensors[0]);
-        if (st == PC_OK)
-            out->count = 1;
-    }
-    pc_tensor_free(&xb);
-    pc_tensor_free(&y);
-    return st == PC_ERR_NOMEM ? pc_nn_nomem(call) : st;
+    if (st == PC_OK && (st = swi_run_blocks(call, &p, NULL, &out->tensors[0])) == PC_OK)
+        out->count = 1;
+    return st;
 }
 
 pc_status pc_k_npu_swiglu_backward(const pc_op_call *call, pc_compute compute,
@@ -358,22 +601,5 @@ pc_status pc_k_npu_swiglu_backward(const pc_op_call *call, pc_compute compute,
     pc_status st = swi_plan_make(call, compute, &p);
     if (st != PC_OK || !pc_nn_wants_grad(call, 0))
         return st;
-    pc_tensor xb = PC_TENSOR_NULL, g = PC_TENSOR_NULL, dx = PC_TENSOR_NULL;
-    if ((st = pc_nn_load_ro(call, p.x, p.cd, &xb)) == PC_OK &&
-        (st = pc_nn_load(call, grad_out, p.cd, &g)) == PC_OK &&
-        (st = pc_tensor_alloc(&dx, p.cd, p.x->shape, p.x->rank)) == PC_OK) {
-        if (p.rounded)
-            swiglu_rounded_grad(pc_tensor_data(&xb), pc_tensor_data(&g), pc_tensor_data(&dx), &p);
-        else if (p.cd == PC_DTYPE_F64)
-            swiglu_plain_grad_d(pc_tensor_data(&xb), pc_tensor_data(&g), pc_tensor_data(&dx),
-                                p.outer, p.h, p.inner);
-        else
-            swiglu_plain_grad_f(pc_tensor_data(&xb), pc_tensor_data(&g), pc_tensor_data(&dx),
-                                p.outer, p.h, p.inner);
-        st = pc_nn_store(call, &dx, p.x->dtype, p.x->shape, p.x->rank, &out->grads[0]);
-    }
-    pc_tensor_free(&xb);
-    pc_tensor_free(&g);
-    pc_tensor_free(&dx);
-    return st == PC_ERR_NOMEM ? pc_nn_nomem(call) : st;
+    return swi_run_blocks(call, &p, grad_out, &out->grads[0]);
 }
