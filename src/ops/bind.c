@@ -713,3 +713,27 @@ const pc_tensor *pc_call_tensor(const pc_op_call *call, int i)
     const pc_value *v = &call->args[i];
     return v->kind == PC_VALUE_TENSOR ? &v->tensor : NULL;
 }
+
+pc_status pc_op_bind_overloads(const pc_dump_api *api, const pc_api_name *name,
+                               pc_tensor_provider provider, void *ctx, pc_op_call *out,
+                               const pc_api_name **used)
+{
+    pc_status st = pc_op_bind(api, name, provider, ctx, out);
+    const pc_api_name *next = pc_api_lookup_next(name);
+    if (st == PC_OK || st == PC_ERR_NOMEM || !next) {
+        if (used)
+            *used = name;
+        return st;
+    }
+    char first[512];
+    snprintf(first, sizeof first, "%s", pc_error_message());
+    for (; next; next = pc_api_lookup_next(next))
+        if (pc_op_bind(api, next, provider, ctx, out) == PC_OK) {
+            if (used)
+                *used = next;
+            return PC_OK;
+        }
+    if (used)
+        *used = name;
+    return pc_error_set(st, "%s", first);
+}

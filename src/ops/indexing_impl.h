@@ -20,8 +20,9 @@
 
 /* scatter family (op param) */
 enum { PC_IDX_SCATTER, PC_IDX_SCATTER_ADD };
-/* nonzero family (op param): nonzero (as_tuple from the call), argwhere */
-enum { PC_IDX_NONZERO, PC_IDX_ARGWHERE };
+/* nonzero family (op param): nonzero (as_tuple from the call), argwhere, where(condition)
+ * (nonzero with as_tuple) */
+enum { PC_IDX_NONZERO, PC_IDX_ARGWHERE, PC_IDX_WHERE_COND };
 
 pc_status pc_k_index_select_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
 pc_status pc_k_index_select_backward(const pc_op_call *call, pc_compute compute,
@@ -148,5 +149,8 @@ void pc_idx_acc_mul(pc_idx_acc *a, int64_t pos, const pc_tensor *src, int64_t k)
 /* *out: the accumulated values in a->dtype with shape; a is freed. */
 pc_status pc_idx_acc_store(pc_idx_acc *a, const pc_op_call *call, const int64_t *shape, int rank,
                            pc_tensor *out);
+
+/* bincount (indexing_misc.c) */
+pc_status pc_k_bincount_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
 
 #endif

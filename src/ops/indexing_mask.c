@@ -243,8 +243,9 @@ pc_status pc_k_nonzero_forward(const pc_op_call *call, pc_compute compute, pc_op
 {
     (void)compute;
     const pc_tensor *x = pc_call_tensor(call, 0);
-    bool tuple =
-        call->op->param == PC_IDX_NONZERO && call->args[1].kind == PC_VALUE_BOOL && call->args[1].b;
+    bool tuple = call->op->param == PC_IDX_WHERE_COND ||
+                 (call->op->param == PC_IDX_NONZERO && call->args[1].kind == PC_VALUE_BOOL &&
+                  call->args[1].b);
     pc_tensor xc = PC_TENSOR_NULL;
     pc_status st = pc_tensor_contiguous(&xc, x);
     if (st != PC_OK)

@@ -18,6 +18,12 @@ X(MASKED_SCATTER, "masked_scatter(Tensor input, Tensor mask, Tensor source) -> T
 /* as_tuple=True returns one tensor per dim (several outputs) */
 X(NONZERO, "nonzero(Tensor input, *, bool as_tuple=False) -> Tensor", true, pc_k_nonzero_forward, NULL, PC_IDX_NONZERO, 0u)
 X(ARGWHERE, "argwhere(Tensor input) -> Tensor", true, pc_k_nonzero_forward, NULL, PC_IDX_ARGWHERE, 0u)
+/* torch.where(condition): nonzero(condition, as_tuple=True); an overload of Torch.where (its row
+ * comes after the element-wise where's, pc_op_bind_overloads tries it second) */
+X(WHERE_COND, "where(Tensor condition) -> Tensor[]", true, pc_k_nonzero_forward, NULL, PC_IDX_WHERE_COND, 0u)
+/* counts of non-negative integers (weights: their sums, float32 weights in float32, others in
+ * float64) */
+X(BINCOUNT, "bincount(Tensor input, Tensor? weights=None, int minlength=0) -> Tensor", false, pc_k_bincount_forward, NULL, 0, 0u)
 /* x[indices] = value (indexing_setitem.c): the result is the modified x; value a tensor or a
  * Python number */
 X(SETITEM, "__setitem__(Tensor input, Index indices, Tensor value) -> Tensor", true, pc_k_setitem_forward, pc_k_setitem_backward, 0, 4u)

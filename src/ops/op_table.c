@@ -457,6 +457,16 @@ const pc_api_name *pc_api_lookup(const char *api_type, const char *api_name)
     return NULL;
 }
 
+const pc_api_name *pc_api_lookup_next(const pc_api_name *prev)
+{
+    if (!prev || prev < api_names || prev >= api_names + pc_api_name_count())
+        return NULL;
+    for (const pc_api_name *n = prev + 1; n < api_names + pc_api_name_count(); n++)
+        if (strcmp(n->api_type, prev->api_type) == 0 && strcmp(n->api_name, prev->api_name) == 0)
+            return n;
+    return NULL;
+}
+
 bool pc_api_supported(const char *api_type, const char *api_name, char *why, size_t size)
 {
     if (pc_api_lookup(api_type, api_name))

@@ -581,7 +581,7 @@ pc_status pc_api_run(const pc_api_runner *r, const pc_dump_api *api, pc_api_resu
     tm->apis++;
     pc_inputs in = {.max_bytes = r->max_tensor_bytes};
     pc_inputs_begin(&in, r->dump, r->seed, api);
-    pc_status st = pc_op_bind(api, name, pc_inputs_provide, &in, &x->call);
+    pc_status st = pc_op_bind_overloads(api, name, pc_inputs_provide, &in, &x->call, &name);
     x->call.seed = r->seed; /* dropout's masks: keyed by (seed, API, side) */
     lap(r, &tm->inputs, &t0);
     if (st == PC_OK && !r->replay) {

@@ -419,6 +419,29 @@ def keyword_cases(g):
     case("Torch.scatter", [rnd([3, 4], "bf16"), S(0), i64(idx)], {"value": t.tensor(3, dtype=t.int32)}, backward=False)
 
 
+
+def where_bincount_cases(g):
+    """torch.where(condition) (nonzero as a tuple: an overload of Torch.where) and bincount;
+    appended last so that the earlier cases keep their ids and data."""
+    rnd, ints, S, case = g.rnd, g.ints, g.S, g.case
+    for shape in [[5], [3, 4], [2, 3, 4], []]:
+        case("Torch.where", [ints(shape, "i64", -1, 2).to(g.torch.bool)], backward=False)
+    case("Torch.where", [rnd([4, 5], "f32")], backward=False)
+    case("Torch.where", [ints([6], "i32", -1, 2)], backward=False)
+    case("Torch.bincount", [ints([50], "i64", 0, 9)], backward=False)
+    case("Tensor.bincount", [ints([20], "i32", 0, 5)], {"minlength": S(10)}, backward=False)
+    case("Torch.bincount", [ints([0], "i64", 0, 3)], backward=False)
+    case("Torch.bincount", [ints([40], "i64", 0, 7), rnd([40], "f32")], backward=False)
+    case("Torch.bincount", [ints([40], "i64", 0, 7), rnd([40], "f64")], backward=False)
+    case("Torch.bincount", [ints([30], "i64", 0, 7)], {"weights": rnd([30], "bf16")},
+         backward=False)
+    case("Torch.bincount", [ints([5], "i64", -2, 3)], backward=False)
+    case("Torch.bincount", [ints([2, 3], "i64", 0, 3)], backward=False)
+    case("Torch.bincount", [rnd([4], "f32")], backward=False)
+    case("Torch.bincount", [ints([5], "i64", 0, 3)], {"minlength": S(-1)}, backward=False)
+    case("Torch.bincount", [ints([5], "i64", 0, 3), rnd([4], "f32")], backward=False)
+
+
 def cases(g):
     base_rec = g.rec
 
@@ -437,8 +460,9 @@ def cases(g):
         for seed, section in enumerate([select_cases, add_cases, copy_fill_cases, gather_cases,
                                         scatter_cases, mask_cases, setitem_cases, map_cases,
                                         put_cases, take_cases, range_cases,
-                                        keyword_cases]):
+                                        keyword_cases, where_bincount_cases]):
             g.torch.manual_seed(2000 + seed)
             section(g)
     finally:
         g.rec = base_rec
+

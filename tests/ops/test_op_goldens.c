@@ -556,7 +556,7 @@ static void run_case(const pc_dump *dump, const pc_dump_api *api, const pc_backe
     s->cases++;
     const char *err = find_flag("err", cid);
     pc_op_call call;
-    pc_status st = pc_op_bind(api, nm, provider, NULL, &call);
+    pc_status st = pc_op_bind_overloads(api, nm, provider, NULL, &call, &nm);
     if (st != PC_OK) {
         if (!err) {
             printf("FAIL %s: bind: %s\n", api->full_name, pc_error_message());

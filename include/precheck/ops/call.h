@@ -134,6 +134,12 @@ typedef pc_status (*pc_tensor_provider)(void *ctx, const pc_dump_api *api, const
 pc_status pc_op_bind(const pc_dump_api *api, const pc_api_name *name, pc_tensor_provider provider,
                      void *ctx, pc_op_call *out);
 
+/* pc_op_bind over name and its overloads (pc_api_lookup_next), in table order: the first that
+ * binds; *used (may be NULL) gets its row. When none binds, the first one's error. */
+pc_status pc_op_bind_overloads(const pc_dump_api *api, const pc_api_name *name,
+                               pc_tensor_provider provider, void *ctx, pc_op_call *out,
+                               const pc_api_name **used);
+
 /* A second owner of every tensor of src (shares the data): for building a bench call. */
 void pc_op_call_share(pc_op_call *out, const pc_op_call *src);
 void pc_op_call_free(pc_op_call *call); /* NULL is fine; leaves an empty call */

@@ -75,6 +75,9 @@ const pc_api_name *pc_api_name_at(size_t i); /* NULL past the end, in table orde
 /* The row of (api_type, api_name), e.g. ("Tensor", "__radd__"); NULL when precheck does not
  * implement it. */
 const pc_api_name *pc_api_lookup(const char *api_type, const char *api_name);
+/* The next row of the same name after prev (an overload: torch.where(condition) beside
+ * torch.where(condition, input, other)), in table order; NULL when there is none. */
+const pc_api_name *pc_api_lookup_next(const pc_api_name *prev);
 
 /* Whether the API can be run; when not, writes a message for the SKIP row into why (may be
  * NULL), e.g. "API Torch.einsum is not supported by precheck yet". */
