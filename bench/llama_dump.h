@@ -40,7 +40,7 @@ typedef struct llama_cfg {
     int eager; /* 1: Hugging Face eager ops, 0: torch_npu fused ops */
 } llama_cfg;
 
-static llama_cfg llama_7b(void)
+static inline llama_cfg llama_7b(void)
 {
     return (llama_cfg){4096, 32, 128, 11008, 32000, 2048, 1, 1, 0, 0};
 }
