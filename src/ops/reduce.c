@@ -22,88 +22,22 @@
 #include "reduction_impl.h"
 #include "shape_impl.h"
 
-typedef struct red_plan {
-    const pc_tensor *x;
-    bool reduced[PC_TENSOR_MAX_DIMS];
-    bool keepdim;
-    int perm[PC_TENSOR_MAX_DIMS]; /* kept dimensions, then the reduced ones */
-    int out_rank;
-    int64_t out_shape[PC_TENSOR_MAX_DIMS];
-    int64_t keep_shape[PC_TENSOR_MAX_DIMS]; /* x's rank, reduced dimensions 1 */
-    int64_t outer, inner;                   /* output elements, elements reduced into each */
-} red_plan;
-
-/* dims: an int list (empty: all), an int, or None (all). */
-static pc_status red_plan_make(const pc_op_call *call, const pc_tensor *x, const pc_value *dims,
-                               bool keepdim, red_plan *p)
-{
-    memset(p, 0, sizeof *p);
-    p->x = x;
-    p->keepdim = keepdim;
-    int r = x->rank;
-    if (dims->kind == PC_VALUE_INT) {
-        int d;
-        pc_status st = pc_shape_wrap_dim(call, dims->i, r, &d);
-        if (st != PC_OK)
-            return st;
-        if (r > 0)
-            p->reduced[d] = true;
-    } else if (dims->kind == PC_VALUE_INT_LIST && dims->nints > 0) {
-        for (int i = 0; i < dims->nints; i++) {
-            int d;
-            pc_status st = pc_shape_wrap_dim(call, dims->ints[i], r, &d);
-            if (st != PC_OK)
-                return st;
-            if (r > 0 && p->reduced[d])
-                return pc_error_set(PC_ERR_INVALID,
-                                    "%s: dim %d appears multiple times in the list of dims",
-                                    call->full_name, d);
-            if (r > 0)
-                p->reduced[d] = true;
-        }
-    } else {
-        for (int d = 0; d < r; d++)
-            p->reduced[d] = true;
-    }
-    int k = 0;
-    p->outer = p->inner = 1;
-    for (int d = 0; d < r; d++) {
-        p->keep_shape[d] = p->reduced[d] ? 1 : x->shape[d];
-        if (!p->reduced[d]) {
-            p->perm[k++] = d;
-            p->outer *= x->shape[d];
-        } else {
-            p->inner *= x->shape[d];
-        }
-        if (!p->reduced[d] || keepdim)
-            p->out_shape[p->out_rank++] = p->reduced[d] ? 1 : x->shape[d];
-    }
-    for (int d = 0; d < r; d++)
-        if (p->reduced[d])
-            p->perm[k++] = d;
-    return PC_OK;
-}
+/* Plans are the reduction group's (pc_rd_plan, reduction_impl.h): kept dimensions first. */
 
 /* x's values in the plan's order, contiguous, as dtype (float64 or int64: exact for every
  * real dtype). */
-static pc_status red_load(const red_plan *p, pc_dtype as, pc_tensor *buf)
+static pc_status red_load(const pc_rd_plan *p, pc_dtype as, pc_tensor *buf)
 {
-    pc_tensor xc = PC_TENSOR_NULL, pv = PC_TENSOR_NULL;
-    pc_status st = pc_tensor_contiguous(&xc, p->x);
-    if (st == PC_OK)
-        st = pc_tensor_permute(&pv, &xc, p->x->rank ? p->perm : NULL);
-    if (st == PC_OK)
-        st = pc_tensor_cast(buf, &pv, as);
-    pc_tensor_free(&pv);
-    pc_tensor_free(&xc);
-    return st;
+    return pc_rd_load(p, p->x, as, buf);
 }
 
 /* Offsets into the output (keepdim layout) of every element of x, in x's row-major order. */
-static int64_t *red_out_offsets(const red_plan *p)
+static int64_t *red_out_offsets(const pc_rd_plan *p)
 {
-    int64_t str[PC_TENSOR_MAX_DIMS];
-    pc_shape_contiguous_strides(p->keep_shape, p->x->rank, str);
+    int64_t keep[PC_TENSOR_MAX_DIMS], str[PC_TENSOR_MAX_DIMS];
+    for (int d = 0; d < p->x->rank; d++)
+        keep[d] = p->reduced[d] ? 1 : p->x->shape[d];
+    pc_shape_contiguous_strides(keep, p->x->rank, str);
     for (int d = 0; d < p->x->rank; d++)
         if (p->reduced[d])
             str[d] = 0;
@@ -178,29 +112,14 @@ static void slot_sums(const pc_rd_plan *p, pc_compute compute, pc_dtype d, const
         y[o] = sum_compensated(v + o * p->inner, p->inner);
 }
 
-/* The reduction group's plan of the same reduction (its values are in the same order). */
-static pc_rd_plan rd_plan_of(const red_plan *p)
-{
-    pc_rd_plan q;
-    memset(&q, 0, sizeof q);
-    q.x = p->x;
-    memcpy(q.reduced, p->reduced, sizeof q.reduced);
-    memcpy(q.perm, p->perm, sizeof q.perm);
-    q.out_rank = p->out_rank;
-    memcpy(q.out_shape, p->out_shape, sizeof q.out_shape);
-    q.outer = p->outer;
-    q.inner = p->inner;
-    return q;
-}
-
 pc_status pc_k_reduce_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out)
 {
     const pc_tensor *x = pc_call_tensor(call, 0);
     pc_dtype od;
-    red_plan p;
+    pc_rd_plan p;
     pc_status st = reduce_dtype(call, x, &od);
     if (st == PC_OK)
-        st = red_plan_make(call, x, &call->args[1], call->args[2].b, &p);
+        st = pc_rd_plan_make(call, x, &call->args[1], call->args[2].b, &p);
     if (st != PC_OK)
         return st;
     bool mean = call->op->param == PC_REDUCE_MEAN;
@@ -208,7 +127,7 @@ pc_status pc_k_reduce_forward(const pc_op_call *call, pc_compute compute, pc_op_
     if (!pc_dtype_is_float(od)) { /* exact, wrapping like torch's int64 */
         pc_tensor cast = PC_TENSOR_NULL;
         if ((st = pc_tensor_cast(&cast, x, od)) == PC_OK) {
-            red_plan q = p;
+            pc_rd_plan q = p;
             q.x = &cast;
             st = red_load(&q, PC_DTYPE_I64, &buf);
         }
@@ -245,8 +164,7 @@ pc_status pc_k_reduce_forward(const pc_op_call *call, pc_compute compute, pc_op_
         pc_tensor_free(&buf);
         return pc_error_set(PC_ERR_NOMEM, "%s: out of memory", call->full_name);
     }
-    pc_rd_plan q = rd_plan_of(&p);
-    slot_sums(&q, compute, od, v, y);
+    slot_sums(&p, compute, od, v, y);
     for (int64_t o = 0; o < p.outer; o++) {
         double s = y[o];
         if (!mean)
@@ -269,10 +187,10 @@ pc_status pc_k_reduce_backward(const pc_op_call *call, pc_compute compute,
 {
     const pc_tensor *x = pc_call_tensor(call, 0);
     pc_dtype od;
-    red_plan p;
+    pc_rd_plan p;
     pc_status st = reduce_dtype(call, x, &od);
     if (st == PC_OK)
-        st = red_plan_make(call, x, &call->args[1], call->args[2].b, &p);
+        st = pc_rd_plan_make(call, x, &call->args[1], call->args[2].b, &p);
     if (st != PC_OK || !pc_shape_wants_grad(call, 0) || !pc_dtype_is_float(od))
         return st;
     if (pc_tensor_numel(grad_out) != p.outer)
@@ -331,7 +249,7 @@ static int64_t extreme_i64(const int64_t *v, int64_t n, bool max)
     return best;
 }
 
-static pc_status empty_dim_check(const pc_op_call *call, const red_plan *p, const char *name)
+static pc_status empty_dim_check(const pc_op_call *call, const pc_rd_plan *p, const char *name)
 {
     for (int d = 0; d < p->x->rank; d++)
         if (p->reduced[d] && p->x->shape[d] == 0)
@@ -343,7 +261,7 @@ static pc_status empty_dim_check(const pc_op_call *call, const red_plan *p, cons
 
 /* For every output slot: the index (in the reduced run) of its extreme. values (may be NULL)
  * gets the tensor of the extremes in x's dtype. */
-static pc_status extremes(const pc_op_call *call, const red_plan *p, bool max, int64_t *index,
+static pc_status extremes(const pc_op_call *call, const pc_rd_plan *p, bool max, int64_t *index,
                           pc_tensor *values)
 {
     const pc_tensor *x = p->x;
@@ -375,7 +293,7 @@ static pc_status extremes(const pc_op_call *call, const red_plan *p, bool max, i
 
 /* dy split evenly among the elements equal to their slot's extreme (all the NaNs when it is
  * NaN, for max/min; none for amax/amin, as torch's == has it), in the output's dtype. */
-static pc_status extreme_grad(const pc_op_call *call, pc_compute compute, const red_plan *p,
+static pc_status extreme_grad(const pc_op_call *call, pc_compute compute, const pc_rd_plan *p,
                               const pc_tensor *values, bool nan_ties, const pc_tensor *grad_out,
                               pc_op_grads *out)
 {
@@ -439,8 +357,8 @@ pc_status pc_k_extreme_forward(const pc_op_call *call, pc_compute compute, pc_op
                             "%s: %s(): Expected reduction dim to be specified for input.numel() "
                             "== 0. Specify the reduction dim with the 'dim' argument.",
                             call->full_name, call->op->name);
-    red_plan p;
-    if ((st = red_plan_make(call, x, dim, all ? false : call->args[2].b, &p)) != PC_OK ||
+    pc_rd_plan p;
+    if ((st = pc_rd_plan_make(call, x, dim, all ? false : call->args[2].b, &p)) != PC_OK ||
         (st = empty_dim_check(call, &p, call->op->name)) != PC_OK)
         return st;
     int64_t *index = malloc((size_t)(p.outer > 0 ? p.outer : 1) * sizeof *index);
@@ -469,9 +387,9 @@ pc_status pc_k_extreme_backward(const pc_op_call *call, pc_compute compute,
         return PC_OK;
     pc_op_result r = {0};
     pc_status st = pc_k_extreme_forward(call, compute, &r);
-    red_plan p;
+    pc_rd_plan p;
     if (st == PC_OK)
-        st = red_plan_make(call, x, &call->args[1], false, &p);
+        st = pc_rd_plan_make(call, x, &call->args[1], false, &p);
     if (st == PC_OK)
         st = extreme_grad(call, compute, &p, &r.tensors[0], true, grad_out, out);
     pc_op_result_free(&r);
@@ -479,12 +397,12 @@ pc_status pc_k_extreme_backward(const pc_op_call *call, pc_compute compute,
 }
 
 /* amax/amin: (input, dim=[], keepdim=False). */
-static pc_status amax_plan(const pc_op_call *call, red_plan *p)
+static pc_status amax_plan(const pc_op_call *call, pc_rd_plan *p)
 {
     const pc_tensor *x = pc_call_tensor(call, 0);
     pc_status st = no_complex(call, x);
     if (st == PC_OK)
-        st = red_plan_make(call, x, &call->args[1], call->args[2].b, p);
+        st = pc_rd_plan_make(call, x, &call->args[1], call->args[2].b, p);
     if (st == PC_OK)
         st = empty_dim_check(call, p, call->op->name);
     return st;
@@ -493,7 +411,7 @@ static pc_status amax_plan(const pc_op_call *call, red_plan *p)
 pc_status pc_k_amax_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out)
 {
     (void)compute;
-    red_plan p;
+    pc_rd_plan p;
     pc_status st = amax_plan(call, &p);
     if (st != PC_OK)
         return st;
@@ -510,7 +428,7 @@ pc_status pc_k_amax_forward(const pc_op_call *call, pc_compute compute, pc_op_re
 pc_status pc_k_amax_backward(const pc_op_call *call, pc_compute compute, const pc_tensor *grad_out,
                              pc_op_grads *out)
 {
-    red_plan p;
+    pc_rd_plan p;
     pc_status st = amax_plan(call, &p);
     if (st != PC_OK || !pc_shape_wants_grad(call, 0))
         return st;
@@ -540,8 +458,8 @@ pc_status pc_k_argmax_forward(const pc_op_call *call, pc_compute compute, pc_op_
                             "%s: %s(): Expected reduction dim to be specified for input.numel() "
                             "== 0.",
                             call->full_name, call->op->name);
-    red_plan p;
-    if ((st = red_plan_make(call, x, dim, call->args[2].b, &p)) != PC_OK ||
+    pc_rd_plan p;
+    if ((st = pc_rd_plan_make(call, x, dim, call->args[2].b, &p)) != PC_OK ||
         (st = empty_dim_check(call, &p, call->op->name)) != PC_OK)
         return st;
     if ((st = pc_tensor_alloc(&out->tensors[0], PC_DTYPE_I64, p.out_shape, p.out_rank)) != PC_OK)
