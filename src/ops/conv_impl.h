@@ -6,10 +6,11 @@
 
 #include "ops_impl.h"
 
-/* ---- convolutions (conv_nd.c); op param: spatial dimensions (1-3) | PC_CONV_TRANSPOSED ---- */
+/* ---- convolutions (conv_nd.c; conv2d's row in op_list_nn.h too); op param: spatial
+ * dimensions (1-3) | PC_CONV_TRANSPOSED ---- */
 enum { PC_CONV_TRANSPOSED = 4 };
 /* C [M, N] = A [M, K] x B [K, N] (B^T: B [N, K] when tb) in float32, each output one FMA chain
- * over K in order: oneDNN's direct convolution order (conv2d in conv.c too). OpenBLAS's sgemm
+ * over K in order: oneDNN's direct convolution order. OpenBLAS's sgemm
  * is such a chain for large products only; small ones (below 1e6 multiply-adds) run here. */
 void pc_conv_gemm_chain(bool tb, int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,
                         const float *B, int64_t ldb, float *C, int64_t ldc);

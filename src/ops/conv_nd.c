@@ -1,12 +1,12 @@
 /*
- * conv1d, conv3d and conv_transpose1d/2d/3d, forward and backward, as im2col + GEMM (OpenBLAS:
- * sgemm on the device, dgemm on the bench), over three spatial dimensions (the missing leading
- * ones of size 1, as torch views a conv1d as a conv2d of height 1).
+ * conv1d, conv2d, conv3d and conv_transpose1d/2d/3d, forward and backward, as im2col + GEMM
+ * (OpenBLAS: sgemm on the device, dgemm on the bench), over three spatial dimensions (the missing
+ * leading ones of size 1, as torch views a conv1d as a conv2d of height 1).
  *
  * Convolution (torch's slow_conv2d / slow_conv3d): per image and group, the columns
  * [Cin/g k..., L] of the padded, strided, dilated input, out = W x columns, the bias added;
  * dX = col2im(W^T dY), dW = the sum over images of dY columns^T. torch's float32 calls that its
- * use_mkldnn rule sends to oneDNN are followed as conv.c follows them for conv2d: the columns'
+ * use_mkldnn rule sends to oneDNN are followed: the columns'
  * rows ordered (kernel position, channel), dX of stride 1 summed kernel positions outer and
  * channels inner, dW as one GEMM over all the images.
  *
@@ -264,7 +264,7 @@ static pc_status cnd_plan_make(const pc_op_call *call, int nsp, bool transposed,
     return PC_OK;
 }
 
-/* torch 1.13's use_mkldnn for a float32 convolution (as conv.c's conv_choose: the sizes of
+/* torch 1.13's use_mkldnn for a float32 convolution (the sizes of
  * the 4-D view, multi-threaded torch); transposed ones are always slow_conv_transpose. */
 static void cnd_choose(cnd_plan *p, pc_dtype cd)
 {
@@ -444,7 +444,7 @@ static void cnd_repack(pc_dtype cd, const cnd_plan *p, const cnd_geom *g, const 
             }
 }
 
-/* oneDNN's order of a float32 dX of stride 1 (conv.c's conv_dx_onednn over three spatial
+/* oneDNN's order of a float32 dX of stride 1 (over three spatial
  * dimensions): kernel positions outer, output channels inner, as one GEMM. */
 static pc_status cnd_dx_onednn(const cnd_plan *p, const float *wg, const float *gy, float *xo)
 {

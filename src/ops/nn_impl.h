@@ -101,17 +101,5 @@ pc_status pc_k_dropout_backward(const pc_op_call *call, pc_compute compute,
 pc_status pc_k_leaky_relu_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
 pc_status pc_k_leaky_relu_backward(const pc_op_call *call, pc_compute compute,
                                    const pc_tensor *grad_out, pc_op_grads *out);
-/* ---- convolution (conv.c) ---- */
-pc_status pc_k_conv2d_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
-pc_status pc_k_conv2d_backward(const pc_op_call *call, pc_compute compute,
-                               const pc_tensor *grad_out, pc_op_grads *out);
-/* ---- pooling (pool.c) ---- */
-pc_status pc_k_max_pool2d_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
-pc_status pc_k_max_pool2d_backward(const pc_op_call *call, pc_compute compute,
-                                   const pc_tensor *grad_out, pc_op_grads *out);
-pc_status pc_k_adaptive_avg_pool2d_forward(const pc_op_call *call, pc_compute compute,
-                                           pc_op_result *out);
-pc_status pc_k_adaptive_avg_pool2d_backward(const pc_op_call *call, pc_compute compute,
-                                            const pc_tensor *grad_out, pc_op_grads *out);
 
 #endif

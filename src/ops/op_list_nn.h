@@ -1,4 +1,5 @@
-/* The op rows of the "nn" group, in op_list.h's X-macro form (included by op_list.h only). */
+/* The op rows of the "nn" group, in op_list.h's X-macro form (included by op_list.h only);
+ * conv2d and the two 2-D pools run on the conv group's N-d kernels (conv_impl.h). */
 /* clang-format off */
 X(LINEAR, "linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor", false, pc_k_linear_forward, pc_k_linear_backward, 0, 0u)
 X(MATMUL, "matmul(Tensor input, Tensor other) -> Tensor", false, pc_k_matmul_forward, pc_k_matmul_backward, PC_NN_MATMUL, 0u)
@@ -14,8 +15,8 @@ X(DROPOUT, "dropout(Tensor input, float p=0.5, bool training=True, bool inplace=
 X(DROPOUT2D, "dropout2d(Tensor input, float p=0.5, bool training=True, bool inplace=False) -> Tensor", false, pc_k_dropout_forward, pc_k_dropout_backward, 2, 0u)
 X(LEAKY_RELU, "leaky_relu(Tensor input, Scalar negative_slope=0.01, bool inplace=False) -> Tensor", false, pc_k_leaky_relu_forward, pc_k_leaky_relu_backward, 0, 0u)
 X(CROSS_ENTROPY, "cross_entropy(Tensor input, Tensor target, Tensor? weight=None, bool? size_average=None, int ignore_index=-100, bool? reduce=None, str reduction='mean', float label_smoothing=0.0) -> Tensor", false, pc_k_cross_entropy_forward, pc_k_cross_entropy_backward, 0, 0u)
-X(CONV2D, "conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2] dilation=1, int groups=1) -> Tensor", false, pc_k_conv2d_forward, pc_k_conv2d_backward, 0, 0u)
+X(CONV2D, "conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2] dilation=1, int groups=1) -> Tensor", false, pc_k_convnd_forward, pc_k_convnd_backward, 2, 0u)
 X(BATCH_NORM, "batch_norm(Tensor input, Tensor? running_mean, Tensor? running_var, Tensor? weight=None, Tensor? bias=None, bool training=False, float momentum=0.1, float eps=1e-05) -> Tensor", false, pc_k_batch_norm_forward, pc_k_batch_norm_backward, 0, 0u)
-X(MAX_POOL2D, "max_pool2d(Tensor input, int[2] kernel_size, int[2]? stride=None, int[2] padding=0, int[2] dilation=1, bool ceil_mode=False, bool return_indices=False) -> Tensor", true, pc_k_max_pool2d_forward, pc_k_max_pool2d_backward, 0, 0u)
-X(ADAPTIVE_AVG_POOL2D, "adaptive_avg_pool2d(Tensor input, int[2] output_size) -> Tensor", false, pc_k_adaptive_avg_pool2d_forward, pc_k_adaptive_avg_pool2d_backward, 0, 0u)
+X(MAX_POOL2D, "max_pool2d(Tensor input, int[2] kernel_size, int[2]? stride=None, int[2] padding=0, int[2] dilation=1, bool ceil_mode=False, bool return_indices=False) -> Tensor", true, pc_k_poolnd_forward, pc_k_poolnd_backward, PC_POOL_PARAM(PC_POOL_MAX, 2), 0u)
+X(ADAPTIVE_AVG_POOL2D, "adaptive_avg_pool2d(Tensor input, int[2] output_size) -> Tensor", false, pc_k_poolnd_forward, pc_k_poolnd_backward, PC_POOL_PARAM(PC_POOL_ADAPTIVE_AVG, 2), 0u)
 /* clang-format on */
