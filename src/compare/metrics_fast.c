@@ -79,6 +79,19 @@ static inline TARGET_AVX512 v16f cast_f16_ps16(v16f v)
     return (v16f)_mm512_cvtph_ps(_mm512_cvtps_ph((__m512)v, _MM_FROUND_TO_NEAREST_INT));
 }
 
+/* Sixteen float16 or bfloat16 values from their storage, widened to float in registers (exact,
+ * as the scalar converters are). */
+static inline TARGET_AVX512 v16f load_f16_ps16(const uint16_t *p)
+{
+    return (v16f)_mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)p));
+}
+
+static inline TARGET_AVX512 v16f load_bf16_ps16(const uint16_t *p)
+{
+    __m512i w = _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)p));
+    return (v16f)_mm512_castsi512_ps(_mm512_slli_epi32(w, 16));
+}
+
 static inline TARGET_AVX512 size_t compress_ps16(float *dst, v16i keep, v16f v)
 {
     __mmask16 m = _mm512_movepi32_mask((__m512i)keep);
@@ -159,15 +172,19 @@ static inline TARGET_AVX512 size_t compress_pd8(double *dst, v8l keep, v8d v)
 #undef KTARGET
 #endif
 #if HAVE_X86_SETS
-#define KNAME     k_f32_f16_avx512
-#define KTARGET   TARGET_AVX512
-#define KCOMPRESS compress_ps16
-#define KCAST_F16 cast_f16_ps16
+#define KNAME       k_f32_f16_avx512
+#define KTARGET     TARGET_AVX512
+#define KCOMPRESS   compress_ps16
+#define KCAST_F16   cast_f16_ps16
+#define KDEV_VLOAD  load_f16_ps16
+#define KDEV_SCALAR pc_f16_to_f32
 #include "metrics_kernel.inc"
 #undef KNAME
 #undef KTARGET
 #undef KCOMPRESS
 #undef KCAST_F16
+#undef KDEV_VLOAD
+#undef KDEV_SCALAR
 #endif
 #undef KW
 #undef KFLAGS
@@ -272,13 +289,17 @@ static inline TARGET_AVX512 size_t compress_pd8(double *dst, v8l keep, v8d v)
 #undef KTARGET
 #endif
 #if HAVE_X86_SETS
-#define KNAME     k_f32_bf16_avx512
-#define KTARGET   TARGET_AVX512
-#define KCOMPRESS compress_ps16
+#define KNAME       k_f32_bf16_avx512
+#define KTARGET     TARGET_AVX512
+#define KCOMPRESS   compress_ps16
+#define KDEV_VLOAD  load_bf16_ps16
+#define KDEV_SCALAR pc_bf16_to_f32
 #include "metrics_kernel.inc"
 #undef KNAME
 #undef KTARGET
 #undef KCOMPRESS
+#undef KDEV_VLOAD
+#undef KDEV_SCALAR
 #endif
 #undef KW
 #undef KFLAGS
