@@ -70,8 +70,6 @@ typedef uint8_t v16b __attribute__((vector_size(16)));
 #if HAVE_X86_SETS
 #include <immintrin.h>
 
-/* Compress-stores for the AVX-512 kernels: the lanes of v whose keep lane is all ones, packed
- * to dst in order; returns how many. */
 /* Sixteen floats rounded to float16 and back (round to nearest even; NaN payloads as the
  * project's converters keep them). */
 static inline TARGET_AVX512 v16f cast_f16_ps16(v16f v)
@@ -92,24 +90,28 @@ static inline TARGET_AVX512 v16f load_bf16_ps16(const uint16_t *p)
     return (v16f)_mm512_castsi512_ps(_mm512_slli_epi32(w, 16));
 }
 
+/* Compress-stores for the AVX-512 kernels: the lanes of v whose keep lane is all ones, packed
+ * to dst in order; returns how many. They are packed in a register and stored as a whole vector
+ * (a masked compress-store to memory is several times slower), so dst needs room for all the
+ * lanes; those past the packed ones hold nothing and are overwritten by the next store. */
 static inline TARGET_AVX512 size_t compress_ps16(float *dst, v16i keep, v16f v)
 {
     __mmask16 m = _mm512_movepi32_mask((__m512i)keep);
-    _mm512_mask_compressstoreu_ps(dst, m, (__m512)v);
+    _mm512_storeu_ps(dst, _mm512_maskz_compress_ps(m, (__m512)v));
     return (size_t)__builtin_popcount(m);
 }
 
 static inline TARGET_AVX512 size_t compress_ps8(float *dst, v8i keep, v8f v)
 {
     __mmask8 m = _mm256_movepi32_mask((__m256i)keep);
-    _mm256_mask_compressstoreu_ps(dst, m, (__m256)v);
+    _mm256_storeu_ps(dst, _mm256_maskz_compress_ps(m, (__m256)v));
     return (size_t)__builtin_popcount(m);
 }
 
 static inline TARGET_AVX512 size_t compress_pd8(double *dst, v8l keep, v8d v)
 {
     __mmask8 m = _mm512_movepi64_mask((__m512i)keep);
-    _mm512_mask_compressstoreu_pd(dst, m, (__m512d)v);
+    _mm512_storeu_pd(dst, _mm512_maskz_compress_pd(m, (__m512d)v));
     return (size_t)__builtin_popcount(m);
 }
 #endif
