@@ -90,11 +90,16 @@ static inline TARGET_AVX512 v16f load_bf16_ps16(const uint16_t *p)
     return (v16f)_mm512_castsi512_ps(_mm512_slli_epi32(w, 16));
 }
 
-/* Half h (0: lanes 0-7, 1: lanes 8-15) of sixteen floats, widened to eight doubles. */
+/* Half h (0: lanes 0-7, 1: lanes 8-15) of sixteen floats, as eight floats or widened to eight
+ * doubles. */
+static inline TARGET_AVX512 v8f half_ps_ps16(v16f v, int h)
+{
+    return (v8f)(h ? _mm512_extractf32x8_ps((__m512)v, 1) : _mm512_castps512_ps256((__m512)v));
+}
+
 static inline TARGET_AVX512 v8d half_pd_ps16(v16f v, int h)
 {
-    __m256 x = h ? _mm512_extractf32x8_ps((__m512)v, 1) : _mm512_castps512_ps256((__m512)v);
-    return (v8d)_mm512_cvtps_pd(x);
+    return (v8d)_mm512_cvtps_pd((__m256)half_ps_ps16(v, h));
 }
 
 /* Compress-stores for the AVX-512 kernels: the lanes of v whose keep lane is all ones, packed
@@ -187,6 +192,7 @@ static inline TARGET_AVX512 size_t compress_pd8(double *dst, v8l keep, v8d v)
 #define KCAST_F16   cast_f16_ps16
 #define KDEV_VLOAD  load_f16_ps16
 #define KHALF_F64   half_pd_ps16
+#define KHALF_F32   half_ps_ps16
 #define KDEV_SCALAR pc_f16_to_f32
 #include "metrics_kernel.inc"
 #undef KNAME
@@ -195,6 +201,7 @@ static inline TARGET_AVX512 size_t compress_pd8(double *dst, v8l keep, v8d v)
 #undef KCAST_F16
 #undef KDEV_VLOAD
 #undef KHALF_F64
+#undef KHALF_F32
 #undef KDEV_SCALAR
 #endif
 #undef KW
@@ -305,6 +312,7 @@ static inline TARGET_AVX512 size_t compress_pd8(double *dst, v8l keep, v8d v)
 #define KCOMPRESS   compress_ps16
 #define KDEV_VLOAD  load_bf16_ps16
 #define KHALF_F64   half_pd_ps16
+#define KHALF_F32   half_ps_ps16
 #define KDEV_SCALAR pc_bf16_to_f32
 #include "metrics_kernel.inc"
 #undef KNAME
@@ -312,6 +320,7 @@ static inline TARGET_AVX512 size_t compress_pd8(double *dst, v8l keep, v8d v)
 #undef KCOMPRESS
 #undef KDEV_VLOAD
 #undef KHALF_F64
+#undef KHALF_F32
 #undef KDEV_SCALAR
 #endif
 #undef KW
