@@ -33,8 +33,9 @@ if command -v valgrind >/dev/null; then
     vg_out=$(mktemp -d)
     for dump in gpt_bf16_tensor cnn_tensor; do
         # OMP_WAIT_POLICY set: precheck would otherwise execute itself again to set it, and
-        # valgrind does not follow an exec (core/threads.h)
-        OMP_WAIT_POLICY=PASSIVE valgrind --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite \
+        # valgrind does not follow an exec (core/threads.h); the block cache off, so that
+        # memcheck sees every storage as a heap block of its own (core/alloc.h)
+        OMP_WAIT_POLICY=PASSIVE PRECHECK_BLOCK_CACHE=0 valgrind --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite \
             --show-possibly-lost=no -q \
             ./build/precheck run_ut -api_info "tests/fixtures/msprobe/dumps/$dump/step0/rank/dump.json" \
             -o "$vg_out/$dump" --jobs 0 --no-progress >/dev/null

@@ -16,6 +16,31 @@ void *pc_malloc(size_t size);
 void *pc_calloc(size_t count, size_t size);
 void pc_free(void *p); /* NULL is fine */
 
+/*
+ * Large blocks (what big tensors' storages are made of), mapped from the kernel and kept for
+ * reuse when freed: a fresh mapping costs a page fault and a page of zeroing in the kernel for
+ * every 4 KB first touched, which at model scale (a GB-sized weight raised to float64, its
+ * gradient, the GEMM outputs, each API after the other) was a quarter of run_ut's CPU time.
+ *
+ * pc_block_alloc gives at least size bytes, page-aligned, zeroed when zeroed is true (else the
+ * contents are whatever a freed block held), and sets *len to what pc_block_free wants back;
+ * NULL on failure (the fault-injection hook and the live count apply as for pc_malloc).
+ * Freed blocks are kept (up to 32) while the mapped total (in use + kept) stays at most the
+ * most that was ever in use at once, so the cache never raises peak memory. A request takes
+ * the smallest kept block that holds it (a tail of 4 MB or more stays kept as a block of its
+ * own), else the largest kept block grown by mremap (which moves pages without copying them);
+ * pages once faulted in are reused until the budget unmaps them.
+ *
+ * pc_block_min() is the size from which callers should use blocks: SIZE_MAX (never) in
+ * sanitizer builds and with the environment variable PRECHECK_BLOCK_CACHE=0, so that ASan and
+ * valgrind see every allocation as a heap block of its own.
+ */
+size_t pc_block_min(void);
+void *pc_block_alloc(size_t size, int zeroed, size_t *len);
+void pc_block_free(void *p, size_t len); /* NULL is fine */
+/* Test hook: the bytes of blocks mapped and in use, mapped and kept, and the most ever in use. */
+void pc_block_stats(size_t *live, size_t *kept, size_t *peak);
+
 /* Test hook: the next n allocations succeed and the one after them fails (once; later ones
  * succeed again). n < 0 switches the hook off, which is the default. Thread-safe, but meant
  * for single-threaded tests: with several threads, which allocation fails is up to timing. */

@@ -21,33 +21,60 @@ struct pc_storage {
     pc_storage_release_fn release; /* NULL for inline data and for borrowed memory */
     void *release_ctx;
     void *release_data; /* what the caller gave to pc_storage_wrap (data may be a stand-in) */
+    size_t block_len;   /* data is a pc_block_alloc block of this length; 0: it is not */
 };
 
 /* A stand-in address for wrapped storages of 0 bytes given as NULL, so that pointer arithmetic
  * on tensor data never starts from NULL. */
 static unsigned char empty_storage_byte;
 
-pc_status pc_storage_alloc(pc_storage **out, size_t nbytes)
+/* A storage of nbytes bytes, zeroed or not: large ones on a block of their own (core/alloc.h),
+ * others as one heap block, the header and then the data at the next aligned address. */
+static pc_status storage_alloc(pc_storage **out, size_t nbytes, bool zeroed)
 {
     if (nbytes > (size_t)PC_TENSOR_MAX_BYTES)
         return pc_error_set(
             PC_ERR_RANGE, "storage of %zu bytes is more than precheck's limit of %" PRId64 " bytes",
             nbytes, PC_TENSOR_MAX_BYTES);
-    /* One block: the header, then the data at the next aligned address. calloc (not
-     * malloc + memset) lets large blocks come as fresh zero pages from the kernel. */
-    size_t total = sizeof(pc_storage) + PC_STORAGE_ALIGN - 1 + nbytes;
-    unsigned char *block = pc_calloc(1, total);
-    if (!block)
-        return pc_error_set(PC_ERR_NOMEM, "out of memory allocating a storage of %zu bytes",
-                            nbytes);
-    pc_storage *s = (pc_storage *)block;
-    uintptr_t data = (uintptr_t)(block + sizeof(pc_storage));
-    data = (data + PC_STORAGE_ALIGN - 1) & ~(uintptr_t)(PC_STORAGE_ALIGN - 1);
+    pc_storage *s;
+    if (nbytes >= pc_block_min()) {
+        s = pc_calloc(1, sizeof *s);
+        size_t len = 0;
+        void *data = s ? pc_block_alloc(nbytes, zeroed, &len) : NULL;
+        if (!data) {
+            pc_free(s);
+            return pc_error_set(PC_ERR_NOMEM, "out of memory allocating a storage of %zu bytes",
+                                nbytes);
+        }
+        s->data = data;
+        s->block_len = len;
+    } else {
+        /* calloc (not malloc + memset) lets the heap hand out fresh zero pages as they are */
+        size_t total = sizeof(pc_storage) + PC_STORAGE_ALIGN - 1 + nbytes;
+        unsigned char *block = zeroed ? pc_calloc(1, total) : pc_malloc(total);
+        if (!block)
+            return pc_error_set(PC_ERR_NOMEM, "out of memory allocating a storage of %zu bytes",
+                                nbytes);
+        s = (pc_storage *)block;
+        memset(s, 0, sizeof *s);
+        uintptr_t data = (uintptr_t)(block + sizeof(pc_storage));
+        data = (data + PC_STORAGE_ALIGN - 1) & ~(uintptr_t)(PC_STORAGE_ALIGN - 1);
+        s->data = (void *)data;
+    }
     atomic_init(&s->refcount, 1);
-    s->data = (void *)data;
     s->nbytes = nbytes;
     *out = s;
     return PC_OK;
+}
+
+pc_status pc_storage_alloc(pc_storage **out, size_t nbytes)
+{
+    return storage_alloc(out, nbytes, true);
+}
+
+pc_status pc_storage_alloc_uninit(pc_storage **out, size_t nbytes)
+{
+    return storage_alloc(out, nbytes, false);
 }
 
 pc_status pc_storage_wrap(pc_storage **out, void *data, size_t nbytes,
@@ -91,6 +118,8 @@ void pc_storage_unref(pc_storage *storage)
     atomic_thread_fence(memory_order_acquire);
     if (storage->release)
         storage->release(storage->release_ctx, storage->release_data, storage->nbytes);
+    if (storage->block_len)
+        pc_block_free(storage->data, storage->block_len);
     pc_free(storage);
 }
 
@@ -311,14 +340,15 @@ static pc_status finish_view(pc_tensor *out, const pc_tensor *src, const int64_t
     return PC_OK;
 }
 
-pc_status pc_tensor_alloc(pc_tensor *out, pc_dtype dtype, const int64_t *shape, int rank)
+static pc_status tensor_alloc(pc_tensor *out, pc_dtype dtype, const int64_t *shape, int rank,
+                              bool zeroed)
 {
     size_t nbytes;
     pc_status st = pc_tensor_check_shape(dtype, shape, rank, NULL, &nbytes);
     if (st != PC_OK)
         return st;
     pc_storage *s = NULL;
-    st = pc_storage_alloc(&s, nbytes);
+    st = storage_alloc(&s, nbytes, zeroed);
     if (st != PC_OK)
         return pc_error_set(st, "out of memory allocating %zu bytes for a %s", nbytes,
                             describe(shape, rank, dtype).text);
@@ -331,6 +361,16 @@ pc_status pc_tensor_alloc(pc_tensor *out, pc_dtype dtype, const int64_t *shape, 
     t.storage = s;
     *out = t;
     return PC_OK;
+}
+
+pc_status pc_tensor_alloc(pc_tensor *out, pc_dtype dtype, const int64_t *shape, int rank)
+{
+    return tensor_alloc(out, dtype, shape, rank, true);
+}
+
+pc_status pc_tensor_alloc_uninit(pc_tensor *out, pc_dtype dtype, const int64_t *shape, int rank)
+{
+    return tensor_alloc(out, dtype, shape, rank, false);
 }
 
 pc_status pc_tensor_alloc_like(pc_tensor *out, const pc_tensor *like, pc_dtype dtype)

@@ -74,6 +74,9 @@ typedef void (*pc_storage_release_fn)(void *ctx, void *data, size_t nbytes);
 /* A new storage of nbytes zeroed bytes (0 is fine), aligned to PC_STORAGE_ALIGN, with one
  * reference for the caller. PC_ERR_RANGE above PC_TENSOR_MAX_BYTES, PC_ERR_NOMEM. */
 pc_status pc_storage_alloc(pc_storage **out, size_t nbytes);
+/* The same with bytes of no defined value, for storages the caller writes whole before reading
+ * any of them (a fresh or reused large block spares zeroing it). */
+pc_status pc_storage_alloc_uninit(pc_storage **out, size_t nbytes);
 
 /*
  * A storage over memory the caller already has (a mapped file, a buffer of another library),
@@ -109,6 +112,11 @@ typedef struct pc_tensor {
 
 /* A new contiguous tensor of zeros. shape may be NULL when rank is 0. */
 pc_status pc_tensor_alloc(pc_tensor *out, pc_dtype dtype, const int64_t *shape, int rank);
+
+/* A new contiguous tensor whose elements have no defined value: for outputs the caller writes
+ * whole before anything reads them (a large one is then neither zeroed nor faulted in again
+ * when a freed block is reused). */
+pc_status pc_tensor_alloc_uninit(pc_tensor *out, pc_dtype dtype, const int64_t *shape, int rank);
 
 /* A new contiguous tensor of zeros with the shape of like and the given dtype. */
 pc_status pc_tensor_alloc_like(pc_tensor *out, const pc_tensor *like, pc_dtype dtype);
