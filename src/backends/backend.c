@@ -119,6 +119,7 @@ static bool may_have_backward(const pc_op_call *call)
 static void reuse_raised(const pc_op_call *call, const bench_raised *r, pc_op_call *out)
 {
     pc_op_call_share(out, call);
+    out->lazy_raise = r->raised.lazy_raise;
     for (int i = 0; i < out->nargs; i++) {
         pc_value *v = &out->args[i];
         const pc_value *w = &r->raised.args[i];
@@ -199,7 +200,7 @@ static pc_status bench_backward(void *state, const pc_op_call *call, const pc_te
     if (st != PC_OK)
         return st;
     pc_tensor g = PC_TENSOR_NULL;
-    st = pc_bench_prepare_grad(call, s->policy, grad_out, &g);
+    st = pc_bench_kernel_grad(call, s->policy, grad_out, &g);
     if (st == PC_OK)
         st = pc_op_backward(&b, PC_COMPUTE_BENCH, &g, out);
     pc_tensor_free(&g);

@@ -949,8 +949,8 @@ pc_status pc_tensor_cast(pc_tensor *out, const pc_tensor *src, pc_dtype dtype)
 {
     if (pc_tensor_is_null(src))
         return null_tensor_error("pc_tensor_cast");
-    pc_tensor t;
-    pc_status st = pc_tensor_alloc(&t, dtype, src->shape, src->rank);
+    pc_tensor t; /* every element is written below */
+    pc_status st = pc_tensor_alloc_uninit(&t, dtype, src->shape, src->rank);
     if (st != PC_OK)
         return st;
     copy_strided(pc_tensor_data(&t), t.dtype, t.strides, pc_tensor_data(src), src->dtype,

@@ -268,8 +268,8 @@ pc_status pc_inputs_random(const pc_dump_tensor *rec, pc_dtype dtype, bool min_f
             low = low_origin = 0;
     }
     pc_dtype gen = dtype == PC_DTYPE_F8E4M3FN || dtype == PC_DTYPE_F8E5M2 ? PC_DTYPE_F32 : dtype;
-    pc_tensor t = PC_TENSOR_NULL;
-    pc_status st = pc_tensor_alloc(&t, gen, rec->shape, (int)rec->rank);
+    pc_tensor t = PC_TENSOR_NULL; /* every element is drawn or filled below */
+    pc_status st = pc_tensor_alloc_uninit(&t, gen, rec->shape, (int)rec->rank);
     if (st != PC_OK)
         return st;
     pc_rng_stream s;

@@ -15,9 +15,18 @@ pc_status pc_bench_policy_from_name(const char *name, pc_bench_policy *out)
     return PC_OK;
 }
 
-static bool raisable(pc_dtype d)
+bool pc_bench_raisable(pc_dtype d)
 {
     return d == PC_DTYPE_F16 || d == PC_DTYPE_BF16 || d == PC_DTYPE_F32;
+}
+
+/* Ops whose bench kernels read every float input through the compute dtype (pc_nn_load,
+ * pc_nn_read) and take the dtypes of their results from pc_nn_dtype: their inputs are not
+ * raised ahead as whole copies (for the vocabulary-sized linear, a GB of float64 weight and
+ * as much again of gradient). The values they compute with are the same. */
+static bool raises_lazily(const pc_op_call *call)
+{
+    return strcmp(call->op->name, "linear") == 0;
 }
 
 static bool never_raised(const pc_op_call *call)
@@ -40,10 +49,10 @@ pc_dtype pc_bench_raise_dtype(const pc_op_call *call, pc_bench_policy policy)
     unsigned seen = 0;
     for (int i = 0; i < call->nargs; i++) {
         const pc_value *v = &call->args[i];
-        if (v->kind == PC_VALUE_TENSOR && !v->wrapped && raisable(v->tensor.dtype))
+        if (v->kind == PC_VALUE_TENSOR && !v->wrapped && pc_bench_raisable(v->tensor.dtype))
             seen |= 1u << v->tensor.dtype;
         for (int k = 0; v->kind == PC_VALUE_TENSOR_LIST && k < v->tensors.count; k++)
-            if (raisable(v->tensors.items[k].dtype))
+            if (pc_bench_raisable(v->tensors.items[k].dtype))
                 seen |= 1u << v->tensors.items[k].dtype;
     }
     if (keeps_f32(call, policy) && seen == 1u << PC_DTYPE_F32)
@@ -59,7 +68,7 @@ pc_dtype pc_bench_raise_dtype(const pc_op_call *call, pc_bench_policy policy)
 
 static pc_status raise_tensor(pc_tensor *t, pc_dtype to, bool keep_f32)
 {
-    if (to == PC_DTYPE_INVALID || !raisable(t->dtype) || t->dtype == to ||
+    if (to == PC_DTYPE_INVALID || !pc_bench_raisable(t->dtype) || t->dtype == to ||
         (keep_f32 && t->dtype == PC_DTYPE_F32))
         return PC_OK;
     return pc_tensor_cast(t, t, to);
@@ -70,6 +79,11 @@ pc_status pc_bench_prepare(const pc_op_call *call, pc_bench_policy policy, pc_op
     pc_dtype to = pc_bench_raise_dtype(call, policy);
     pc_op_call b;
     pc_op_call_share(&b, call);
+    if (raises_lazily(call)) {
+        b.lazy_raise = to == PC_DTYPE_INVALID ? 0 : (int)to + 1;
+        *out = b;
+        return PC_OK;
+    }
     pc_status st = PC_OK;
     bool keep = keeps_f32(call, policy);
     for (int i = 0; i < b.nargs && st == PC_OK; i++) {
@@ -91,10 +105,20 @@ pc_status pc_bench_prepare_grad(const pc_op_call *call, pc_bench_policy policy,
                                 const pc_tensor *grad, pc_tensor *out)
 {
     pc_dtype to = PC_DTYPE_INVALID;
-    if (!never_raised(call) && raisable(grad->dtype) &&
+    if (!never_raised(call) && pc_bench_raisable(grad->dtype) &&
         !(keeps_f32(call, policy) && grad->dtype == PC_DTYPE_F32))
         to = policy == PC_BENCH_FP64 || grad->dtype == PC_DTYPE_F32 ? PC_DTYPE_F64 : PC_DTYPE_F32;
     return pc_tensor_cast(out, grad, to == PC_DTYPE_INVALID ? grad->dtype : to);
+}
+
+pc_status pc_bench_kernel_grad(const pc_op_call *call, pc_bench_policy policy,
+                               const pc_tensor *grad, pc_tensor *out)
+{
+    if (raises_lazily(call)) {
+        pc_tensor_share(out, grad);
+        return PC_OK;
+    }
+    return pc_bench_prepare_grad(call, policy, grad, out);
 }
 
 pc_status pc_op_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out)

@@ -125,6 +125,15 @@ static pc_status alloc_buf(const pc_op_call *call, pc_dtype cd, const int64_t *s
     return st == PC_OK ? st : pc_error_prefix(st, "%s", call->full_name);
 }
 
+/* The same without zeroing, for a buffer that a GEMM with beta 0 (which never reads C) or a
+ * copy writes whole before it is read. */
+static pc_status alloc_out(const pc_op_call *call, pc_dtype cd, const int64_t *shape, int rank,
+                           pc_tensor *out)
+{
+    pc_status st = pc_tensor_alloc_uninit(out, cd, shape, rank);
+    return st == PC_OK ? st : pc_error_prefix(st, "%s", call->full_name);
+}
+
 static pc_status shapes_error(const pc_op_call *call, int64_t a0, int64_t a1, int64_t b0,
                               int64_t b1)
 {
@@ -186,6 +195,13 @@ static pc_status store_grad(const pc_op_call *call, pc_tensor *buf, const pc_ten
     return pc_nn_store(call, buf, t->dtype, t->shape, t->rank, out);
 }
 
+/* The same in the dtype t stands for in this call (its raised dtype, see pc_nn_dtype). */
+static pc_status store_grad_as(const pc_op_call *call, pc_tensor *buf, const pc_tensor *t,
+                               pc_tensor *out)
+{
+    return pc_nn_store(call, buf, pc_nn_dtype(call, t), t->shape, t->rank, out);
+}
+
 /* ---- linear ---- */
 
 /* Above this many bytes of double weight or result, the bench's linear works in panels. */
@@ -193,6 +209,7 @@ static pc_status store_grad(const pc_op_call *call, pc_tensor *buf, const pc_ten
 
 typedef struct linear_plan {
     const pc_tensor *x, *w, *b;
+    pc_dtype xd, wd; /* the dtypes x and w stand for (the bench may raise them as it reads) */
     int64_t M, K, N;
     int orank;
     int64_t oshape[PC_TENSOR_MAX_DIMS];
@@ -204,8 +221,10 @@ static pc_status linear_plan_make(const pc_op_call *call, linear_plan *p)
     p->w = pc_call_tensor(call, 1);
     p->b = pc_call_tensor(call, 2);
     pc_status st;
-    if ((st = pc_nn_same_dtype(call, p->x, p->w)) != PC_OK ||
-        (st = pc_nn_same_dtype(call, p->x, p->b)) != PC_OK)
+    p->xd = pc_nn_dtype(call, p->x);
+    p->wd = pc_nn_dtype(call, p->w);
+    if ((st = pc_nn_same_dtype_as(call, p->xd, p->w)) != PC_OK ||
+        (st = pc_nn_same_dtype_as(call, p->xd, p->b)) != PC_OK)
         return st;
     if (p->x->rank == 0 || p->w->rank != 2)
         return pc_error_set(PC_ERR_UNSUPPORTED,
@@ -232,7 +251,7 @@ static pc_status linear_plan_make(const pc_op_call *call, linear_plan *p)
 
 static bool use_panels(const linear_plan *p, pc_compute compute, pc_dtype cd)
 {
-    return compute == PC_COMPUTE_BENCH && cd == PC_DTYPE_F64 && pc_dtype_is_float(p->x->dtype) &&
+    return compute == PC_COMPUTE_BENCH && cd == PC_DTYPE_F64 && pc_dtype_is_float(p->xd) &&
            p->N > 1 && (!p->b || (p->b->rank == 1 && p->b->shape[0] == p->N)) &&
            (p->N * p->K * 8 > PANEL_BYTES || p->M * p->N * 8 > PANEL_BYTES);
 }
@@ -273,10 +292,10 @@ static pc_status linear_bench_panels(const pc_op_call *call, const linear_plan *
     pc_status st = PC_OK;
     bool need_x = y || dw, need_w = y || dx;
     if ((need_x && (st = pc_nn_load_ro(call, p->x, cd, &x)) != PC_OK) ||
-        (need_w && (st = alloc_buf(call, cd, ws, 2, &wp)) != PC_OK) ||
-        (st = alloc_buf(call, cd, cs, 2, &cp)) != PC_OK ||
+        (need_w && (st = alloc_out(call, cd, ws, 2, &wp)) != PC_OK) ||
+        (st = alloc_out(call, cd, cs, 2, &cp)) != PC_OK ||
         (dx && (st = alloc_buf(call, cd, xs, 2, &acc)) != PC_OK) ||
-        (dw && (st = alloc_buf(call, cd, ws, 2, &dwp)) != PC_OK))
+        (dw && (st = alloc_out(call, cd, ws, 2, &dwp)) != PC_OK))
         goto done;
     if (y && p->b) {
         int64_t bs[1] = {p->N};
@@ -327,12 +346,12 @@ static pc_status linear_bench_panels(const pc_op_call *call, const linear_plan *
         pc_tensor_free(&x);
         pc_tensor_free(&wp);
         pc_tensor_free(&cp);
-        st = store_grad(call, &acc, p->x, dx);
+        st = store_grad_as(call, &acc, p->x, dx);
         if (st != PC_OK)
             goto done;
     }
     if (db) {
-        st = store_grad(call, &bias, p->b, db);
+        st = store_grad_as(call, &bias, p->b, db);
         if (st != PC_OK)
             goto done;
     }
@@ -352,9 +371,10 @@ pc_status pc_k_linear_forward(const pc_op_call *call, pc_compute compute, pc_op_
     pc_status st = linear_plan_make(call, &p);
     if (st != PC_OK)
         return st;
-    pc_dtype cd = compute_of(compute, p.x->dtype);
+    pc_dtype cd = compute_of(compute, p.xd);
     if (use_panels(&p, compute, cd)) {
-        st = pc_tensor_alloc(&out->tensors[0], p.x->dtype, p.oshape, p.orank);
+        /* written whole, a panel of columns at a time */
+        st = pc_tensor_alloc_uninit(&out->tensors[0], p.xd, p.oshape, p.orank);
         if (st == PC_OK)
             st = linear_bench_panels(call, &p, NULL, &out->tensors[0], NULL, NULL, NULL);
         if (st != PC_OK)
@@ -374,7 +394,7 @@ pc_status pc_k_linear_forward(const pc_op_call *call, pc_compute compute, pc_op_
     if (p.b)
         st = pc_nn_load_expand(call, p.b, cshape + 1, 1, cd, &b);
     if (st == PC_OK)
-        st = alloc_buf(call, cd, cshape, 2, &c);
+        st = alloc_out(call, cd, cshape, 2, &c); /* the bias rows or beta 0 */
     if (st != PC_OK)
         goto done;
     size_t es = pc_dtype_size(cd);
@@ -403,7 +423,7 @@ pc_status pc_k_linear_forward(const pc_op_call *call, pc_compute compute, pc_op_
         }
     }
     pc_tensor_free(&b);
-    st = pc_nn_store(call, &c, p.x->dtype, p.oshape, p.orank, &out->tensors[0]);
+    st = pc_nn_store(call, &c, p.xd, p.oshape, p.orank, &out->tensors[0]);
     if (st == PC_OK)
         out->count = 1;
 done:
@@ -419,14 +439,14 @@ pc_status pc_k_linear_backward(const pc_op_call *call, pc_compute compute,
 {
     linear_plan p;
     pc_status st = linear_plan_make(call, &p);
-    if (st != PC_OK || !pc_dtype_is_float(p.x->dtype))
+    if (st != PC_OK || !pc_dtype_is_float(p.xd))
         return st;
-    pc_dtype cd = compute_of(compute, p.x->dtype);
+    pc_dtype cd = compute_of(compute, p.xd);
     if (use_panels(&p, compute, cd)) {
         bool gx = pc_nn_wants_grad(call, 0), gw = pc_nn_wants_grad(call, 1),
              gb = p.b && pc_nn_wants_grad(call, 2);
-        if (gw &&
-            (st = pc_tensor_alloc(&out->grads[1], p.w->dtype, p.w->shape, p.w->rank)) != PC_OK)
+        if (gw && (st = pc_tensor_alloc_uninit(&out->grads[1], p.wd, p.w->shape, p.w->rank)) !=
+                      PC_OK) /* written whole, a panel of rows at a time */
             return st;
         st = linear_bench_panels(call, &p, grad_out, NULL, gx ? &out->grads[0] : NULL,
                                  gw ? &out->grads[1] : NULL, gb ? &out->grads[2] : NULL);
@@ -440,28 +460,28 @@ pc_status pc_k_linear_backward(const pc_op_call *call, pc_compute compute,
     if (pc_nn_wants_grad(call, 0)) {
         int64_t s[2] = {p.M, p.K};
         if ((st = pc_nn_load_ro(call, p.w, cd, &w)) != PC_OK ||
-            (st = alloc_buf(call, cd, s, 2, &r)) != PC_OK)
+            (st = alloc_out(call, cd, s, 2, &r)) != PC_OK)
             goto done;
         gemm(cd, false, false, p.M, p.K, p.N, 1.0, pc_tensor_data(&g), p.N, pc_tensor_data(&w), p.K,
              0.0, pc_tensor_data(&r), p.K);
         pc_tensor_free(&w); /* before the result is stored */
-        if ((st = store_grad(call, &r, p.x, &out->grads[0])) != PC_OK)
+        if ((st = store_grad_as(call, &r, p.x, &out->grads[0])) != PC_OK)
             goto done;
     }
     if (pc_nn_wants_grad(call, 1)) {
         int64_t s[2] = {p.N, p.K};
         if ((st = pc_nn_load_ro(call, p.x, cd, &x)) != PC_OK ||
-            (st = alloc_buf(call, cd, s, 2, &r)) != PC_OK)
+            (st = alloc_out(call, cd, s, 2, &r)) != PC_OK)
             goto done;
         gemm(cd, true, false, p.N, p.K, p.M, 1.0, pc_tensor_data(&g), p.N, pc_tensor_data(&x), p.K,
              0.0, pc_tensor_data(&r), p.K);
         pc_tensor_free(&x);
-        if ((st = store_grad(call, &r, p.w, &out->grads[1])) != PC_OK)
+        if ((st = store_grad_as(call, &r, p.w, &out->grads[1])) != PC_OK)
             goto done;
     }
     if (p.b && pc_nn_wants_grad(call, 2)) {
         if ((st = pc_nn_sum_to(call, &g, p.b->shape, p.b->rank, &r)) != PC_OK ||
-            (st = store_grad(call, &r, p.b, &out->grads[2])) != PC_OK)
+            (st = store_grad_as(call, &r, p.b, &out->grads[2])) != PC_OK)
             goto done;
     }
 done:

@@ -304,6 +304,21 @@ pc_status pc_nn_same_dtype(const pc_op_call *call, const pc_tensor *a, const pc_
                         pc_torch_type_name(a->dtype), pc_torch_type_name(b->dtype));
 }
 
+pc_status pc_nn_same_dtype_as(const pc_op_call *call, pc_dtype a, const pc_tensor *b)
+{
+    pc_dtype bd = b ? pc_nn_dtype(call, b) : a;
+    if (a == bd)
+        return PC_OK;
+    return pc_error_set(PC_ERR_INVALID, "%s: expected scalar type %s but found %s", call->full_name,
+                        pc_torch_type_name(a), pc_torch_type_name(bd));
+}
+
+pc_dtype pc_nn_dtype(const pc_op_call *call, const pc_tensor *t)
+{
+    return call->lazy_raise && pc_bench_raisable(t->dtype) ? (pc_dtype)(call->lazy_raise - 1)
+                                                           : t->dtype;
+}
+
 pc_status pc_nn_need_float(const pc_op_call *call, const pc_tensor *t, const char *kernel)
 {
     if (pc_dtype_is_float(t->dtype))

@@ -105,6 +105,11 @@ struct pc_op_call {
     uint64_t seed;
     int nargs; /* = op->schema->nargs */
     pc_value args[PC_SCHEMA_MAX_ARGS];
+    /* Set by pc_bench_prepare for ops that raise their float inputs as they read them
+     * (linear: a GB-sized weight is not copied to float64 whole first): 1 + the dtype that
+     * its float16/bfloat16/float32 tensors stand for; 0 (a zeroed call) when the tensors are
+     * what they are. */
+    int lazy_raise;
 };
 
 struct pc_op_result {

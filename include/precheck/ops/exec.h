@@ -29,12 +29,21 @@ pc_status pc_bench_policy_from_name(const char *name, pc_bench_policy *out);
  * raised. */
 pc_dtype pc_bench_raise_dtype(const pc_op_call *call, pc_bench_policy policy);
 
-/* *out: a call whose tensors are the call's raised by the policy (others shared). */
+/* float16, bfloat16 and float32: the dtypes a bench policy raises. */
+bool pc_bench_raisable(pc_dtype d);
+
+/* *out: a call whose tensors are the call's raised by the policy (others shared). For ops
+ * whose kernels raise their inputs as they read them (linear), the tensors are shared as
+ * they are and out->lazy_raise names the dtype they stand for. */
 pc_status pc_bench_prepare(const pc_op_call *call, pc_bench_policy policy, pc_op_call *out);
 /* The incoming gradient raised as run_ut raises it: fp16/bf16 -> fp32, fp32 -> fp64 (msprobe),
  * every float -> fp64 (fp64); type_as keeps it. *out is a new tensor. */
 pc_status pc_bench_prepare_grad(const pc_op_call *call, pc_bench_policy policy,
                                 const pc_tensor *grad, pc_tensor *out);
+/* The incoming gradient as the bench's backward kernel takes it: raised as above, or shared as
+ * it is for the ops whose kernels raise as they read (pc_bench_prepare). */
+pc_status pc_bench_kernel_grad(const pc_op_call *call, pc_bench_policy policy,
+                               const pc_tensor *grad, pc_tensor *out);
 
 pc_status pc_op_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
 /* PC_ERR_UNSUPPORTED when the op has no backward. grad_out has the shape of output 0; its
