@@ -32,10 +32,11 @@ if command -v valgrind >/dev/null; then
     echo "== valgrind memcheck: run_ut end to end (in process), on a transformer and a CNN dump"
     vg_out=$(mktemp -d)
     for dump in gpt_bf16_tensor cnn_tensor; do
-        # OMP_WAIT_POLICY set: precheck would otherwise execute itself again to set it, and
-        # valgrind does not follow an exec (core/threads.h); the block cache off, so that
-        # memcheck sees every storage as a heap block of its own (core/alloc.h)
-        OMP_WAIT_POLICY=PASSIVE PRECHECK_BLOCK_CACHE=0 valgrind --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite \
+        # OMP_WAIT_POLICY and OPENBLAS_THREAD_TIMEOUT set: precheck would otherwise execute
+        # itself again to set them, and valgrind does not follow an exec (core/threads.h);
+        # the block cache off, so that memcheck sees every storage as a heap block of its
+        # own (core/alloc.h)
+        OMP_WAIT_POLICY=PASSIVE OPENBLAS_THREAD_TIMEOUT=16 PRECHECK_BLOCK_CACHE=0 valgrind --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite \
             --show-possibly-lost=no -q \
             ./build/precheck run_ut -api_info "tests/fixtures/msprobe/dumps/$dump/step0/rank/dump.json" \
             -o "$vg_out/$dump" --jobs 0 --no-progress >/dev/null
