@@ -78,17 +78,31 @@ long pc_alloc_live(void)
 #endif
 
 #define BLOCK_MIN  ((size_t)4 << 20) /* smaller requests are heap blocks */
-#define BLOCK_KEPT 32                /* freed blocks kept at most */
+#define BLOCK_KEPT 64                /* kept pieces at most */
+#define BLOCK_SEGS 16                /* pieces one block may be made of */
+#define BLOCK_COMP 64                /* blocks made of several pieces in use at once, at most */
 
+/* A kept piece of memory: always inside one kernel mapping (VMA), so that mremap can move it
+ * (mremap refuses a range over several). */
 typedef struct kept_block {
     void *p;
     size_t len;
 } kept_block;
 
+/* A block in use made of pieces moved next to each other (each its own mapping): where they
+ * end, so that freeing it keeps them as the pieces they are. */
+typedef struct composite {
+    void *p;
+    int nseg;
+    size_t end[BLOCK_SEGS]; /* end offset of each piece; the last is the block's length */
+} composite;
+
 static struct {
     pthread_mutex_t lock;
     kept_block kept[BLOCK_KEPT];
     int nkept;
+    composite comp[BLOCK_COMP];
+    int ncomp;
     size_t live, cached, peak; /* bytes mapped in use, kept, most ever in use */
 } blocks = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
@@ -97,8 +111,8 @@ static size_t block_min = SIZE_MAX;
 static size_t page_size = 4096;
 
 /* A fork while another thread holds the lock would leave it held in the child; the child also
- * forgets the kept blocks' bookkeeping (their pages are shared copy-on-write with the parent,
- * so reusing them would copy every page): it unmaps them. */
+ * forgets the kept pieces (their pages are shared copy-on-write with the parent, so reusing
+ * them would copy every page): it unmaps them. */
 static void block_prepare(void)
 {
     pthread_mutex_lock(&blocks.lock);
@@ -138,8 +152,34 @@ size_t pc_block_min(void)
     return block_min;
 }
 
-/* Unmaps kept blocks until the mapped total is back within the peak in use: each time the
- * smallest block that covers the excess, else the largest. Called with the lock held. */
+static void kept_remove(int i)
+{
+    blocks.cached -= blocks.kept[i].len;
+    blocks.kept[i] = blocks.kept[--blocks.nkept];
+}
+
+/* Keeps a piece, or unmaps it when BLOCK_KEPT are kept and it is smaller than all of them
+ * (else the smallest kept one goes). Called with the lock held. */
+static void kept_add(void *p, size_t len)
+{
+    if (blocks.nkept == BLOCK_KEPT) {
+        int small = 0;
+        for (int i = 1; i < blocks.nkept; i++)
+            if (blocks.kept[i].len < blocks.kept[small].len)
+                small = i;
+        if (blocks.kept[small].len >= len) {
+            munmap(p, len);
+            return;
+        }
+        munmap(blocks.kept[small].p, blocks.kept[small].len);
+        kept_remove(small);
+    }
+    blocks.kept[blocks.nkept++] = (kept_block){p, len};
+    blocks.cached += len;
+}
+
+/* Unmaps kept pieces until the mapped total is back within the peak in use: each time the
+ * smallest piece that covers the excess, else the largest. Called with the lock held. */
 static void block_trim(void)
 {
     while (blocks.nkept > 0 && blocks.live + blocks.cached > blocks.peak) {
@@ -151,9 +191,45 @@ static void block_trim(void)
                 v = i;
         }
         munmap(blocks.kept[v].p, blocks.kept[v].len);
-        blocks.cached -= blocks.kept[v].len;
-        blocks.kept[v] = blocks.kept[--blocks.nkept];
+        kept_remove(v);
     }
+}
+
+/* A block of want bytes made of kept pieces, largest first, moved (mremap: page tables move,
+ * no page is copied or faulted) into a fresh mapping of want bytes, whose pages are left where
+ * the pieces do not reach. *reused: the bytes that came from pieces. NULL when the mapping
+ * cannot be made or too many blocks are made of pieces already. Called with the lock held. */
+static void *block_compose(size_t want, size_t *reused)
+{
+    if (blocks.ncomp == BLOCK_COMP)
+        return NULL;
+    void *q = mmap(NULL, want, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (q == MAP_FAILED)
+        return NULL;
+    composite c = {.p = q, .nseg = 0};
+    size_t off = 0;
+    *reused = 0;
+    while (off < want && blocks.nkept > 0 && c.nseg + 2 < BLOCK_SEGS) {
+        int big = 0;
+        for (int i = 1; i < blocks.nkept; i++)
+            if (blocks.kept[i].len > blocks.kept[big].len)
+                big = i;
+        kept_block k = blocks.kept[big];
+        size_t mv = k.len < want - off ? k.len : want - off;
+        if (mremap(k.p, mv, mv, MREMAP_MAYMOVE | MREMAP_FIXED, (char *)q + off) == MAP_FAILED)
+            break;
+        kept_remove(big);
+        if (mv < k.len) /* the piece's tail stays kept where it is */
+            kept_add((char *)k.p + mv, k.len - mv);
+        off += mv;
+        *reused += mv;
+        c.end[c.nseg++] = off;
+    }
+    if (off < want)
+        c.end[c.nseg++] = want; /* the rest: pages of the fresh mapping */
+    if (c.nseg > 1)
+        blocks.comp[blocks.ncomp++] = c;
+    return q;
 }
 
 void *pc_block_alloc(size_t size, int zeroed, size_t *len)
@@ -167,36 +243,26 @@ void *pc_block_alloc(size_t size, int zeroed, size_t *len)
     if (want == 0)
         want = page_size;
     pthread_mutex_lock(&blocks.lock);
-    /* The smallest kept block that holds want, its tail (when BLOCK_MIN or more) kept as a block
-     * of its own; else the largest, grown (mremap moves its pages, the new tail is fresh). Pages
-     * of freed blocks are only unmapped by block_trim. */
+    /* The smallest kept piece that holds want, its tail (when BLOCK_MIN or more) kept as a
+     * piece of its own; else a block made of kept pieces; else a fresh mapping. Pages once
+     * faulted in are unmapped only by block_trim. */
     int pick = -1;
     for (int i = 0; i < blocks.nkept; i++)
         if (blocks.kept[i].len >= want && (pick < 0 || blocks.kept[i].len < blocks.kept[pick].len))
             pick = i;
-    if (pick < 0)
-        for (int i = 0; i < blocks.nkept; i++)
-            if (pick < 0 || blocks.kept[i].len > blocks.kept[pick].len)
-                pick = i;
     void *p = NULL;
-    size_t got = 0, reused = 0; /* bytes mapped; of them, bytes a freed block held */
+    size_t got = want, reused = 0; /* bytes mapped; of them, bytes kept pieces held */
     if (pick >= 0) {
         kept_block k = blocks.kept[pick];
-        blocks.kept[pick] = blocks.kept[--blocks.nkept];
-        blocks.cached -= k.len;
-        if (k.len >= want + BLOCK_MIN) {
-            blocks.kept[blocks.nkept++] = (kept_block){(char *)k.p + want, k.len - want};
-            blocks.cached += k.len - want;
-            p = k.p, got = want, reused = want;
-        } else if (k.len >= want) {
-            p = k.p, got = k.len, reused = want;
-        } else {
-            void *q = mremap(k.p, k.len, want, MREMAP_MAYMOVE);
-            if (q == MAP_FAILED)
-                munmap(k.p, k.len);
-            else
-                p = q, got = want, reused = k.len; /* the new tail is fresh, zero pages */
-        }
+        kept_remove(pick);
+        if (k.len >= want + BLOCK_MIN)
+            kept_add((char *)k.p + want, k.len - want);
+        else
+            got = k.len;
+        p = k.p;
+        reused = want;
+    } else if (blocks.nkept > 0) {
+        p = block_compose(want, &reused);
     }
     if (!p) {
         pthread_mutex_unlock(&blocks.lock);
@@ -204,14 +270,14 @@ void *pc_block_alloc(size_t size, int zeroed, size_t *len)
         if (q == MAP_FAILED)
             return NULL;
         pthread_mutex_lock(&blocks.lock);
-        p = q, got = want, reused = 0;
+        p = q;
     }
     blocks.live += got;
     if (blocks.live > blocks.peak)
         blocks.peak = blocks.live;
     block_trim();
     pthread_mutex_unlock(&blocks.lock);
-    if (zeroed && reused)
+    if (zeroed && reused) /* composed blocks: the pieces come first */
         memset(p, 0, reused < size ? reused : size);
     atomic_fetch_add_explicit(&live_blocks, 1, memory_order_relaxed);
     *len = got;
@@ -225,14 +291,21 @@ void pc_block_free(void *p, size_t len)
     atomic_fetch_sub_explicit(&live_blocks, 1, memory_order_relaxed);
     pthread_mutex_lock(&blocks.lock);
     blocks.live -= len;
-    if (blocks.nkept < BLOCK_KEPT) {
-        blocks.kept[blocks.nkept++] = (kept_block){p, len};
-        blocks.cached += len;
-        p = NULL;
+    int c = -1;
+    for (int i = 0; i < blocks.ncomp && c < 0; i++)
+        if (blocks.comp[i].p == p)
+            c = i;
+    if (c < 0) {
+        kept_add(p, len);
+    } else { /* kept as the pieces it is made of */
+        size_t start = 0;
+        for (int k = 0; k < blocks.comp[c].nseg; k++) {
+            kept_add((char *)p + start, blocks.comp[c].end[k] - start);
+            start = blocks.comp[c].end[k];
+        }
+        blocks.comp[c] = blocks.comp[--blocks.ncomp];
     }
     pthread_mutex_unlock(&blocks.lock);
-    if (p)
-        munmap(p, len);
 }
 
 void pc_block_stats(size_t *live, size_t *kept, size_t *peak)
