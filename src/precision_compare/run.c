@@ -525,49 +525,108 @@ done:
 
 /* ---- both CSVs in step ---- */
 
-/* A set of 64-bit hashes (the APIs already written); 0 marks an empty slot. */
-typedef struct hash_set {
-    uint64_t *slot;
-    size_t cap, count;
-} hash_set;
+/*
+ * Whether an API's rows come in one run, in memory that does not grow with the file: every
+ * API opened is tested against and added to a Bloom filter of 2^SEEN_LOG2_BITS bits; a name the
+ * filter may have seen becomes a candidate, and the hash of every opened name goes to a temporary
+ * file. At the end the file is read once to count the candidates: one opened twice has rows
+ * that are not consecutive (a filter's false positive opens once). Too many candidates to
+ * check, or no temporary file, and the run is indexed instead, which is exact anyway.
+ */
+#define SEEN_LOG2_BITS  25 /* 4 MB: about 1e-4 false positives at 1M APIs */
+#define SEEN_CANDIDATES 4096
 
-static bool hs_has(const hash_set *h, uint64_t x)
+static uint64_t seen_bits = (uint64_t)1 << SEEN_LOG2_BITS;
+
+void pcmp_test_seen_bits(unsigned log2_bits)
 {
-    x |= 1;
-    for (size_t i = x & (h->cap - 1); h->cap && h->slot[i]; i = (i + 1) & (h->cap - 1))
-        if (h->slot[i] == x)
-            return true;
-    return false;
+    seen_bits = (uint64_t)1 << (log2_bits ? log2_bits : SEEN_LOG2_BITS);
 }
 
-static pc_status hs_add(hash_set *h, uint64_t x)
+typedef struct seen_filter {
+    uint64_t *bits;
+    uint64_t cand[SEEN_CANDIDATES];
+    size_t ncand;
+    FILE *log; /* the hashes of the opened APIs, in order */
+    bool failed;
+} seen_filter;
+
+static uint64_t mix64(uint64_t x)
 {
-    x |= 1;
-    if ((h->count + 1) * 2 > h->cap) {
-        size_t cap = h->cap ? h->cap * 2 : 1024;
-        uint64_t *slot = calloc(cap, sizeof *slot);
-        if (!slot)
-            return pc_error_set(PC_ERR_NOMEM, "out of memory");
-        for (size_t i = 0; i < h->cap; i++) {
-            if (!h->slot[i])
-                continue;
-            size_t k = h->slot[i] & (cap - 1);
-            while (slot[k])
-                k = (k + 1) & (cap - 1);
-            slot[k] = h->slot[i];
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9u;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebu;
+    return x ^ (x >> 31);
+}
+
+/* Records that the API of hash h opens; false when the check can no longer be made here. */
+static bool seen_open(seen_filter *f, uint64_t h)
+{
+    if (f->failed)
+        return false;
+    if (!f->bits) {
+        f->bits = calloc(seen_bits / 64 ? seen_bits / 64 : 1, sizeof *f->bits);
+        f->log = tmpfile();
+        if (!f->bits || !f->log)
+            return !(f->failed = true);
+    }
+    uint64_t a = mix64(h), b = mix64(a) | 1;
+    bool all = true;
+    for (int k = 0; k < 4; k++) {
+        uint64_t bit = (a + (uint64_t)k * b) & (seen_bits - 1);
+        all &= (f->bits[bit / 64] >> (bit % 64)) & 1;
+        f->bits[bit / 64] |= (uint64_t)1 << (bit % 64);
+    }
+    if (all) {
+        size_t i = 0;
+        while (i < f->ncand && f->cand[i] != h)
+            i++;
+        if (i == f->ncand) {
+            if (f->ncand == SEEN_CANDIDATES)
+                return !(f->failed = true);
+            f->cand[f->ncand++] = h;
         }
-        free(h->slot);
-        h->slot = slot;
-        h->cap = cap;
     }
-    size_t k = x & (h->cap - 1);
-    while (h->slot[k] && h->slot[k] != x)
-        k = (k + 1) & (h->cap - 1);
-    if (!h->slot[k]) {
-        h->slot[k] = x;
-        h->count++;
+    if (fwrite(&h, sizeof h, 1, f->log) != 1)
+        return !(f->failed = true);
+    return true;
+}
+
+static int cmp_u64(const void *x, const void *y)
+{
+    uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+    return (a > b) - (a < b);
+}
+
+/* After the last row: true when every API opened once (its rows were consecutive). */
+static bool seen_all_once(seen_filter *f)
+{
+    if (f->failed)
+        return false;
+    if (f->ncand == 0)
+        return true;
+    qsort(f->cand, f->ncand, sizeof f->cand[0], cmp_u64);
+    static uint16_t count[SEEN_CANDIDATES];
+    memset(count, 0, sizeof count);
+    rewind(f->log);
+    uint64_t buf[512];
+    size_t n;
+    while ((n = fread(buf, sizeof buf[0], sizeof buf / sizeof buf[0], f->log)) > 0) {
+        for (size_t i = 0; i < n; i++) {
+            const uint64_t *c = bsearch(&buf[i], f->cand, f->ncand, sizeof f->cand[0], cmp_u64);
+            if (c && ++count[c - f->cand] > 1)
+                return false;
+        }
     }
-    return PC_OK;
+    return !ferror(f->log);
+}
+
+static void seen_free(seen_filter *f)
+{
+    free(f->bits);
+    if (f->log)
+        fclose(f->log);
 }
 
 /* The API whose rows are being read. */
@@ -578,15 +637,13 @@ typedef struct open_api {
     api_entry e;
 } open_api;
 
-static pc_status close_api(run_state *s, open_api *o, hash_set *done, pc_pcmp_summary *sum)
+static pc_status close_api(run_state *s, open_api *o, pc_pcmp_summary *sum)
 {
     if (!o->open)
         return PC_OK;
     o->open = false;
     pc_status st = write_result_row(&s->result, &o->e);
     sum->result_rows++;
-    if (st == PC_OK)
-        st = hs_add(done, hash_str(o->name));
     set_skip_msg(&o->e, NULL);
     return st;
 }
@@ -611,9 +668,9 @@ static pc_status stream_pass(run_state *s, const pc_pcmp_options *opt, pc_pcmp_s
     *fallback = false;
     pc_csv_reader *r = NULL, *g = NULL;
     columns cols, gcols;
-    hash_set done = {0};
+    seen_filter *seen = calloc(1, sizeof *seen);
     open_api *cur = calloc(1, sizeof *cur);
-    pc_status st = cur ? PC_OK : pc_error_set(PC_ERR_NOMEM, "out of memory");
+    pc_status st = cur && seen ? PC_OK : pc_error_set(PC_ERR_NOMEM, "out of memory");
     if (st == PC_OK)
         st = pc_csv_reader_open(opt->npu_path, &r);
     if (st == PC_OK)
@@ -646,7 +703,7 @@ static pc_status stream_pass(run_state *s, const pc_pcmp_options *opt, pc_pcmp_s
         if (!pcmp_name_parse(name, &parts)) {
             char msg[1200];
             gpu_pending = gpu_pending && !same;
-            if ((st = close_api(s, cur, &done, sum)) == PC_OK &&
+            if ((st = close_api(s, cur, sum)) == PC_OK &&
                 (st = invalid_row(s, name, msg, sizeof msg)) == PC_OK)
                 st = direct_result(s, name, msg, sum);
             sum->details_rows++;
@@ -665,13 +722,13 @@ static pc_status stream_pass(run_state *s, const pc_pcmp_options *opt, pc_pcmp_s
             break;
         sum->details_rows++;
         if (v->raised) {
-            if ((st = close_api(s, cur, &done, sum)) == PC_OK)
+            if ((st = close_api(s, cur, sum)) == PC_OK)
                 st = direct_result(s, name, v->message, sum);
             continue;
         }
         if (!cur->open || strlen(cur->name) != parts.full_len ||
             strncmp(cur->name, name, parts.full_len) != 0) {
-            if ((st = close_api(s, cur, &done, sum)) != PC_OK)
+            if ((st = close_api(s, cur, sum)) != PC_OK)
                 break;
             if (parts.full_len >= sizeof cur->name) {
                 *fallback = true;
@@ -679,7 +736,7 @@ static pc_status stream_pass(run_state *s, const pc_pcmp_options *opt, pc_pcmp_s
             }
             memcpy(cur->name, name, parts.full_len);
             cur->name[parts.full_len] = 0;
-            if (hs_has(&done, hash_str(cur->name))) { /* its rows are not consecutive */
+            if (!seen_open(seen, hash_str(cur->name))) { /* cannot be checked here */
                 *fallback = true;
                 break;
             }
@@ -696,12 +753,16 @@ static pc_status stream_pass(run_state *s, const pc_pcmp_options *opt, pc_pcmp_s
         if (gh) /* GPU rows without NPU rows: the index decides what they change */
             *fallback = true;
         else if (st == PC_OK)
-            st = close_api(s, cur, &done, sum);
+            st = close_api(s, cur, sum);
     }
     if (cur)
         set_skip_msg(&cur->e, NULL);
     free(cur);
-    free(done.slot);
+    if (st == PC_OK && !*fallback && !seen_all_once(seen))
+        *fallback = true; /* an API's rows are not consecutive */
+    if (seen)
+        seen_free(seen);
+    free(seen);
     pc_csv_reader_free(r);
     pc_csv_reader_free(g);
     return st;

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "pc_test.h"
+#include "precision_compare/pcmp_impl.h"
 #include "precheck/precision_compare/precision_compare.h"
 
 #define VEC PC_TEST_FIXTURES "/../precision_compare/vectors"
@@ -167,6 +168,70 @@ static void test_deviation_grouping_not_consecutive(void **state)
     assert_text(sum.result_path,
                 RESULT_HEADER "Torch.max.0,pass,error,\r\nTorch.min.0,pass, ,\r\n");
     assert_int_equal(sum.result_rows, 2);
+    assert_false(sum.streamed); /* found out after the streaming pass, and indexed */
+}
+
+/* n consecutive APIs (rows in one run each) and, when repeat, the first API once more at the
+ * end; the result text of the run. */
+static char *many_apis(const char *dir, int n, bool repeat, pc_pcmp_summary *sum)
+{
+    char npu[4200];
+    snprintf(npu, sizeof npu, "%s/many.csv", dir);
+    FILE *f = fopen(npu, "wb");
+    assert_non_null(f);
+    fputs(RUN_UT_HEADER, f);
+    for (int i = 0; i < n; i++) {
+        fprintf(f, BIN_ROW("Torch.op%d.0.forward.output.0", "0"), i);
+        fprintf(f, BIN_ROW("Torch.op%d.0.backward.output.0", "0"), i);
+    }
+    if (repeat)
+        fputs(BIN_ROW("Torch.op0.0.forward.output.1", "0.5"), f);
+    fclose(f);
+    char out[4096];
+    pc_status st = run(npu, npu, out, sizeof out, sum);
+    if (st != PC_OK)
+        print_error("%s\n", pc_error_message());
+    assert_int_equal(st, PC_OK);
+    return slurp(sum->result_path);
+}
+
+/* The consecutive-rows check keeps no set of names: a small filter (false positives on most
+ * names) changes nothing in the outputs, repeats are still found, and too many candidates to
+ * check mean the indexed pass, with the same outputs. */
+static void test_consecutive_check_is_exact(void **state)
+{
+    (void)state;
+    char dir[4096];
+    pc_test_tmpdir(dir, sizeof dir);
+    pc_pcmp_summary sum;
+    char *want = many_apis(dir, 300, false, &sum);
+    assert_true(sum.streamed);
+    assert_int_equal(sum.result_rows, 300);
+    char *want_rep = many_apis(dir, 300, true, &sum);
+    assert_false(sum.streamed);
+    assert_int_equal(sum.result_rows, 300);
+    pcmp_test_seen_bits(6); /* 64 bits: nearly every name a candidate */
+    char *got = many_apis(dir, 300, false, &sum);
+    assert_true(sum.streamed);
+    assert_string_equal(got, want);
+    free(got);
+    got = many_apis(dir, 300, true, &sum);
+    assert_false(sum.streamed);
+    assert_string_equal(got, want_rep);
+    free(got);
+    char *want_big = NULL;
+    pcmp_test_seen_bits(0);
+    want_big = many_apis(dir, 5000, false, &sum);
+    assert_true(sum.streamed);
+    pcmp_test_seen_bits(6); /* more candidates than are checked: indexed */
+    got = many_apis(dir, 5000, false, &sum);
+    assert_false(sum.streamed);
+    assert_string_equal(got, want_big);
+    pcmp_test_seen_bits(0);
+    free(got);
+    free(want_big);
+    free(want);
+    free(want_rep);
 }
 
 static void test_unmatched_rows_are_counted(void **state)
@@ -258,6 +323,7 @@ int main(void)
         cmocka_unit_test(test_deviation_all_numeric_column),
         cmocka_unit_test(test_deviation_missing_shape_column),
         cmocka_unit_test(test_deviation_grouping_not_consecutive),
+        cmocka_unit_test(test_consecutive_check_is_exact),
         cmocka_unit_test(test_unmatched_rows_are_counted),
         cmocka_unit_test(test_duplicate_gpu_rows_fail_without_output),
         cmocka_unit_test(test_missing_columns),
