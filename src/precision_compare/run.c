@@ -546,6 +546,7 @@ void pcmp_test_seen_bits(unsigned log2_bits)
 typedef struct seen_filter {
     uint64_t *bits;
     uint64_t cand[SEEN_CANDIDATES];
+    unsigned char opened[SEEN_CANDIDATES]; /* times each candidate opened (stops at 2) */
     size_t ncand;
     FILE *log; /* the hashes of the opened APIs, in order */
     bool failed;
@@ -607,15 +608,13 @@ static bool seen_all_once(seen_filter *f)
     if (f->ncand == 0)
         return true;
     qsort(f->cand, f->ncand, sizeof f->cand[0], cmp_u64);
-    static uint16_t count[SEEN_CANDIDATES];
-    memset(count, 0, sizeof count);
     rewind(f->log);
     uint64_t buf[512];
     size_t n;
     while ((n = fread(buf, sizeof buf[0], sizeof buf / sizeof buf[0], f->log)) > 0) {
         for (size_t i = 0; i < n; i++) {
             const uint64_t *c = bsearch(&buf[i], f->cand, f->ncand, sizeof f->cand[0], cmp_u64);
-            if (c && ++count[c - f->cand] > 1)
+            if (c && ++f->opened[c - f->cand] > 1)
                 return false;
         }
     }
