@@ -144,18 +144,24 @@ static int composed_in_child(void)
     return live == 0 && kept == mapped ? 0 : 6;
 }
 
-static void pieces_make_a_larger_block(void **state)
+/* Runs fn in a forked child; its exit status (0: all well) must be 0. */
+static void in_child(int (*fn)(void))
 {
-    (void)state;
-    skip_without_cache();
     pid_t pid = fork();
     assert_true(pid >= 0);
     if (pid == 0)
-        _exit(composed_in_child());
+        _exit(fn());
     int status = 0;
     assert_int_equal(waitpid(pid, &status, 0), pid);
     assert_true(WIFEXITED(status));
     assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+static void pieces_make_a_larger_block(void **state)
+{
+    (void)state;
+    skip_without_cache();
+    in_child(composed_in_child);
 }
 
 static void larger_than_all_kept_is_zeroed(void **state)
@@ -205,6 +211,20 @@ static void mapped_total_stays_within_peak(void **state)
     assert_within_peak();
 }
 
+/* The child's side: nothing kept from the parent; a new block is zeroed. */
+static int fresh_in_child(void)
+{
+    size_t live, kept, peak, len;
+    pc_block_stats(&live, &kept, &peak);
+    if (kept != 0)
+        return 1;
+    unsigned char *q = pc_block_alloc(8 * MB, 1, &len);
+    if (!q || !all_zero(q, 8 * MB))
+        return 2;
+    pc_block_free(q, len);
+    return 0;
+}
+
 static void child_after_fork_keeps_nothing(void **state)
 {
     (void)state;
@@ -213,23 +233,7 @@ static void child_after_fork_keeps_nothing(void **state)
     void *p = pc_block_alloc(8 * MB, 0, &len);
     assert_non_null(p);
     pc_block_free(p, len); /* kept in this process */
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        size_t live, kept, peak, l2;
-        pc_block_stats(&live, &kept, &peak);
-        if (kept != 0)
-            _exit(1);
-        unsigned char *q = pc_block_alloc(8 * MB, 1, &l2);
-        if (!q || !all_zero(q, 8 * MB))
-            _exit(2);
-        pc_block_free(q, l2);
-        _exit(0);
-    }
-    int status = 0;
-    assert_int_equal(waitpid(pid, &status, 0), pid);
-    assert_true(WIFEXITED(status));
-    assert_int_equal(WEXITSTATUS(status), 0);
+    in_child(fresh_in_child);
 }
 
 static void injected_failure_fails_a_block(void **state)
