@@ -173,81 +173,14 @@ static inline TARGET_AVX512 size_t compress_pd8(double *dst, v8l keep, v8d v)
 #define DEV_CONVERT         1
 #define DEV_LOAD            pc_convert_f16_to_f32
 #define CAST_F16            1
-#define KNAME               k_f32_f16_base
-#define KTARGET             TARGET_BASE
-#include "metrics_kernel.inc"
-#undef KNAME
-#undef KTARGET
-#if HAVE_X86_SETS
-#define KNAME   k_f32_f16_avx2
-#define KTARGET TARGET_AVX2
-#include "metrics_kernel.inc"
-#undef KNAME
-#undef KTARGET
-#endif
-#if HAVE_X86_SETS
-#define KNAME       k_f32_f16_avx512
-#define KTARGET     TARGET_AVX512
-#define KCOMPRESS   compress_ps16
-#define KCAST_F16   cast_f16_ps16
-#define KDEV_VLOAD  load_f16_ps16
-#define KHALF_F64   half_pd_ps16
-#define KHALF_F32   half_ps_ps16
-#define KDEV_SCALAR pc_f16_to_f32
-#include "metrics_kernel.inc"
-#undef KNAME
-#undef KTARGET
-#undef KCOMPRESS
-#undef KCAST_F16
-#undef KDEV_VLOAD
-#undef KHALF_F64
-#undef KHALF_F32
-#undef KDEV_SCALAR
-#endif
-#undef KW
-#undef KFLAGS
-#undef TB
-#undef TD
-#undef TP
-#undef TU
-#undef VB
-#undef VD
-#undef VP
-#undef VU
-#undef MB
-#undef MD
-#undef MP
-#undef MU
-#undef VSEL_B
-#undef VSEL_D
-#undef VSEL_P
-#undef VSEL_U
-#undef VABS_B
-#undef VABS_D
-#undef VABS_P
-#undef VABS_U
-#undef VSEL_MB
-#undef KB_TO_P
-#undef KD_TO_P
-#undef KB_TO_D
-#undef KB_TO_U
-#undef KD_TO_U
-#undef KD_MASK_TO_P
-#undef KB_MASK_TO_P
-#undef KB_INT_TO_P
-#undef KB_MASK_TO_U
-#undef KB_LOAD_F64
-#undef KD_LOAD_F64
-#undef KB_UINT
-#undef KB_MANT
-#undef KB_BIAS
-#undef KB_EXPMAX
-#undef KB_MAX
-#undef KPAIRWISE_TP
-#undef KPAIRWISE_TU
-#undef DEV_CONVERT
-#undef CAST_F16
-#undef DEV_LOAD
+#define KPAIR               k_f32_f16
+#define K512_KCOMPRESS      compress_ps16
+#define K512_KCAST_F16      cast_f16_ps16
+#define K512_KDEV_VLOAD     load_f16_ps16
+#define K512_KHALF_F64      half_pd_ps16
+#define K512_KHALF_F32      half_ps_ps16
+#define K512_KDEV_SCALAR    pc_f16_to_f32
+#include "metrics_kernel_isas.inc"
 
 /* ---- k_f32_bf16: bench float, device float (from float16), promote float, ULP float ---- */
 #define KW                  16
@@ -294,79 +227,13 @@ static inline TARGET_AVX512 size_t compress_pd8(double *dst, v8l keep, v8d v)
 #define DEV_CONVERT         1
 #define DEV_LOAD            pc_convert_bf16_to_f32
 #define CAST_F16            0
-#define KNAME               k_f32_bf16_base
-#define KTARGET             TARGET_BASE
-#include "metrics_kernel.inc"
-#undef KNAME
-#undef KTARGET
-#if HAVE_X86_SETS
-#define KNAME   k_f32_bf16_avx2
-#define KTARGET TARGET_AVX2
-#include "metrics_kernel.inc"
-#undef KNAME
-#undef KTARGET
-#endif
-#if HAVE_X86_SETS
-#define KNAME       k_f32_bf16_avx512
-#define KTARGET     TARGET_AVX512
-#define KCOMPRESS   compress_ps16
-#define KDEV_VLOAD  load_bf16_ps16
-#define KHALF_F64   half_pd_ps16
-#define KHALF_F32   half_ps_ps16
-#define KDEV_SCALAR pc_bf16_to_f32
-#include "metrics_kernel.inc"
-#undef KNAME
-#undef KTARGET
-#undef KCOMPRESS
-#undef KDEV_VLOAD
-#undef KHALF_F64
-#undef KHALF_F32
-#undef KDEV_SCALAR
-#endif
-#undef KW
-#undef KFLAGS
-#undef TB
-#undef TD
-#undef TP
-#undef TU
-#undef VB
-#undef VD
-#undef VP
-#undef VU
-#undef MB
-#undef MD
-#undef MP
-#undef MU
-#undef VSEL_B
-#undef VSEL_D
-#undef VSEL_P
-#undef VSEL_U
-#undef VABS_B
-#undef VABS_D
-#undef VABS_P
-#undef VABS_U
-#undef VSEL_MB
-#undef KB_TO_P
-#undef KD_TO_P
-#undef KB_TO_D
-#undef KB_TO_U
-#undef KD_TO_U
-#undef KD_MASK_TO_P
-#undef KB_MASK_TO_P
-#undef KB_INT_TO_P
-#undef KB_MASK_TO_U
-#undef KB_LOAD_F64
-#undef KD_LOAD_F64
-#undef KB_UINT
-#undef KB_MANT
-#undef KB_BIAS
-#undef KB_EXPMAX
-#undef KB_MAX
-#undef KPAIRWISE_TP
-#undef KPAIRWISE_TU
-#undef DEV_CONVERT
-#undef CAST_F16
-#undef DEV_LOAD
+#define KPAIR               k_f32_bf16
+#define K512_KCOMPRESS      compress_ps16
+#define K512_KDEV_VLOAD     load_bf16_ps16
+#define K512_KHALF_F64      half_pd_ps16
+#define K512_KHALF_F32      half_ps_ps16
+#define K512_KDEV_SCALAR    pc_bf16_to_f32
+#include "metrics_kernel_isas.inc"
 
 /* ---- k_f32_f32: bench float, device float, promote float, ULP double ---- */
 #define KW                  8
@@ -412,70 +279,9 @@ static inline TARGET_AVX512 size_t compress_pd8(double *dst, v8l keep, v8d v)
 #define KPAIRWISE_TU        np_pairwise_f64
 #define DEV_CONVERT         0
 #define CAST_F16            0
-#define KNAME               k_f32_f32_base
-#define KTARGET             TARGET_BASE
-#include "metrics_kernel.inc"
-#undef KNAME
-#undef KTARGET
-#if HAVE_X86_SETS
-#define KNAME   k_f32_f32_avx2
-#define KTARGET TARGET_AVX2
-#include "metrics_kernel.inc"
-#undef KNAME
-#undef KTARGET
-#endif
-#if HAVE_X86_SETS
-#define KNAME     k_f32_f32_avx512
-#define KTARGET   TARGET_AVX512
-#define KCOMPRESS compress_ps8
-#include "metrics_kernel.inc"
-#undef KNAME
-#undef KTARGET
-#undef KCOMPRESS
-#endif
-#undef KW
-#undef KFLAGS
-#undef TB
-#undef TD
-#undef TP
-#undef TU
-#undef VB
-#undef VD
-#undef VP
-#undef VU
-#undef MB
-#undef MD
-#undef MP
-#undef MU
-#undef VSEL_B
-#undef VSEL_D
-#undef VSEL_P
-#undef VSEL_U
-#undef VABS_B
-#undef VABS_D
-#undef VABS_P
-#undef VABS_U
-#undef VSEL_MB
-#undef KB_TO_P
-#undef KD_TO_P
-#undef KB_TO_D
-#undef KB_TO_U
-#undef KD_TO_U
-#undef KD_MASK_TO_P
-#undef KB_MASK_TO_P
-#undef KB_INT_TO_P
-#undef KB_MASK_TO_U
-#undef KB_LOAD_F64
-#undef KD_LOAD_F64
-#undef KB_UINT
-#undef KB_MANT
-#undef KB_BIAS
-#undef KB_EXPMAX
-#undef KB_MAX
-#undef KPAIRWISE_TP
-#undef KPAIRWISE_TU
-#undef DEV_CONVERT
-#undef CAST_F16
+#define KPAIR               k_f32_f32
+#define K512_KCOMPRESS      compress_ps8
+#include "metrics_kernel_isas.inc"
 
 /* ---- k_f64_f32: bench double, device float, promote double, ULP double ---- */
 #define KW                  8
@@ -521,70 +327,9 @@ static inline TARGET_AVX512 size_t compress_pd8(double *dst, v8l keep, v8d v)
 #define KPAIRWISE_TU        np_pairwise_f64
 #define DEV_CONVERT         0
 #define CAST_F16            0
-#define KNAME               k_f64_f32_base
-#define KTARGET             TARGET_BASE
-#include "metrics_kernel.inc"
-#undef KNAME
-#undef KTARGET
-#if HAVE_X86_SETS
-#define KNAME   k_f64_f32_avx2
-#define KTARGET TARGET_AVX2
-#include "metrics_kernel.inc"
-#undef KNAME
-#undef KTARGET
-#endif
-#if HAVE_X86_SETS
-#define KNAME     k_f64_f32_avx512
-#define KTARGET   TARGET_AVX512
-#define KCOMPRESS compress_pd8
-#include "metrics_kernel.inc"
-#undef KNAME
-#undef KTARGET
-#undef KCOMPRESS
-#endif
-#undef KW
-#undef KFLAGS
-#undef TB
-#undef TD
-#undef TP
-#undef TU
-#undef VB
-#undef VD
-#undef VP
-#undef VU
-#undef MB
-#undef MD
-#undef MP
-#undef MU
-#undef VSEL_B
-#undef VSEL_D
-#undef VSEL_P
-#undef VSEL_U
-#undef VABS_B
-#undef VABS_D
-#undef VABS_P
-#undef VABS_U
-#undef VSEL_MB
-#undef KB_TO_P
-#undef KD_TO_P
-#undef KB_TO_D
-#undef KB_TO_U
-#undef KD_TO_U
-#undef KD_MASK_TO_P
-#undef KB_MASK_TO_P
-#undef KB_INT_TO_P
-#undef KB_MASK_TO_U
-#undef KB_LOAD_F64
-#undef KD_LOAD_F64
-#undef KB_UINT
-#undef KB_MANT
-#undef KB_BIAS
-#undef KB_EXPMAX
-#undef KB_MAX
-#undef KPAIRWISE_TP
-#undef KPAIRWISE_TU
-#undef DEV_CONVERT
-#undef CAST_F16
+#define KPAIR               k_f64_f32
+#define K512_KCOMPRESS      compress_pd8
+#include "metrics_kernel_isas.inc"
 
 /* ---- k_f64_f64: bench double, device double, promote double, ULP double ---- */
 #define KW                  8
@@ -630,70 +375,9 @@ static inline TARGET_AVX512 size_t compress_pd8(double *dst, v8l keep, v8d v)
 #define KPAIRWISE_TU        np_pairwise_f64
 #define DEV_CONVERT         0
 #define CAST_F16            0
-#define KNAME               k_f64_f64_base
-#define KTARGET             TARGET_BASE
-#include "metrics_kernel.inc"
-#undef KNAME
-#undef KTARGET
-#if HAVE_X86_SETS
-#define KNAME   k_f64_f64_avx2
-#define KTARGET TARGET_AVX2
-#include "metrics_kernel.inc"
-#undef KNAME
-#undef KTARGET
-#endif
-#if HAVE_X86_SETS
-#define KNAME     k_f64_f64_avx512
-#define KTARGET   TARGET_AVX512
-#define KCOMPRESS compress_pd8
-#include "metrics_kernel.inc"
-#undef KNAME
-#undef KTARGET
-#undef KCOMPRESS
-#endif
-#undef KW
-#undef KFLAGS
-#undef TB
-#undef TD
-#undef TP
-#undef TU
-#undef VB
-#undef VD
-#undef VP
-#undef VU
-#undef MB
-#undef MD
-#undef MP
-#undef MU
-#undef VSEL_B
-#undef VSEL_D
-#undef VSEL_P
-#undef VSEL_U
-#undef VABS_B
-#undef VABS_D
-#undef VABS_P
-#undef VABS_U
-#undef VSEL_MB
-#undef KB_TO_P
-#undef KD_TO_P
-#undef KB_TO_D
-#undef KB_TO_U
-#undef KD_TO_U
-#undef KD_MASK_TO_P
-#undef KB_MASK_TO_P
-#undef KB_INT_TO_P
-#undef KB_MASK_TO_U
-#undef KB_LOAD_F64
-#undef KD_LOAD_F64
-#undef KB_UINT
-#undef KB_MANT
-#undef KB_BIAS
-#undef KB_EXPMAX
-#undef KB_MAX
-#undef KPAIRWISE_TP
-#undef KPAIRWISE_TU
-#undef DEV_CONVERT
-#undef CAST_F16
+#define KPAIR               k_f64_f64
+#define K512_KCOMPRESS      compress_pd8
+#include "metrics_kernel_isas.inc"
 
 typedef struct kernel_row {
     pc_dtype bench, device;
