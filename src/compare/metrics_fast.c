@@ -102,6 +102,13 @@ static inline TARGET_AVX512 v8d half_pd_ps16(v16f v, int h)
     return (v8d)_mm512_cvtps_pd((__m256)half_ps_ps16(v, h));
 }
 
+/* c + 1 in the lanes where a < b (ordered: NaN compares false, as C's < does). */
+static inline TARGET_AVX512 v16i count_lt_ps16(v16i c, v16f a, v16f b)
+{
+    __mmask16 k = _mm512_cmp_ps_mask((__m512)a, (__m512)b, _CMP_LT_OQ);
+    return (v16i)_mm512_mask_sub_epi32((__m512i)c, k, (__m512i)c, _mm512_set1_epi32(-1));
+}
+
 /* Compress-stores for the AVX-512 kernels: the lanes of v whose keep lane is all ones, packed
  * to dst in order; returns how many. They are packed in a register and stored as a whole vector
  * (a masked compress-store to memory is several times slower), so dst needs room for all the
@@ -179,6 +186,7 @@ static inline TARGET_AVX512 size_t compress_pd8(double *dst, v8l keep, v8d v)
 #define K512_KDEV_VLOAD     load_f16_ps16
 #define K512_KHALF_F64      half_pd_ps16
 #define K512_KHALF_F32      half_ps_ps16
+#define K512_KCOUNT_LT      count_lt_ps16
 #define K512_KDEV_SCALAR    pc_f16_to_f32
 #include "metrics_kernel_isas.inc"
 
@@ -232,6 +240,7 @@ static inline TARGET_AVX512 size_t compress_pd8(double *dst, v8l keep, v8d v)
 #define K512_KDEV_VLOAD     load_bf16_ps16
 #define K512_KHALF_F64      half_pd_ps16
 #define K512_KHALF_F32      half_ps_ps16
+#define K512_KCOUNT_LT      count_lt_ps16
 #define K512_KDEV_SCALAR    pc_bf16_to_f32
 #include "metrics_kernel_isas.inc"
 
