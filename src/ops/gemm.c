@@ -188,16 +188,9 @@ static pc_dtype compute_of(pc_compute compute, pc_dtype d)
 }
 
 /* A finished gradient: rounded to the dtype of the tensor between two ops on the device,
- * stored in t's dtype and shape. */
+ * stored in the dtype t stands for in call (pc_nn_dtype) and in t's shape. */
 static pc_status store_grad(const pc_op_call *call, pc_tensor *buf, const pc_tensor *t,
                             pc_tensor *out)
-{
-    return pc_nn_store(call, buf, t->dtype, t->shape, t->rank, out);
-}
-
-/* The same in the dtype t stands for in this call (its raised dtype, see pc_nn_dtype). */
-static pc_status store_grad_as(const pc_op_call *call, pc_tensor *buf, const pc_tensor *t,
-                               pc_tensor *out)
 {
     return pc_nn_store(call, buf, pc_nn_dtype(call, t), t->shape, t->rank, out);
 }
@@ -223,8 +216,8 @@ static pc_status linear_plan_make(const pc_op_call *call, linear_plan *p)
     pc_status st;
     p->xd = pc_nn_dtype(call, p->x);
     p->wd = pc_nn_dtype(call, p->w);
-    if ((st = pc_nn_same_dtype_as(call, p->xd, p->w)) != PC_OK ||
-        (st = pc_nn_same_dtype_as(call, p->xd, p->b)) != PC_OK)
+    if ((st = pc_nn_same_dtype(call, p->x, p->w)) != PC_OK ||
+        (st = pc_nn_same_dtype(call, p->x, p->b)) != PC_OK)
         return st;
     if (p->x->rank == 0 || p->w->rank != 2)
         return pc_error_set(PC_ERR_UNSUPPORTED,
@@ -346,12 +339,12 @@ static pc_status linear_bench_panels(const pc_op_call *call, const linear_plan *
         pc_tensor_free(&x);
         pc_tensor_free(&wp);
         pc_tensor_free(&cp);
-        st = store_grad_as(call, &acc, p->x, dx);
+        st = store_grad(call, &acc, p->x, dx);
         if (st != PC_OK)
             goto done;
     }
     if (db) {
-        st = store_grad_as(call, &bias, p->b, db);
+        st = store_grad(call, &bias, p->b, db);
         if (st != PC_OK)
             goto done;
     }
@@ -465,7 +458,7 @@ pc_status pc_k_linear_backward(const pc_op_call *call, pc_compute compute,
         gemm(cd, false, false, p.M, p.K, p.N, 1.0, pc_tensor_data(&g), p.N, pc_tensor_data(&w), p.K,
              0.0, pc_tensor_data(&r), p.K);
         pc_tensor_free(&w); /* before the result is stored */
-        if ((st = store_grad_as(call, &r, p.x, &out->grads[0])) != PC_OK)
+        if ((st = store_grad(call, &r, p.x, &out->grads[0])) != PC_OK)
             goto done;
     }
     if (pc_nn_wants_grad(call, 1)) {
@@ -476,12 +469,12 @@ pc_status pc_k_linear_backward(const pc_op_call *call, pc_compute compute,
         gemm(cd, true, false, p.N, p.K, p.M, 1.0, pc_tensor_data(&g), p.N, pc_tensor_data(&x), p.K,
              0.0, pc_tensor_data(&r), p.K);
         pc_tensor_free(&x);
-        if ((st = store_grad_as(call, &r, p.w, &out->grads[1])) != PC_OK)
+        if ((st = store_grad(call, &r, p.w, &out->grads[1])) != PC_OK)
             goto done;
     }
     if (p.b && pc_nn_wants_grad(call, 2)) {
         if ((st = pc_nn_sum_to(call, &g, p.b->shape, p.b->rank, &r)) != PC_OK ||
-            (st = store_grad_as(call, &r, p.b, &out->grads[2])) != PC_OK)
+            (st = store_grad(call, &r, p.b, &out->grads[2])) != PC_OK)
             goto done;
     }
 done:

@@ -298,19 +298,11 @@ bool pc_nn_wants_grad(const pc_op_call *call, int i)
 
 pc_status pc_nn_same_dtype(const pc_op_call *call, const pc_tensor *a, const pc_tensor *b)
 {
-    if (!b || a->dtype == b->dtype)
+    pc_dtype ad = pc_nn_dtype(call, a), bd = b ? pc_nn_dtype(call, b) : ad;
+    if (ad == bd)
         return PC_OK;
     return pc_error_set(PC_ERR_INVALID, "%s: expected scalar type %s but found %s", call->full_name,
-                        pc_torch_type_name(a->dtype), pc_torch_type_name(b->dtype));
-}
-
-pc_status pc_nn_same_dtype_as(const pc_op_call *call, pc_dtype a, const pc_tensor *b)
-{
-    pc_dtype bd = b ? pc_nn_dtype(call, b) : a;
-    if (a == bd)
-        return PC_OK;
-    return pc_error_set(PC_ERR_INVALID, "%s: expected scalar type %s but found %s", call->full_name,
-                        pc_torch_type_name(a), pc_torch_type_name(bd));
+                        pc_torch_type_name(ad), pc_torch_type_name(bd));
 }
 
 pc_dtype pc_nn_dtype(const pc_op_call *call, const pc_tensor *t)

@@ -60,11 +60,9 @@ pc_status pc_nn_sum_to(const pc_op_call *call, const pc_tensor *buf, const int64
                        pc_tensor *out);
 /* Whether schema argument i is a float tensor that requires grad. */
 bool pc_nn_wants_grad(const pc_op_call *call, int i);
-/* PC_ERR_INVALID "<name>: expected scalar type Float but found Half" unless b has a's dtype. */
+/* PC_ERR_INVALID "<name>: expected scalar type Float but found Half" unless b has the dtype a
+ * has (b NULL: no check); both as they stand in call (pc_nn_dtype). */
 pc_status pc_nn_same_dtype(const pc_op_call *call, const pc_tensor *a, const pc_tensor *b);
-/* The same check of b against the dtype a stands for (pc_nn_dtype). */
-pc_status pc_nn_same_dtype_as(const pc_op_call *call, pc_dtype a, const pc_tensor *b);
-
 /* The dtype tensor argument t stands for in call: its own, or the bench's raised dtype when
  * pc_bench_prepare left the raising to the kernel (call->lazy_raise; only ops that read
  * their inputs through pc_nn_read/pc_nn_load with the compute dtype get such calls). */
