@@ -350,8 +350,10 @@ static pc_status int_reduce(const pc_op_call *call, const pc_rd_plan *p, pc_dtyp
 
 /* ---- nansum ---- */
 
-/* nansum(input, dim, keepdim, *, dtype) */
-static pc_status nansum_setup(const pc_op_call *call, pc_rd_plan *p, pc_dtype *od)
+/* The plan and result dtype of nansum and prod (input, dim, keepdim, *, dtype): the dtype
+ * argument, else a float input's own dtype or int64; keepdim as the caller reads it. */
+static pc_status sumlike_setup(const pc_op_call *call, const char *what, bool keepdim,
+                               pc_rd_plan *p, pc_dtype *od)
 {
     const pc_tensor *x = pc_call_tensor(call, 0);
     pc_status st = pc_rd_real(call, x);
@@ -359,9 +361,15 @@ static pc_status nansum_setup(const pc_op_call *call, pc_rd_plan *p, pc_dtype *o
         return st;
     *od = dtype_arg(call, 3, pc_dtype_is_float(x->dtype) ? x->dtype : PC_DTYPE_I64);
     if (pc_dtype_is_complex(*od) || *od == PC_DTYPE_F8E4M3FN || *od == PC_DTYPE_F8E5M2)
-        return pc_error_set(PC_ERR_UNSUPPORTED, "%s: nansum to %s is not supported by precheck",
-                            call->full_name, pc_dtype_torch_name(*od));
-    return pc_rd_plan_make(call, x, &call->args[1], call->args[2].b, p);
+        return pc_error_set(PC_ERR_UNSUPPORTED, "%s: %s to %s is not supported by precheck",
+                            call->full_name, what, pc_dtype_torch_name(*od));
+    return pc_rd_plan_make(call, x, &call->args[1], keepdim, p);
+}
+
+/* nansum(input, dim, keepdim, *, dtype) */
+static pc_status nansum_setup(const pc_op_call *call, pc_rd_plan *p, pc_dtype *od)
+{
+    return sumlike_setup(call, "nansum", call->args[2].b, p, od);
 }
 
 pc_status pc_k_nansum_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out)
@@ -426,19 +434,11 @@ pc_status pc_k_nansum_backward(const pc_op_call *call, pc_compute compute,
 
 /* ---- prod ---- */
 
-/* prod(input, dim=None, keepdim, *, dtype) */
+/* prod(input, dim=None, keepdim, *, dtype): no dim means all of them, keepdim ignored */
 static pc_status prod_setup(const pc_op_call *call, pc_rd_plan *p, pc_dtype *od)
 {
-    const pc_tensor *x = pc_call_tensor(call, 0);
-    pc_status st = pc_rd_real(call, x);
-    if (st != PC_OK)
-        return st;
-    *od = dtype_arg(call, 3, pc_dtype_is_float(x->dtype) ? x->dtype : PC_DTYPE_I64);
-    if (pc_dtype_is_complex(*od) || *od == PC_DTYPE_F8E4M3FN || *od == PC_DTYPE_F8E5M2)
-        return pc_error_set(PC_ERR_UNSUPPORTED, "%s: prod to %s is not supported by precheck",
-                            call->full_name, pc_dtype_torch_name(*od));
     bool all = call->args[1].kind == PC_VALUE_NONE;
-    return pc_rd_plan_make(call, x, &call->args[1], all ? false : call->args[2].b, p);
+    return sumlike_setup(call, "prod", all ? false : call->args[2].b, p, od);
 }
 
 pc_status pc_k_prod_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out)
