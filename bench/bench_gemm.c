@@ -97,7 +97,7 @@ int main(int argc, char **argv)
     int64_t n = argc > 1 ? atoll(argv[1]) : 512;
     int repeats = argc > 2 ? atoi(argv[2]) : 5;
     pc_backend dev;
-    if (pc_backend_open(&dev, pc_backend_find("cpu"), NULL) != PC_OK)
+    if (pc_backend_open(&dev, pc_backend_find("cpu"), NULL, NULL) != PC_OK)
         return 1;
     pc_tensor x = PC_TENSOR_NULL, w = PC_TENSOR_NULL, c = PC_TENSOR_NULL;
     int64_t sx[2] = {n, n};

@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backends_impl.h"
 #include "precheck/backends/backend.h"
 #include "precheck/core/convert.h"
 #include "precheck/core/rng.h"
@@ -68,7 +69,7 @@ typedef struct faulty_state {
     int n;
 } faulty_state;
 
-static pc_status faulty_open(void **state, const char *options)
+static pc_status faulty_open(void **state, const char *options, const pc_backend_host *host)
 {
     faulty_state *s = calloc(1, sizeof *s);
     if (!s)
@@ -428,9 +429,9 @@ static pc_status softmax_nomax_outputs(const pc_op_call *call, pc_op_result *r)
     return PC_OK;
 }
 
-static pc_status faulty_forward(void *state, const pc_op_call *call, pc_op_result *out)
+/* The faults on a call as the reference device runs it (after its autocast). */
+static pc_status faulty_run(const faulty_state *s, const pc_op_call *call, pc_op_result *out)
 {
-    const faulty_state *s = state;
     const char *op = call->op->name;
     pc_op_call c;
     pc_op_call_share(&c, call);
@@ -510,14 +511,40 @@ static pc_status faulty_forward(void *state, const pc_op_call *call, pc_op_resul
     return PC_OK;
 }
 
+static pc_status faulty_forward(void *state, const pc_op_call *call, pc_op_result *out)
+{
+    pc_op_call ac;
+    bool changed = false;
+    pc_status st = pc_cpu_autocast(call, &ac, &changed);
+    if (st != PC_OK)
+        return st;
+    st = faulty_run(state, changed ? &ac : call, out);
+    if (changed)
+        pc_op_call_free(&ac);
+    return st;
+}
+
 static pc_status faulty_backward(void *state, const pc_op_call *call, const pc_tensor *grad_out,
                                  pc_op_grads *out)
 {
-    (void)state;
-    return pc_op_backward(call, PC_COMPUTE_DEVICE, grad_out, out);
+    return pc_backend_cpu.backward(NULL, call, grad_out, out);
+}
+
+static void faulty_describe(void *state, char *buf, size_t size)
+{
+    snprintf(buf, size,
+             "device under test: precheck's reference device with injected accuracy faults "
+             "(--backend faulty), an emulation on the CPU for measuring what the verdicts "
+             "catch");
 }
 
 const pc_backend_vtable pc_backend_faulty = {
-    PC_BACKEND_ABI_VERSION, "faulty",       faulty_open,     faulty_close,
-    faulty_supports,        faulty_forward, faulty_backward, NULL,
+    .abi_version = PC_BACKEND_ABI_VERSION,
+    .name = "faulty",
+    .open = faulty_open,
+    .close = faulty_close,
+    .describe = faulty_describe,
+    .supports = faulty_supports,
+    .forward = faulty_forward,
+    .backward = faulty_backward,
 };

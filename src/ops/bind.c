@@ -737,3 +737,11 @@ pc_status pc_op_bind_overloads(const pc_dump_api *api, const pc_api_name *name,
         *used = name;
     return pc_error_set(st, "%s", first);
 }
+
+const pc_tensor *pc_op_call_record_tensor(const pc_op_call *call, const pc_dump_arg *record)
+{
+    for (int i = 0; call->records && i < call->nrecords; i++)
+        if (call->records[i].record == record)
+            return &call->records[i].tensor;
+    return NULL;
+}

@@ -339,12 +339,73 @@ static void save_arg(saver *s, const pc_dump_arg *a, const pc_value *v)
         s->k++;
 }
 
+/* The tensors made of the API's records, each made once: what the binder asks for (overloads
+ * may ask again) and, for devices that take the API as the dump wrote it, every tensor record
+ * of the forward entry (call.records). */
+typedef struct record_cache {
+    pc_inputs *in;
+    pc_record_tensor *items; /* malloc'ed */
+    int count, cap;
+} record_cache;
+
+static pc_status cached_provide(void *ctx, const pc_dump_api *api, const pc_dump_arg *arg,
+                                pc_tensor *out)
+{
+    record_cache *c = ctx;
+    for (int i = 0; i < c->count; i++)
+        if (c->items[i].record == arg) {
+            pc_tensor_share(out, &c->items[i].tensor);
+            return PC_OK;
+        }
+    if (c->count == c->cap) {
+        int cap = c->cap ? 2 * c->cap : 8;
+        pc_record_tensor *items = realloc(c->items, (size_t)cap * sizeof *items);
+        if (!items)
+            return pc_error_set(PC_ERR_NOMEM, "out of memory");
+        c->items = items;
+        c->cap = cap;
+    }
+    pc_tensor t = PC_TENSOR_NULL;
+    pc_status st = pc_inputs_provide(c->in, api, arg, &t);
+    if (st != PC_OK)
+        return st;
+    c->items[c->count].record = arg;
+    c->items[c->count++].tensor = t;
+    pc_tensor_share(out, &t);
+    return PC_OK;
+}
+
+/* Every tensor record under a, depth first, made through the cache. */
+static pc_status cache_records(record_cache *c, const pc_dump_api *api, const pc_dump_arg *a)
+{
+    if (a->kind == PC_DUMP_ARG_TENSOR) {
+        if (a->error)
+            return pc_error_set(PC_ERR_INVALID, "%s", a->error);
+        pc_tensor t = PC_TENSOR_NULL;
+        pc_status st = cached_provide(c, api, a, &t);
+        pc_tensor_free(&t);
+        return st;
+    }
+    pc_status st = PC_OK;
+    for (size_t i = 0; a->kind == PC_DUMP_ARG_LIST && i < a->u.list.count && st == PC_OK; i++)
+        st = cache_records(c, api, &a->u.list.items[i]);
+    return st;
+}
+
+static void record_cache_free(record_cache *c)
+{
+    for (int i = 0; i < c->count; i++)
+        pc_tensor_free(&c->items[i].tensor);
+    free(c->items);
+    c->items = NULL;
+    c->count = c->cap = 0;
+}
+
 typedef struct api_run {
     const pc_api_runner *r;
     const pc_dump_api *api;
     pc_op_call call;
-    pc_op_call dev_call; /* the device's: autocast applied */
-    bool autocast;
+    record_cache records;
     pc_op_result bench_out, dev_out;
     pc_op_grads bench_grads, dev_grads;
     pc_tensor grad, bench_grad;
@@ -465,8 +526,7 @@ static pc_status bench_backward(api_run *x, const pc_cache_key *fkey)
 static void api_run_free(api_run *x)
 {
     pc_op_call_free(&x->call);
-    if (x->autocast)
-        pc_op_call_free(&x->dev_call);
+    record_cache_free(&x->records);
     pc_op_result_free(&x->bench_out);
     pc_op_result_free(&x->dev_out);
     pc_op_grads_free(&x->bench_grads);
@@ -581,16 +641,27 @@ pc_status pc_api_run(const pc_api_runner *r, const pc_dump_api *api, pc_api_resu
     tm->apis++;
     pc_inputs in = {.max_bytes = r->max_tensor_bytes};
     pc_inputs_begin(&in, r->dump, r->seed, api);
-    pc_status st = pc_op_bind_overloads(api, name, pc_inputs_provide, &in, &x->call, &name);
+    x->records.in = &in;
+    pc_status st = pc_op_bind_overloads(api, name, cached_provide, &x->records, &x->call, &name);
     x->call.seed = r->seed; /* dropout's masks: keyed by (seed, API, side) */
-    lap(r, &tm->inputs, &t0);
-    if (st == PC_OK && !r->replay) {
-        pc_dtype ac = pc_autocast_dtype(&x->call, api);
-        if (ac != PC_DTYPE_INVALID)
-            st = pc_autocast_apply(&x->call, ac, &x->dev_call, &x->autocast);
+    if (st == PC_OK && (r->device->vt->flags & PC_BACKEND_WANTS_RECORDS)) {
+        st = cache_records(&x->records, api, &api->forward.input_args);
+        for (size_t i = 0; st == PC_OK && i < api->forward.kwarg_count; i++)
+            st = cache_records(&x->records, api, &api->forward.kwargs[i].value);
     }
-    const pc_op_call *dev_call = x->autocast ? &x->dev_call : &x->call;
-    if (st == PC_OK && !r->replay && !pc_backend_supports(r->device, dev_call, msg, sizeof msg))
+    lap(r, &tm->inputs, &t0);
+    if (st == PC_OK) {
+        /* how msprobe runs the API on its device (backend.h, call.h) */
+        x->call.dump = r->dump;
+        x->call.api = api;
+        x->call.records = x->records.items;
+        x->call.nrecords = x->records.count;
+        pc_dtype ac = pc_autocast_dtype(&x->call, api);
+        x->call.autocast = ac != PC_DTYPE_INVALID ? 1 + (int)ac : 0;
+        x->call.needs_backward = api->backward && need_grad;
+    }
+    const pc_op_call *dev_call = &x->call;
+    if (st == PC_OK && !pc_backend_supports(r->device, dev_call, msg, sizeof msg))
         st = pc_error_set(PC_ERR_UNSUPPORTED, "%s", msg);
     /* the CPU bench runs first, then the device (§5.4) */
     pc_cache_key fkey;
@@ -598,10 +669,7 @@ pc_status pc_api_run(const pc_api_runner *r, const pc_dump_api *api, pc_api_resu
     if (st == PC_OK)
         st = bench_forward(x, &fkey, &keyed);
     lap(r, &tm->bench, &t0);
-    if (st == PC_OK && r->replay)
-        st = pc_replay_outputs(r->dump, api, returns_tuple(x->call.op, x->bench_out.count),
-                               &x->dev_out);
-    else if (st == PC_OK)
+    if (st == PC_OK)
         st = pc_backend_forward(r->device, dev_call, &x->dev_out);
     lap(r, &tm->device, &t0);
     if (st == PC_ERR_NOMEM)
@@ -646,26 +714,19 @@ pc_status pc_api_run(const pc_api_runner *r, const pc_dump_api *api, pc_api_resu
             if (st == PC_OK)
                 st = bench_backward(x, keyed ? &fkey : NULL);
             lap(r, &tm->bench, &t0);
-            bool replay_ok = true;
-            if (st == PC_OK && r->replay) {
-                char why[MSG_MAX];
-                if (pc_replay_grads(r->dump, api, &x->call, &x->dev_grads, why, sizeof why) !=
-                    PC_OK) {
-                    snprintf(bwd_msg + strlen(bwd_msg), sizeof bwd_msg - strlen(bwd_msg), "%s",
-                             why);
-                    replay_ok = false;
-                }
-            } else if (st == PC_OK) {
+            bool device_grads = true;
+            if (st == PC_OK) {
                 st = pc_backend_backward(r->device, dev_call, &x->grad, &x->dev_grads);
+                if (st == PC_ERR_NOT_FOUND) {
+                    /* the device has no gradients for this call (replay: none recorded in a
+                     * form that maps): the backward is SKIP with why, the forward stands */
+                    snprintf(bwd_msg + strlen(bwd_msg), sizeof bwd_msg - strlen(bwd_msg), "%s",
+                             pc_error_message());
+                    device_grads = false;
+                    st = PC_OK;
+                }
             }
             lap(r, &tm->device, &t0);
-            /* autograd hands the gradients of autocast copies back in the inputs' dtypes */
-            for (int i = 0; st == PC_OK && x->autocast && i < x->call.nargs; i++)
-                if (x->call.args[i].kind == PC_VALUE_TENSOR &&
-                    !pc_tensor_is_null(&x->dev_grads.grads[i]) &&
-                    x->dev_grads.grads[i].dtype != x->call.args[i].tensor.dtype)
-                    st = pc_tensor_cast(&x->dev_grads.grads[i], &x->dev_grads.grads[i],
-                                        x->call.args[i].tensor.dtype);
             if (st == PC_ERR_NOMEM)
                 goto done;
             if (st != PC_OK) {
@@ -673,7 +734,7 @@ pc_status pc_api_run(const pc_api_runner *r, const pc_dump_api *api, pc_api_resu
                 st = api_error(res, api, msg);
                 goto done;
             }
-            x->ran_backward = replay_ok;
+            x->ran_backward = device_grads;
             grads_tree(&x->bg, api, &x->call, &x->bench_grads);
             grads_tree(&x->dg, api, &x->call, &x->dev_grads);
         }

@@ -109,7 +109,7 @@ typedef struct pool {
     pc_api_text *texts;
 } pool;
 
-static void worker_loop(const pc_pool_job *job, int cmd_fd, int res_fd, int nworkers)
+static void worker_loop(const pc_pool_job *job, int cmd_fd, int res_fd, int nworkers, int index)
 {
     signal(SIGINT, SIG_IGN); /* the parent decides what an interrupt does */
     signal(SIGTERM, SIG_DFL);
@@ -122,6 +122,8 @@ static void worker_loop(const pc_pool_job *job, int cmd_fd, int res_fd, int nwor
 #else
     (void)nworkers;
 #endif
+    pc_backend_worker_start(job->runner->device, index);
+    pc_backend_worker_start(job->runner->bench, index);
     uint64_t pos;
     while (read_all(cmd_fd, &pos, sizeof pos) == 0) {
         const pc_dump_api *api = &job->dump->apis[job->apis[pos]];
@@ -170,7 +172,7 @@ static int spawn(pool *p, int i)
             }
         close(cmd[1]);
         close(res[0]);
-        worker_loop(p->job, cmd[0], res[1], p->n);
+        worker_loop(p->job, cmd[0], res[1], p->n, i);
     }
     close(cmd[0]);
     close(res[1]);
@@ -260,6 +262,8 @@ static void pool_close(pool *p)
 static pc_status run_in_process(const pc_pool_job *job, pc_pool_sink sink, void *ctx,
                                 size_t *written)
 {
+    pc_backend_worker_start(job->runner->device, 0);
+    pc_backend_worker_start(job->runner->bench, 0);
     for (size_t pos = 0; pos < job->count && !*job->interrupted; pos++) {
         pc_api_text t = {PC_CSV_BUFFER_INIT, PC_CSV_BUFFER_INIT, false};
         pc_status st =

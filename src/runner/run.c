@@ -198,25 +198,26 @@ int pc_run_ut(const pc_run_options *o)
         pc_log_error("Please provide api_info_file for offline run ut.");
         goto out;
     }
-    /* --backend NAME[:OPTIONS] */
-    char backend_name[64];
-    const char *spec = o->backend ? o->backend : "cpu";
-    const char *colon = strchr(spec, ':');
-    snprintf(backend_name, sizeof backend_name, "%.*s",
-             (int)(colon ? (size_t)(colon - spec) : strlen(spec)), spec);
-    bool replay = strcmp(backend_name, "replay") == 0;
-    const pc_backend_vtable *dvt = pc_backend_find(replay ? "cpu" : backend_name);
-    if (!dvt) {
-        pc_log_error("Set device id failed. device id is: [%d] (precheck has no backend '%s'; "
-                     "it has cpu, replay and faulty)",
-                     o->device_count ? o->device_ids[0] : 0, backend_name);
-        goto out;
-    }
-    if (pc_backend_open(&device, dvt, replay || !colon ? NULL : colon + 1) != PC_OK ||
-        pc_backend_open(&bench, pc_backend_find("bench"), o->bench_policy) != PC_OK) {
+    /* --backend NAME[:OPTIONS]: opened before anything is written (a backend that cannot run
+     * leaves no half-made CSVs behind); what must not cross fork starts in the workers */
+    pc_backend_host host = {
+        .device_ids = o->device_ids,
+        .device_count = o->device_count,
+        .workers = o->workers,
+        .jit_compile = o->jit_compile,
+        .python = o->python,
+    };
+    if (pc_backend_open_spec(&device, o->backend ? o->backend : "cpu", &host) != PC_OK) {
         fail(pc_error_message());
         goto out;
     }
+    if (pc_backend_open(&bench, pc_backend_find("bench"), o->bench_policy, NULL) != PC_OK) {
+        fail(pc_error_message());
+        goto out;
+    }
+    char device_line[1024];
+    pc_backend_describe(&device, device_line, sizeof device_line);
+    pc_log_info("%s", device_line);
     char dump_path[PC_PATH_BUFFER_SIZE];
     double t0 = pc_clock_seconds();
     if (pc_path_check(o->api_info, PC_PATH_FILE, PC_PATH_READ, ".json", dump_path,
@@ -302,7 +303,6 @@ int pc_run_ut(const pc_run_options *o)
         .timing = o->workers == 0 ? o->timing : NULL,
         .max_tensor_bytes = pc_inputs_default_max_bytes(),
         .max_api_bytes = api_limit(o->max_memory_mb) / (size_t)(o->workers > 1 ? o->workers : 1),
-        .replay = replay,
     };
     if (o->bench_policy)
         pc_bench_policy_from_name(o->bench_policy, &runner.policy);

@@ -10,26 +10,10 @@
 #include "precheck/io/csv.h"
 #include "precheck/runner/runner.h"
 
-/* ---- the device run's autocast (autocast.c) ---- */
+/* ---- msprobe's device autocast rule (autocast.c) ---- */
 
 /* The autocast dtype of the device run (float16 / bfloat16), or PC_DTYPE_INVALID for none. */
 pc_dtype pc_autocast_dtype(const pc_op_call *call, const pc_dump_api *api);
-
-/* *out: the call as autocast to dtype runs it (inputs cast per the AMP op lists); *changed
- * false (and *out untouched) when autocast leaves the op alone. */
-pc_status pc_autocast_apply(const pc_op_call *call, pc_dtype dtype, pc_op_call *out, bool *changed);
-
-/* ---- --backend replay (replay.c) ---- */
-
-/* The device outputs of api as the dump recorded them: output[0], or every output when the op
- * returns a tuple. Errors name the record and say how to dump what replay needs. */
-pc_status pc_replay_outputs(const pc_dump *dump, const pc_dump_api *api, bool tuple,
-                            pc_op_result *out);
-
-/* The device gradients of the call's positional tensors from the backward record's output.
- * PC_ERR_UNSUPPORTED with the backward SKIP message in why when they cannot be mapped. */
-pc_status pc_replay_grads(const pc_dump *dump, const pc_dump_api *api, const pc_op_call *call,
-                          pc_op_grads *out, char *why, size_t size);
 
 /* ---- the bench cache (bench_cache.c) ---- */
 

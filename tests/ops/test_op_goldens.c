@@ -671,8 +671,8 @@ static void test_goldens(void **state)
 {
     (void)state;
     pc_backend dev, bench;
-    assert_int_equal(pc_backend_open(&dev, pc_backend_find("cpu"), NULL), PC_OK);
-    assert_int_equal(pc_backend_open(&bench, pc_backend_find("bench"), "fp64"), PC_OK);
+    assert_int_equal(pc_backend_open(&dev, pc_backend_find("cpu"), NULL, NULL), PC_OK);
+    assert_int_equal(pc_backend_open(&bench, pc_backend_find("bench"), "fp64", NULL), PC_OK);
     /* PC_OP_GROUPS="a,b": only those groups (for work on one group; ctest runs all). */
     const char *only = getenv("PC_OP_GROUPS");
     for (size_t gi = 0; gi < sizeof groups / sizeof groups[0]; gi++) {

@@ -96,6 +96,12 @@ typedef struct pc_value {
     } index;
 } pc_value;
 
+/* A tensor record of a dump entry and the tensor precheck made of it (pc_op_call.records). */
+typedef struct pc_record_tensor {
+    const pc_dump_arg *record;
+    pc_tensor tensor; /* one reference, the runner's */
+} pc_record_tensor;
+
 struct pc_op_call {
     const pc_op *op;
     pc_api_form form;
@@ -110,7 +116,28 @@ struct pc_op_call {
      * its float16/bfloat16/float32 tensors stand for; 0 (a zeroed call) when the tensors are
      * what they are. */
     int lazy_raise;
+    /* ---- Where the call came from and how msprobe runs it on its device (backend ABI 3).
+     * Set by the runner; zero for calls not made from a dump (goldens, benchmarks), which
+     * every backend but replay and torch runs without them. ---- */
+    const pc_dump *dump;    /* the dump (replay reads its tensor files) */
+    const pc_dump_api *api; /* the record the call was bound from (its api_type, api_name,
+                               input_args and input_kwargs as the dump wrote them) */
+    /* For backends with PC_BACKEND_WANTS_RECORDS: every tensor record of the forward entry
+     * (input_args and input_kwargs, depth first) with the tensor made of it -- the same
+     * tensors the binder put in args, where it used the record. Borrowed from the runner:
+     * valid while the call is; pc_op_call_share copies the pointer. */
+    const pc_record_tensor *records;
+    int nrecords;
+    /* msprobe runs the device call under autocast (run_ut.md §5.1): 1 + the dtype (float16 or
+     * bfloat16); 0: no autocast. The bench never autocasts. */
+    int autocast;
+    /* A backward of this call will follow (the dump has a backward record and msprobe runs
+     * it): a device that records autograd history must record it in forward. */
+    bool needs_backward;
 };
+
+/* The tensor made of record (NULL when call->records does not list it). */
+const pc_tensor *pc_op_call_record_tensor(const pc_op_call *call, const pc_dump_arg *record);
 
 struct pc_op_result {
     int count;

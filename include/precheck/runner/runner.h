@@ -57,9 +57,6 @@ typedef struct pc_api_runner {
     size_t max_api_bytes;
     pc_compare_options compare;
     pc_run_timing *timing; /* NULL: not measured */
-    /* --backend replay: the device results are read from the dump's tensor files (the
-     * forward record's outputs, the backward record's gradients); device is not used. */
-    bool replay;
     /* --bench-cache: the directory of stored bench results (bench_cache.c), NULL: none;
      * bench_key names the bench and its policy in the keys. */
     const char *bench_cache;
@@ -97,9 +94,11 @@ typedef struct pc_run_options {
     bool filter_api;         /* -f */
     bool multi;              /* multi_run_ut (its log lines and the -n rules) */
     int device_ids[PC_RUN_MAX_DEVICES];
-    int device_count; /* -d; 0: [0] */
-    int workers;      /* worker processes; 0: run in this process (no isolation) */
-    const char *backend;
+    int device_count;         /* -d; 0: [0] */
+    int workers;              /* worker processes; 0: run in this process (no isolation) */
+    const char *backend;      /* --backend NAME[:OPTIONS] (backends/backend.h) */
+    const char *python;       /* --python: the interpreter of the torch backend; NULL: python3 */
+    bool jit_compile;         /* -j */
     const char *bench_policy; /* "msprobe" / "fp64" */
     uint64_t seed;
     double timeout_s;      /* per API, 0: none */

@@ -1,11 +1,8 @@
 /*
- * --backend replay: the device results are the ones the device produced during training, read
- * from the tensor-mode dump (the forward record's output files and the backward record's
- * output files); only the bench is computed.
- *
- * Not a backend of the vtable kind: a backend computes a bound call, and replay computes
- * nothing -- it needs the dump record, which the vtable does not see. So it lives here, as a
- * source of device results for the runner.
+ * The "replay" backend: the device results are the ones the device produced during training,
+ * read from the tensor-mode dump (the forward record's output files and the backward record's
+ * output files); only the bench is computed. It computes nothing: it reads the record the call
+ * was bound from (call->dump, call->api).
  *
  * Gradients: the backward record's output lists the gradients of the inputs of the autograd
  * node that made the first output, in that node's input order, with null for inputs that need
@@ -21,9 +18,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "precheck/backends/backend.h"
 #include "precheck/dump/data.h"
 #include "precheck/ops/schema.h"
-#include "runner_impl.h"
 
 static const char *const missing_hint =
     "replay reads what the device produced from the dump's tensor files: dump with task "
@@ -43,8 +40,10 @@ static pc_status load_record(const pc_dump *dump, const pc_dump_api *api, const 
     return pc_dump_load_tensor(dump, api, a, out);
 }
 
-pc_status pc_replay_outputs(const pc_dump *dump, const pc_dump_api *api, bool tuple,
-                            pc_op_result *out)
+/* The device outputs of api as the dump recorded them: output[0], or every output when the op
+ * returns a tuple. Errors name the record and say how to dump what replay needs. */
+static pc_status replay_outputs(const pc_dump *dump, const pc_dump_api *api, bool tuple,
+                                pc_op_result *out)
 {
     const pc_dump_arg *o = &api->forward.output;
     if (o->kind != PC_DUMP_ARG_LIST || o->u.list.count == 0)
@@ -117,8 +116,10 @@ static pc_status linear_2d(const pc_dump *dump, const pc_dump_api *api, const pc
     return PC_OK;
 }
 
-pc_status pc_replay_grads(const pc_dump *dump, const pc_dump_api *api, const pc_op_call *call,
-                          pc_op_grads *out, char *why, size_t size)
+/* The device gradients of the call's positional tensors from the backward record's output.
+ * PC_ERR_UNSUPPORTED with the backward SKIP message in why when they cannot be mapped. */
+static pc_status replay_grads(const pc_dump *dump, const pc_dump_api *api, const pc_op_call *call,
+                              pc_op_grads *out, char *why, size_t size)
 {
     const pc_dump_entry *b = api->backward;
     const pc_dump_arg *g = &b->output;
@@ -211,3 +212,71 @@ pc_status pc_replay_grads(const pc_dump *dump, const pc_dump_api *api, const pc_
     *out = r;
     return PC_OK;
 }
+
+/* ---- the vtable ---- */
+
+static pc_status replay_open(void **state, const char *options, const pc_backend_host *host)
+{
+    *state = NULL;
+    if (options && *options)
+        return pc_error_set(PC_ERR_INVALID, "backend replay takes no options, got '%s'", options);
+    return PC_OK;
+}
+
+static void replay_close(void *state) {}
+
+static void replay_describe(void *state, char *buf, size_t size)
+{
+    snprintf(buf, size,
+             "device under test: the device's own results recorded in the tensor-mode dump "
+             "(--backend replay); only the bench runs here");
+}
+
+static bool replay_supports(void *state, const pc_op_call *call, char *why, size_t size)
+{
+    return call && call->op;
+}
+
+static pc_status need_record(const pc_op_call *call)
+{
+    if (!call->dump || !call->api)
+        return pc_error_set(PC_ERR_INVALID, "%s: replay needs the dump record of the call",
+                            call->full_name ? call->full_name : call->op->name);
+    return PC_OK;
+}
+
+static pc_status replay_forward(void *state, const pc_op_call *call, pc_op_result *out)
+{
+    pc_status st = need_record(call);
+    if (st != PC_OK)
+        return st;
+    /* a tuple when the dump recorded several outputs, or the op returns a list */
+    const pc_dump_arg *o = &call->api->forward.output;
+    const pc_schema *sc = call->op->schema;
+    bool tuple = (o->kind == PC_DUMP_ARG_LIST && o->u.list.count > 1) ||
+                 (sc->nreturns == 1 && sc->returns[0].is_list);
+    return replay_outputs(call->dump, call->api, tuple, out);
+}
+
+static pc_status replay_backward(void *state, const pc_op_call *call, const pc_tensor *grad_out,
+                                 pc_op_grads *out)
+{
+    pc_status st = need_record(call);
+    if (st != PC_OK)
+        return st;
+    char why[1024];
+    if (replay_grads(call->dump, call->api, call, out, why, sizeof why) != PC_OK)
+        return pc_error_set(PC_ERR_NOT_FOUND, "%s", why);
+    return PC_OK;
+}
+
+const pc_backend_vtable pc_backend_replay = {
+    .abi_version = PC_BACKEND_ABI_VERSION,
+    .name = "replay",
+    .open = replay_open,
+    .close = replay_close,
+    .describe = replay_describe,
+    .supports = replay_supports,
+    .forward = replay_forward,
+    .backward = replay_backward,
+};
