@@ -16,16 +16,15 @@
 static void usage(FILE *out, bool multi)
 {
     const char *cmd = multi ? "multi_run_ut" : "run_ut";
-    fprintf(
-        out,
-        "usage: precheck %s -api_info DUMP_JSON [-o OUT_DIR] [-save_error_data] [-j]\n"
-        "       %*s [-d ID [ID ...]] [-csv_path RESULT_CSV] [-f] [-config CONFIG_JSON]%s\n"
-        "       %*s [--backend cpu|replay|faulty:...] [--bench msprobe|fp64] [--seed N] [--timeout "
-        "S]\n"
-        "       %*s [--jobs N] [--max-memory MB] [--config_yaml CONFIG_YAML] [--no-progress]\n"
-        "       %*s [--bench-cache DIR]\n\n",
-        cmd, (int)strlen(cmd), "", multi ? " [-n N]" : "", (int)strlen(cmd), "", (int)strlen(cmd),
-        "", (int)strlen(cmd), "");
+    fprintf(out,
+            "usage: precheck %s -api_info DUMP_JSON [-o OUT_DIR] [-save_error_data] [-j]\n"
+            "       %*s [-d ID [ID ...]] [-csv_path RESULT_CSV] [-f] [-config CONFIG_JSON]%s\n"
+            "       %*s [--backend cpu|torch:DEVICE|replay|faulty:...] [--python PYTHON]\n"
+            "       %*s [--bench msprobe|fp64] [--seed N] [--timeout S]\n"
+            "       %*s [--jobs N] [--max-memory MB] [--config_yaml CONFIG_YAML] [--no-progress]\n"
+            "       %*s [--bench-cache DIR]\n\n",
+            cmd, (int)strlen(cmd), "", multi ? " [-n N]" : "", (int)strlen(cmd), "",
+            (int)strlen(cmd), "", (int)strlen(cmd), "", (int)strlen(cmd), "");
     fprintf(out,
             "Replays every API of an msprobe dump on the device under test and on a "
             "high-precision\nCPU benchmark, compares outputs and input gradients, and writes "
@@ -39,9 +38,11 @@ static void usage(FILE *out, bool multi)
             "  -save_error_data             save the tensors of APIs that did not pass (.pt) "
             "under\n"
             "                               <error_data_path>/ut_error_data<ts>\n"
-            "  -j, --jit_compile            NPU compile mode (accepted; no effect on the cpu "
-            "backend)\n"
-            "  -d, --device ID [ID ...]     device ids (>= 0, unique); run_ut uses the first\n"
+            "  -j, --jit_compile            NPU compile mode (--backend torch:npu; no effect "
+            "elsewhere)\n"
+            "  -d, --device ID [ID ...]     device ids (>= 0, unique); with --backend torch:cuda "
+            "or npu,\n"
+            "                               one worker per id (the cpu backend uses the first)\n"
             "  -csv_path, --result_csv_path RESULT_CSV\n"
             "                               resume an interrupted run: skip the APIs already in "
             "it,\n"
@@ -57,6 +58,10 @@ static void usage(FILE *out, bool multi)
             "\nprecheck's options:\n"
             "  --backend NAME               the device under test: cpu (the reference device, "
             "default),\n"
+            "                               or torch:DEVICE[:N][,threads=N] (each API through "
+            "PyTorch on\n"
+            "                               DEVICE cpu, cuda or npu: the real device, see "
+            "docs/devices.md),\n"
             "                               or replay (the results the device recorded in a "
             "tensor-mode\n"
             "                               dump: its output and gradient files; only the bench "
@@ -64,6 +69,9 @@ static void usage(FILE *out, bool multi)
             "                               or faulty:FAULT:OP[,FAULT:OP...] (the reference "
             "device with\n"
             "                               accuracy faults injected, see docs/RELIABILITY.md)\n"
+            "  --python PYTHON              the interpreter whose PyTorch --backend torch uses "
+            "(default:\n"
+            "                               python3 on PATH); it needs a shared libpython\n"
             "  --bench msprobe|fp64         bench precision: msprobe's raising rule (default) or "
             "all float64\n"
             "  --seed N                     seed of the generated inputs (default %d); inputs "
@@ -141,7 +149,7 @@ static int run(int argc, char **argv, bool multi)
         if (is(a, "-save_error_data", NULL)) {
             o.save_error_data = true;
         } else if (is(a, "-j", "--jit_compile")) {
-            /* NPU only */
+            o.jit_compile = true; /* NPU only */
         } else if (is(a, "-f", "--filter_api")) {
             o.filter_api = true;
         } else if (is(a, "--no-progress", NULL)) {
@@ -182,6 +190,10 @@ static int run(int argc, char **argv, bool multi)
             o.config_yaml = v, i++;
         } else if (is(a, "--backend", NULL)) {
             o.backend = v, i++;
+        } else if (is(a, "--python", NULL)) {
+            if (!*v)
+                return usage_error(multi, "%s", "argument --python: expected an interpreter");
+            o.python = v, i++;
         } else if (is(a, "--bench", NULL)) {
             if (strcmp(v, "msprobe") != 0 && strcmp(v, "fp64") != 0)
                 return usage_error(multi,
@@ -226,6 +238,9 @@ static int run(int argc, char **argv, bool multi)
             return usage_error(multi, "unrecognized arguments: %s", a);
         }
     }
+    /* a real device: one worker per -d id, as msprobe's multi_run_ut gives each its own */
+    if (!multi && !jobs_given && o.device_count > 1 && strncmp(o.backend, "torch:", 6) == 0)
+        o.workers = o.device_count;
     if (multi) {
         o.multi = true;
         int devices = o.device_count ? o.device_count : 1;
