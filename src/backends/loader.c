@@ -32,7 +32,7 @@ typedef struct plugin_info {
     bool embeds_python;
 } plugin_info;
 
-static const plugin_info known[] = {
+static const plugin_info known_plugins[] = {
     {"torch", true},
 };
 
@@ -85,8 +85,8 @@ static bool plugin_path(const char *name, char *path, size_t size, char *where, 
         installed[0] = 0;
     if (join(path, size, installed, file) && file_exists(path))
         return true;
-    int w = snprintf(where, wsize, "%s/%s and %s/%s", exe, file, installed, file);
-    (void)w;
+    if (snprintf(where, wsize, "%s/%s and %s/%s", exe, file, installed, file) >= (int)wsize)
+        where[wsize - 1] = 0; /* a cut list of places is still a message */
     return false;
 }
 
@@ -117,6 +117,7 @@ static char *py_path_items[PY_MAX_PATH];
 static char py_home[2 * PATH_MAX + 2];
 static char py_library[PATH_MAX];
 static char py_executable[PATH_MAX];
+static char py_command[PATH_MAX];
 static char py_version[32];
 static bool py_loaded;
 
@@ -302,6 +303,8 @@ static pc_status python_prepare(const char *python, const pc_python_env **out)
                 n++;
         py_env.path = (const char *const *)py_path_items;
         py_env.npath = n;
+        snprintf(py_command, sizeof py_command, "%s", exe);
+        py_env.command = py_command;
         py_env.executable = py_executable;
         py_env.version = py_version;
         py_env.library = py_library;
@@ -323,16 +326,18 @@ static pc_status python_prepare(const char *python, const pc_python_env **out)
 /* ---- opening ---- */
 
 pc_status pc_backend_plugin_open(pc_backend *out, const char *name, const char *options,
-                                 const pc_backend_host *host)
+                                 const pc_backend_host *host, bool *known)
 {
     const plugin_info *info = NULL;
-    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
-        if (strcmp(known[i].name, name) == 0)
-            info = &known[i];
+    for (size_t i = 0; i < sizeof known_plugins / sizeof known_plugins[0]; i++)
+        if (strcmp(known_plugins[i].name, name) == 0)
+            info = &known_plugins[i];
     char path[PATH_MAX + 64], where[2 * PATH_MAX + 160];
+    *known = info != NULL;
     if (!plugin_path(name, path, sizeof path, where, sizeof where)) {
         if (!info)
             return PC_ERR_NOT_FOUND;
+        *known = true;
         return pc_error_set(PC_ERR_NOT_FOUND,
                             "the %s backend is a plug-in that this precheck was built without "
                             "(looked for %s): build it with Python's development headers "
@@ -345,6 +350,7 @@ pc_status pc_backend_plugin_open(pc_backend *out, const char *name, const char *
         if (st != PC_OK)
             return st;
     }
+    *known = true; /* a plug-in file of that name: its errors are its own */
     void *dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (!dl)
         return pc_error_set(PC_ERR_INVALID, "cannot load the %s backend %s: %s", name, path,

@@ -51,8 +51,9 @@ pc_status pc_backend_open_spec(pc_backend *out, const char *spec, const pc_backe
     const pc_backend_vtable *vt = pc_backend_find(name);
     if (vt)
         return pc_backend_open(out, vt, options, host);
-    pc_status st = pc_backend_plugin_open(out, name, options, host);
-    if (st != PC_ERR_NOT_FOUND)
+    bool known = false;
+    pc_status st = pc_backend_plugin_open(out, name, options, host, &known);
+    if (known)
         return st;
     return pc_error_set(PC_ERR_NOT_FOUND,
                         "precheck has no backend '%s'; it has cpu, replay, faulty:FAULT:OP and "

@@ -4,6 +4,7 @@
  * number of workers, crash and hang isolation, SIGKILL at random moments with resume, SIGINT,
  * -save_error_data, configuration and usage errors.
  */
+#include "pc_run_ut_test.h"
 #include "pc_test.h"
 
 #include <dirent.h>
@@ -31,55 +32,6 @@
 #define slurp               pc_test_slurp
 #define contains            pc_test_file_contains
 
-static void assert_same_file(const char *a, const char *b)
-{
-    size_t la, lb;
-    char *x = slurp(a, &la), *y = slurp(b, &lb);
-    if (la != lb || memcmp(x, y, la) != 0) {
-        size_t i = 0;
-        while (i < la && i < lb && x[i] == y[i])
-            i++;
-        fail_msg("%s and %s differ at byte %zu", a, b, i);
-    }
-    free(x);
-    free(y);
-}
-
-typedef struct status_row {
-    char name[128];
-    char fwd[16], bwd[16];
-    char msg[256];
-} status_row;
-
-/* The rows of a result CSV. */
-static int read_results(const char *path, status_row *rows, int max)
-{
-    pc_csv_reader *r = NULL;
-    assert_int_equal(pc_csv_reader_open(path, &r), PC_OK);
-    bool has = false;
-    int n = 0;
-    assert_int_equal(pc_csv_reader_next(r, &has), PC_OK); /* header */
-    while (pc_csv_reader_next(r, &has) == PC_OK && has) {
-        assert_true(n < max);
-        status_row *s = &rows[n++];
-        size_t nf = pc_csv_reader_field_count(r);
-        snprintf(s->name, sizeof s->name, "%s", pc_csv_reader_field(r, 0, NULL));
-        snprintf(s->fwd, sizeof s->fwd, "%s", nf > 1 ? pc_csv_reader_field(r, 1, NULL) : "");
-        snprintf(s->bwd, sizeof s->bwd, "%s", nf > 2 ? pc_csv_reader_field(r, 2, NULL) : "");
-        snprintf(s->msg, sizeof s->msg, "%s", nf > 3 ? pc_csv_reader_field(r, 3, NULL) : "");
-    }
-    pc_csv_reader_free(r);
-    return n;
-}
-
-static const status_row *find_row(const status_row *rows, int n, const char *name)
-{
-    for (int i = 0; i < n; i++)
-        if (strcmp(rows[i].name, name) == 0)
-            return &rows[i];
-    return NULL;
-}
-
 static void out_dir(char *buf, size_t size)
 {
     assert_non_null(pc_test_tmpdir(buf, size));
@@ -102,12 +54,6 @@ static void run_to(const char *dump_args, const char *env, const char *dir, char
  * not listed fails the test, and so does a listed one that no longer happens (so the table
  * stays true).
  */
-typedef struct known_diff {
-    const char *dump, *api; /* api may end in '*': every API with that prefix */
-    const char *fwd, *bwd;  /* precheck's statuses; fwd NULL: msprobe's */
-    const char *why;
-} known_diff;
-
 /* msprobe's "device" in these fixtures was torch 1.13's CPU kernels in the dumped dtype; for
  * bfloat16 several of them keep bfloat16 intermediates, while the reference device computes
  * in float32 and rounds once, as GPU kernels do. The numbers are from the details CSVs. */
@@ -121,7 +67,7 @@ typedef struct known_diff {
     "the weight gradient of torch 1.13's CPU bfloat16 linear accumulates in bfloat16: ULP error "  \
     "max 2564.5 there, 0.5 on the reference device"
 
-static const known_diff known_diffs[] = {
+static const pc_test_known_diff known_diffs[] = {
     {"gpt_bf16_tensor", "Torch.matmul.0", "Warning", "pass", TORCH_CPU_BF16_GEMM},
     {"gpt_bf16_tensor", "Torch.matmul.1", "Warning", "pass", TORCH_CPU_BF16_GEMM},
     {"gpt_bf16_tensor", "Functional.layer_norm.0", "Warning", "pass", TORCH_CPU_BF16_LAYER_NORM},
@@ -142,7 +88,7 @@ static const known_diff known_diffs[] = {
     "the bench rounds conv inputs to HF32 (msprobe's rule for NPUs); the recorded CPU gradients "  \
     "were computed from unrounded float32"
 
-static const known_diff replay_diffs[] = {
+static const pc_test_known_diff replay_diffs[] = {
     {"gpt_tensor", "Functional.linear.*", NULL, "SKIP", INNER_NODE},
     {"gpt_tensor", "Torch.matmul.*", NULL, "SKIP", INNER_NODE},
     {"gpt_tensor", "Functional.cross_entropy.0", NULL, "SKIP", INNER_CE},
@@ -153,62 +99,6 @@ static const known_diff replay_diffs[] = {
     {"cnn_tensor", "Functional.conv2d.*", NULL, "error", HF32_REPLAY},
     {NULL, NULL, NULL, NULL, NULL},
 };
-
-static bool api_matches(const char *pattern, const char *api)
-{
-    size_t n = strlen(pattern);
-    if (n > 0 && pattern[n - 1] == '*')
-        return strncmp(pattern, api, n - 1) == 0;
-    return strcmp(pattern, api) == 0;
-}
-
-static const known_diff *find_known(const known_diff *table, const char *dump, const char *api)
-{
-    for (size_t i = 0; table[i].dump; i++)
-        if (strcmp(table[i].dump, dump) == 0 && api_matches(table[i].api, api))
-            return &table[i];
-    return NULL;
-}
-
-/* Returns how many of the dump's APIs have msprobe's statuses (*total: of how many). */
-static int conformance_with(const char *dump, const char *extra, const known_diff *table,
-                            int *total)
-{
-    char dir[512], args[2048], ours[1024], theirs_dir[512], theirs[1024];
-    out_dir(dir, sizeof dir);
-    PC_TEST_FMT(args, "run_ut -api_info %s/%s/step0/rank/dump.json -o %s %s", DUMPS, dump, dir,
-                extra);
-    assert_int_equal(run(NULL, args, NULL), 0);
-    find_csv(dir, "accuracy_checking_result_", ours, sizeof ours);
-    PC_TEST_FMT(theirs_dir, "%s/%s", MSPROBE_CSVS, dump);
-    find_csv(theirs_dir, "accuracy_checking_result_", theirs, sizeof theirs);
-    static status_row a[512], b[512];
-    int na = read_results(ours, a, 512), nb = read_results(theirs, b, 512);
-    assert_int_equal(na, nb);
-    int same = 0, bad = 0;
-    for (int i = 0; i < nb; i++) {
-        assert_string_equal(a[i].name, b[i].name); /* dump order */
-        bool eq = strcmp(a[i].fwd, b[i].fwd) == 0 && strcmp(a[i].bwd, b[i].bwd) == 0;
-        const known_diff *k = find_known(table, dump, b[i].name);
-        if (eq && !k) {
-            same++;
-        } else if (k && !eq && strcmp(a[i].fwd, k->fwd ? k->fwd : b[i].fwd) == 0 &&
-                   strcmp(a[i].bwd, k->bwd) == 0) {
-            printf("known difference %s %s: precheck %s/%s, msprobe %s/%s: %s\n", dump, b[i].name,
-                   a[i].fwd, a[i].bwd, b[i].fwd, b[i].bwd, k->why);
-        } else {
-            printf("FAIL %s %s: precheck %s/%s (%s), msprobe %s/%s%s\n", dump, b[i].name, a[i].fwd,
-                   a[i].bwd, a[i].msg, b[i].fwd, b[i].bwd,
-                   k ? " (listed as a known difference that did not happen)" : "");
-            bad++;
-        }
-    }
-    printf("%s %s: %d of %d APIs have msprobe's statuses\n", dump, extra, same, nb);
-    assert_int_equal(bad, 0);
-    if (total)
-        *total = nb;
-    return same;
-}
 
 /* The reference device over all the bundled dumps (the tensor-mode ones, and the statistics
  * one, whose random inputs differ from msprobe's): every difference listed, and at least 95%
@@ -221,7 +111,7 @@ static void test_conformance(void **state)
     int same = 0, total = 0;
     for (int i = 0; i < 5; i++) {
         int n = 0;
-        same += conformance_with(dumps[i], "", known_diffs, &n);
+        same += pc_test_conformance(NULL, dumps[i], "", known_diffs, &n);
         total += n;
     }
     printf("all dumps: %d of %d APIs (%.1f%%) have msprobe's statuses\n", same, total,
@@ -237,10 +127,10 @@ static void test_replay_needs_files(void **state)
     out_dir(dir, sizeof dir);
     PC_TEST_FMT(args, "run_ut -api_info %s/gpt_stats/step0/rank/dump.json --backend replay", DUMPS);
     run_to(args, NULL, dir, r, t, sizeof r);
-    static status_row rows[64];
-    int n = read_results(r, rows, 64);
+    static pc_test_status_row rows[64];
+    int n = pc_test_read_results(r, rows, 64);
     assert_int_equal(n, 43);
-    const status_row *lin = find_row(rows, n, "Functional.linear.0");
+    const pc_test_status_row *lin = pc_test_find_row(rows, n, "Functional.linear.0");
     assert_non_null(lin);
     assert_string_equal(lin->fwd, "SKIP");
     assert_non_null(strstr(lin->msg, "device output output[0] of Functional.linear.0 has no "
@@ -253,7 +143,7 @@ static void test_replay_conformance(void **state)
     (void)state;
     const char *dumps[] = {"gpt_tensor", "gpt_bf16_tensor", "cnn_tensor", "ew_fp16_tensor"};
     for (int i = 0; i < 4; i++)
-        conformance_with(dumps[i], "--backend replay", replay_diffs, NULL);
+        pc_test_conformance(NULL, dumps[i], "--backend replay", replay_diffs, NULL);
 }
 
 /* ---- determinism: runs, workers ---- */
@@ -275,10 +165,10 @@ static void test_workers_same_csvs(void **state)
         char a0[1100];
         PC_TEST_FMT(a0, "%s --jobs 0", a);
         run_to(a0, NULL, d3, r3, t3, sizeof r3);
-        assert_same_file(r1, r2);
-        assert_same_file(t1, t2);
-        assert_same_file(r1, r3);
-        assert_same_file(t1, t3);
+        pc_test_assert_same_file(r1, r2);
+        pc_test_assert_same_file(t1, t2);
+        pc_test_assert_same_file(r1, r3);
+        pc_test_assert_same_file(t1, t3);
     }
 }
 
@@ -298,13 +188,13 @@ static void test_crash_and_hang_isolated(void **state)
     char at[1100];
     PC_TEST_FMT(at, "%s --timeout 1", a);
     run_to(at, "PRECHECK_TEST_FAULT=hang:Torch.matmul.1", d2, r2, t2, sizeof r2);
-    static status_row base[128], crash[128], hang[128];
-    int n0 = read_results(r0, base, 128), n1 = read_results(r1, crash, 128),
-        n2 = read_results(r2, hang, 128);
+    static pc_test_status_row base[128], crash[128], hang[128];
+    int n0 = pc_test_read_results(r0, base, 128), n1 = pc_test_read_results(r1, crash, 128),
+        n2 = pc_test_read_results(r2, hang, 128);
     assert_int_equal(n0, n1);
     assert_int_equal(n0, n2);
     for (int i = 0; i < n0; i++) {
-        const status_row *c = &crash[i], *h = &hang[i];
+        const pc_test_status_row *c = &crash[i], *h = &hang[i];
         if (strcmp(c->name, "Tensor.__add__.1") == 0) {
             assert_string_equal(c->fwd, "SKIP");
             assert_non_null(strstr(c->msg, "killed by signal 11"));
@@ -358,8 +248,8 @@ static void sleep_ms(long ms)
 
 static int count_rows(const char *path)
 {
-    static status_row rows[256];
-    return read_results(path, rows, 256);
+    static pc_test_status_row rows[256];
+    return pc_test_read_results(path, rows, 256);
 }
 
 static void test_sigkill_resume(void **state)
@@ -410,8 +300,8 @@ static void test_sigkill_resume(void **state)
     assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
     /* the file names have their own timestamps; the contents equal an uninterrupted run's: every
      * API once, in dump order */
-    assert_same_file(r, rf);
-    assert_same_file(t, tf);
+    pc_test_assert_same_file(r, rf);
+    pc_test_assert_same_file(t, tf);
 }
 
 static void test_sigint_then_resume(void **state)
@@ -450,8 +340,8 @@ static void test_sigint_then_resume(void **state)
     assert_true(partial > 0 && partial < count_rows(rf));
     PC_TEST_FMT(args, "run_ut -api_info %s -o %s -csv_path %s", dump, dir, r);
     assert_int_equal(run(NULL, args, NULL), 0);
-    assert_same_file(r, rf);
-    assert_same_file(t, tf);
+    pc_test_assert_same_file(r, rf);
+    pc_test_assert_same_file(t, tf);
 }
 
 /* ---- -save_error_data ---- */
@@ -582,8 +472,8 @@ static void test_odd_records(void **state)
     assert_true(contains(log, "api name contains special characters, please check!"));
     find_csv(dir, "accuracy_checking_result_", r, sizeof r);
     find_csv(dir, "accuracy_checking_details_", t, sizeof t);
-    static status_row rows[64];
-    int n = read_results(r, rows, 64);
+    static pc_test_status_row rows[64];
+    int n = pc_test_read_results(r, rows, 64);
     assert_int_equal(n, 9);
     struct {
         const char *api, *fwd, *bwd, *msg;
@@ -603,7 +493,7 @@ static void test_odd_records(void **state)
          "backward."},
     };
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
-        const status_row *row = find_row(rows, n, want[i].api);
+        const pc_test_status_row *row = pc_test_find_row(rows, n, want[i].api);
         if (!row)
             fail_msg("no row for %s", want[i].api);
         assert_string_equal(row->fwd, want[i].fwd);
@@ -626,10 +516,10 @@ static void test_memory_guard(void **state)
     PC_TEST_FMT(args, "run_ut -api_info %s/gpt_stats/step0/rank/dump.json --max-memory 0.05",
                 DUMPS);
     run_to(args, NULL, dir, r, t, sizeof r);
-    static status_row rows[64];
-    int n = read_results(r, rows, 64);
-    const status_row *big = find_row(rows, n, "Functional.linear.0");
-    const status_row *small = find_row(rows, n, "Torch.rsqrt.0");
+    static pc_test_status_row rows[64];
+    int n = pc_test_read_results(r, rows, 64);
+    const pc_test_status_row *big = pc_test_find_row(rows, n, "Functional.linear.0");
+    const pc_test_status_row *small = pc_test_find_row(rows, n, "Torch.rsqrt.0");
     assert_non_null(big);
     assert_non_null(small);
     assert_string_equal(big->fwd, "SKIP");
@@ -652,9 +542,9 @@ static void test_black_list_and_filter(void **state)
     fclose(f);
     PC_TEST_FMT(args, "run_ut -api_info %s/gpt_stats/step0/rank/dump.json -config %s", DUMPS, cfg);
     run_to(args, NULL, dir, r, t, sizeof r);
-    static status_row rows[128];
-    int n = read_results(r, rows, 128);
-    const status_row *lin = find_row(rows, n, "Functional.linear.3");
+    static pc_test_status_row rows[128];
+    int n = pc_test_read_results(r, rows, 128);
+    const pc_test_status_row *lin = pc_test_find_row(rows, n, "Functional.linear.3");
     assert_non_null(lin);
     assert_string_equal(lin->fwd, "SKIP");
     assert_string_equal(lin->msg, "API linear in black list or not in white list. SKIP.");

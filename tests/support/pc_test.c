@@ -84,3 +84,25 @@ int pc_test_file_contains(const char *path, const char *text)
     free(b);
     return r;
 }
+
+const char *pc_test_torch_python(void)
+{
+    static char python[1024];
+    static int known = -1;
+    if (known < 0) {
+        const char *env = getenv("PRECHECK_TEST_PYTHON");
+        snprintf(python, sizeof python, "%s", env && *env ? env : "/usr/bin/python3");
+        char cmd[1200];
+        snprintf(cmd, sizeof cmd, "'%s' -c 'import torch' >/dev/null 2>&1", python);
+        known = system(cmd) == 0;
+    }
+    if (known)
+        return python;
+    const char *req = getenv("PRECHECK_REQUIRE_TORCH");
+    if (req && strcmp(req, "1") == 0)
+        fail_msg("%s cannot import torch, and PRECHECK_REQUIRE_TORCH=1 (tests/run.sh): install "
+                 "Debian's python3-torch (tools/install-deps.sh does), or name a Python with "
+                 "torch in PRECHECK_TEST_PYTHON",
+                 python);
+    return NULL;
+}

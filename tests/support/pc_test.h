@@ -37,4 +37,9 @@ char *pc_test_slurp(const char *path, size_t *len);
 /* Whether the file holds text. */
 int pc_test_file_contains(const char *path, const char *text);
 
+/* The Python whose PyTorch the torch-backend tests use: $PRECHECK_TEST_PYTHON, else Debian's
+ * /usr/bin/python3, when it imports torch. NULL when it cannot (the test then skips) -- unless
+ * PRECHECK_REQUIRE_TORCH=1 (tests/run.sh, CI): then the test fails, so CI never skips them. */
+const char *pc_test_torch_python(void);
+
 #endif

@@ -40,7 +40,8 @@
 /* The Python interpreter a plug-in that embeds Python runs in: found by the loader (the
  * interpreter's own answers), its shared library loaded (RTLD_GLOBAL) but not initialised. */
 typedef struct pc_python_env {
-    const char *executable; /* sys.executable */
+    const char *command;    /* the interpreter as the user named it (--python, or "python3") */
+    const char *executable; /* its sys.executable */
     const char *version;    /* "3.11.2" */
     const char *library;    /* the libpython that was loaded */
     const char *home;       /* PYTHONHOME for it: "base_prefix" or "base_prefix:base_exec_prefix" */

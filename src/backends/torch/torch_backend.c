@@ -107,13 +107,13 @@ static pc_status probe(torch_state *s)
         size_t used = strlen(ids);
         snprintf(ids + used, sizeof ids - used, "%s%d", i ? "," : "", s->device_ids[i]);
     }
-    char *argv[] = {(char *)s->env->executable, "-c", (char *)probe_script,
-                    (char *)s->device_name,     ids,  NULL};
+    char *argv[] = {(char *)s->env->command, "-c", (char *)probe_script,
+                    (char *)s->device_name,  ids,  NULL};
     int status = 0;
     char *err = NULL;
     char *text = pc_backend_capture(argv, &status, &err);
     if (!text)
-        return pc_error_set(PC_ERR_NOT_FOUND, "torch: cannot run %s: %s", s->env->executable,
+        return pc_error_set(PC_ERR_NOT_FOUND, "torch: cannot run %s: %s", s->env->command,
                             strerror(errno));
     pc_status st = PC_OK;
     bool got_torch = false;
@@ -127,7 +127,7 @@ static pc_status probe(torch_state *s)
                       "pip: pip install torch -- or name another Python with --python PATH)"
                     : "";
             st = pc_error_set(PC_ERR_UNSUPPORTED, "torch:%s with %s (Python %s): %s%s",
-                              s->device_name, s->env->executable, s->env->version, line + 2, hint);
+                              s->device_name, s->env->command, s->env->version, line + 2, hint);
         } else if (strncmp(line, "T ", 2) == 0) {
             snprintf(s->torch_version, sizeof s->torch_version, "%s", line + 2);
             got_torch = true;
@@ -148,7 +148,7 @@ static pc_status probe(torch_state *s)
             start--;
         snprintf(last, sizeof last, "%.*s", (int)(n - start), e + start);
         st = pc_error_set(PC_ERR_INVALID, "torch: %s failed when it imported torch (exit %d): %s",
-                          s->env->executable, WIFEXITED(status) ? WEXITSTATUS(status) : -1, last);
+                          s->env->command, WIFEXITED(status) ? WEXITSTATUS(status) : -1, last);
     }
     for (int i = 0; st == PC_OK && s->device != TORCH_CPU && i < s->device_count; i++)
         if (s->device_ids[i] >= s->visible_devices)
@@ -290,4 +290,34 @@ __attribute__((visibility("default"))) void precheck_torch_stats(const void *sta
     *torch_s = s->torch_seconds;
     *bridge_s = s->bridge_seconds;
     *calls = s->calls;
+}
+
+/* For tests/backends/test_torch.c: t into torch as an input is made (clone: as for an API that
+ * writes its inputs), torch's data_ptr of it in *ptr, and that torch tensor back into precheck
+ * in *back. Starts Python in this process. */
+pc_status precheck_torch_test_tensor(void *state, const pc_tensor *t, bool clone, uintptr_t *ptr,
+                                     pc_tensor *back);
+
+__attribute__((visibility("default"))) pc_status
+precheck_torch_test_tensor(void *state, const pc_tensor *t, bool clone, uintptr_t *ptr,
+                           pc_tensor *back)
+{
+    torch_state *s = state;
+    if (s->threads == 0)
+        s->threads = threads_of(s);
+    pc_status st = torch_runtime_start(s);
+    if (st != PC_OK)
+        return st;
+    PyGILState_STATE g = PyGILState_Ensure();
+    PyObject *x = torch_tensor_in(s, t, clone);
+    st = x ? PC_OK : PC_ERR_INVALID;
+    if (st == PC_OK) {
+        PyObject *p = torch_call_method(x, "data_ptr", NULL);
+        *ptr = p ? (uintptr_t)PyLong_AsUnsignedLongLong(p) : 0;
+        Py_DecRef(p);
+        st = p ? torch_tensor_out(s, x, back) : torch_py_error(NULL);
+    }
+    Py_DecRef(x);
+    PyGILState_Release(g);
+    return st;
 }

@@ -1,0 +1,37 @@
+/* End-to-end helpers of the run_ut tests: result CSV rows, byte-identical files, and the
+ * conformance of per-API statuses with msprobe's own CSVs for the bundled real dumps. */
+#ifndef PC_RUN_UT_TEST_H
+#define PC_RUN_UT_TEST_H
+
+typedef struct pc_test_status_row {
+    char name[128];
+    char fwd[16], bwd[16];
+    char msg[256];
+} pc_test_status_row;
+
+/* Fails the test, naming the first differing byte, unless the two files are the same. */
+void pc_test_assert_same_file(const char *a, const char *b);
+
+/* The rows of a result CSV (at most max); returns how many. */
+int pc_test_read_results(const char *path, pc_test_status_row *rows, int max);
+
+const pc_test_status_row *pc_test_find_row(const pc_test_status_row *rows, int n, const char *name);
+
+/*
+ * Where precheck's status differs from msprobe's on a bundled dump, and why. Any difference
+ * not listed fails pc_test_conformance, and so does a listed one that no longer happens (so
+ * the table stays true).
+ */
+typedef struct pc_test_known_diff {
+    const char *dump, *api; /* api may end in '*': every API with that prefix */
+    const char *fwd, *bwd;  /* precheck's statuses; fwd NULL: msprobe's */
+    const char *why;
+} pc_test_known_diff;
+
+/* Runs `run_ut` on the bundled dump (env and extra as pc_test_run_precheck takes them) and
+ * compares its statuses with msprobe's: returns how many of the dump's APIs have msprobe's
+ * statuses (*total, may be NULL: of how many); table ends with a NULL dump. */
+int pc_test_conformance(const char *env, const char *dump, const char *extra,
+                        const pc_test_known_diff *table, int *total);
+
+#endif
