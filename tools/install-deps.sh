@@ -2,8 +2,10 @@
 # Installs the Debian 12 packages precheck needs to build and test (run as root).
 # The README's dependency table says why each one is here.
 set -euo pipefail
-build="build-essential cmake libyaml-dev libopenblas-dev"
-tests="libcmocka-dev clang clang-format libclang-rt-14-dev libomp-dev valgrind"
+# python3-dev and libdlpack-dev: the headers of the torch backend plug-in (built when present)
+build="build-essential cmake libyaml-dev libopenblas-dev python3-dev libdlpack-dev"
+# python3-torch: Debian's PyTorch (1.13, CPU), the device the torch backend's tests run on
+tests="libcmocka-dev clang clang-format libclang-rt-14-dev libomp-dev valgrind python3-torch"
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 # shellcheck disable=SC2086

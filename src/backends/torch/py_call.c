@@ -140,10 +140,19 @@ static PyObject *tensor_arg(build *b, const pc_dump_arg *rec, bool may_grad, boo
     Py_DecRef(x);
     PyObject *req = leaf ? torch_call_method(leaf, "requires_grad_", NULL) : NULL;
     Py_DecRef(req);
-    PyObject *one = PyLong_FromLong(1);
-    PyObject *copy = req && one ? PyNumber_Multiply(leaf, one) : NULL;
-    Py_DecRef(one);
-    Py_DecRef(leaf);
+    /* msprobe passes a non-leaf copy (x * 1), which an in-place API may write; any other API
+     * gets the same gradient through the leaf itself, without copying a weight */
+    PyObject *copy = NULL;
+    if (req && b->clone) {
+        PyObject *one = PyLong_FromLong(1);
+        copy = one ? PyNumber_Multiply(leaf, one) : NULL;
+        Py_DecRef(one);
+        Py_DecRef(leaf);
+    } else if (req) {
+        copy = leaf;
+    } else {
+        Py_DecRef(leaf);
+    }
     if (!copy) {
         torch_py_error("torch backend: making an input that requires grad");
         return NULL;
@@ -477,12 +486,14 @@ static pc_status result_out(torch_state *s, PyObject *o, pc_op_result *out)
 
 static void drop_last(torch_state *s)
 {
+    double t0 = pc_clock_seconds();
     Py_DecRef(s->last_out);
     s->last_out = NULL;
     for (int i = 0; i < s->ngrad_inputs; i++)
         Py_DecRef(s->grad_inputs[i].tensor);
     s->ngrad_inputs = 0;
     s->last_api = NULL;
+    torch_process_stats.free_seconds += pc_clock_seconds() - t0;
 }
 
 static uint64_t api_seed(const pc_op_call *call)
@@ -537,7 +548,7 @@ static pc_status run_call(build *b, PyObject *f, PyObject *args, PyObject *kwarg
     }
     if (!handled)
         r = PyObject_Call(f, args, kwargs);
-    s->torch_seconds += pc_clock_seconds() - t0;
+    torch_process_stats.torch_seconds += pc_clock_seconds() - t0;
     pc_status st = r ? PC_OK : torch_py_error(NULL);
     if (ctx) {
         PyObject *ex = torch_call_method(ctx, "__exit__", Py_None, Py_None, Py_None, NULL);
@@ -561,13 +572,19 @@ static pc_status forward_locked(torch_state *s, const pc_op_call *call, pc_op_re
     const pc_dump_entry *e = &api->forward;
     drop_last(s);
     PyObject *seed = PyLong_FromUnsignedLongLong(api_seed(call));
-    PyObject *sr = seed ? torch_call_method(s->torch, "manual_seed", seed, NULL) : NULL;
+    PyObject *sr = seed ? torch_call_method(s->cpu_generator, "manual_seed", seed, NULL) : NULL;
+    PyObject *sd = sr && s->device_seed_all
+                       ? PyObject_CallFunctionObjArgs(s->device_seed_all, seed, NULL)
+                       : (Py_IncRef(Py_None), Py_None);
     Py_DecRef(seed);
-    if (!sr)
-        return torch_py_error("torch backend: seeding torch's generator");
     Py_DecRef(sr);
+    Py_DecRef(sd);
+    if (!sr || !sd)
+        return torch_py_error("torch backend: seeding torch's generator");
 
-    build b = {s, call, s->device == TORCH_CPU && writes_inputs(call), call->needs_backward};
+    /* clone: the API writes its inputs (on an accelerator only the grad copies matter, the
+     * inputs being copies there already) */
+    build b = {s, call, writes_inputs(call), call->needs_backward};
     PyObject *f = function_of(s, api);
     if (!f)
         return PC_ERR_INVALID;
@@ -632,15 +649,15 @@ pc_status torch_forward(torch_state *s, const pc_op_call *call, pc_op_result *ou
         say_npu_elsewhere(call);
         return pc_backend_cpu.forward(NULL, call, out);
     }
-    double t0 = pc_clock_seconds();
     pc_status st = torch_runtime_start(s);
     if (st != PC_OK)
         return st;
+    double t0 = pc_clock_seconds();
     PyGILState_STATE g = PyGILState_Ensure();
     st = forward_locked(s, call, out);
     PyGILState_Release(g);
-    s->bridge_seconds += pc_clock_seconds() - t0;
-    s->calls++;
+    torch_process_stats.bridge_seconds += pc_clock_seconds() - t0;
+    torch_process_stats.calls++;
     return st;
 }
 
@@ -745,7 +762,7 @@ static pc_status backward_locked(torch_state *s, const pc_op_call *call, const p
             grads = r ? PyTuple_New(0) : NULL;
             Py_DecRef(r);
         }
-        s->torch_seconds += pc_clock_seconds() - t0;
+        torch_process_stats.torch_seconds += pc_clock_seconds() - t0;
         if (!grads)
             st = torch_py_error(NULL);
     }
@@ -762,14 +779,15 @@ pc_status torch_backward(torch_state *s, const pc_op_call *call, const pc_tensor
 {
     if (npu_elsewhere(s, call))
         return pc_backend_cpu.backward(NULL, call, grad_out, out);
-    double t0 = pc_clock_seconds();
     pc_status st = torch_runtime_start(s);
     if (st != PC_OK)
         return st;
+    double t0 = pc_clock_seconds();
     PyGILState_STATE g = PyGILState_Ensure();
     st = backward_locked(s, call, grad_out, out);
     PyGILState_Release(g);
-    s->bridge_seconds += pc_clock_seconds() - t0;
+    torch_process_stats.bridge_seconds += pc_clock_seconds() - t0;
+    torch_process_stats.calls++;
     return st;
 }
 

@@ -16,8 +16,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "precheck/core/clock.h"
 #include "precheck/core/log.h"
 #include "torch_impl.h"
+
+pc_torch_stats torch_process_stats;
 
 PyObject *torch_attr(PyObject *o, const char *name)
 {
@@ -179,10 +182,28 @@ static pc_status start(torch_state *s)
     Py_DecRef(nn);
     s->tensor_type = torch_attr(s->torch, "Tensor");
     s->size_type = torch_attr(s->torch, "Size");
-    PyObject *utils = PyImport_ImportModule("torch.utils.dlpack");
-    s->from_dlpack = utils ? torch_attr(utils, "from_dlpack") : NULL;
-    Py_DecRef(utils);
-    if (!s->functional || !s->tensor_type || !s->size_type || !s->from_dlpack)
+    /* torch._C._from_dlpack takes the capsule itself; torch.utils.dlpack.from_dlpack is its
+     * public (and slower) wrapper, kept for a torch without the private name */
+    PyObject *c = torch_attr(s->torch, "_C");
+    s->from_dlpack = c ? torch_attr(c, "_from_dlpack") : NULL;
+    Py_DecRef(c);
+    if (!s->from_dlpack) {
+        PyErr_Clear();
+        PyObject *utils = PyImport_ImportModule("torch.utils.dlpack");
+        s->from_dlpack = utils ? torch_attr(utils, "from_dlpack") : NULL;
+        Py_DecRef(utils);
+    }
+    /* seeding per API: the CPU generator directly (torch.manual_seed also queues a CUDA seeding
+     * with a stack trace on a machine without CUDA: 30 us), the device's once it runs */
+    s->cpu_generator = torch_attr(s->torch, "default_generator");
+    if (s->device != TORCH_CPU) {
+        PyObject *m = s->device == TORCH_CUDA ? torch_attr(s->torch, "cuda")
+                                              : torch_attr(s->torch_npu, "npu");
+        s->device_seed_all = m ? torch_attr(m, "manual_seed_all") : NULL;
+        Py_DecRef(m);
+    }
+    if (!s->functional || !s->tensor_type || !s->size_type || !s->from_dlpack ||
+        !s->cpu_generator || (s->device != TORCH_CPU && !s->device_seed_all))
         return torch_py_error("torch: this torch lacks what precheck calls");
     for (size_t i = 0; i < sizeof dtype_names / sizeof dtype_names[0]; i++) {
         s->dtype_of[dtype_names[i].dtype] = torch_attr(s->torch, dtype_names[i].name);
@@ -246,7 +267,9 @@ pc_status torch_runtime_start(torch_state *s)
         return PC_OK;
     if (s->started < 0)
         return pc_error_set(PC_ERR_INVALID, "%s", s->start_error);
+    double t0 = pc_clock_seconds();
     pc_status st = start(s);
+    torch_process_stats.start_seconds += pc_clock_seconds() - t0;
     if (st != PC_OK) {
         snprintf(s->start_error, sizeof s->start_error, "%s", pc_error_message());
         pc_log_error("%s", s->start_error);

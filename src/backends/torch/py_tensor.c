@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "precheck/core/clock.h"
 #include "torch_impl.h"
 
 typedef struct managed {
@@ -142,7 +143,7 @@ PyObject *torch_tensor_in(torch_state *s, const pc_tensor *t, bool clone)
         r = d;
         if (!r)
             torch_py_error("torch backend: moving an input to the device");
-    } else if (r && clone) {
+    } else if (r && clone && s->device == TORCH_CPU) {
         PyObject *c = torch_call_method(r, "clone", NULL);
         Py_DecRef(r);
         r = c;
@@ -178,7 +179,17 @@ static long long as_ll(PyObject *o)
     return v;
 }
 
+static pc_status tensor_out(torch_state *s, PyObject *o, pc_tensor *out);
+
 pc_status torch_tensor_out(torch_state *s, PyObject *o, pc_tensor *out)
+{
+    double t0 = pc_clock_seconds();
+    pc_status st = tensor_out(s, o, out);
+    torch_process_stats.out_seconds += pc_clock_seconds() - t0;
+    return st;
+}
+
+static pc_status tensor_out(torch_state *s, PyObject *o, pc_tensor *out)
 {
     PyObject *t = torch_call_method(o, "detach", NULL);
     if (t && s->device != TORCH_CPU) {

@@ -279,17 +279,12 @@ __attribute__((visibility("default"))) const pc_backend_vtable *precheck_backend
     return &torch_vtable;
 }
 
-/* For bench/bench_torch: seconds inside torch's calls, seconds in the backend's forward and
- * backward as a whole, and how many calls, in this process. */
-void precheck_torch_stats(const void *state, double *torch_s, double *bridge_s, long *calls);
+/* For bench/bench_torch (precheck/backends/torch_stats.h). */
+const pc_torch_stats *precheck_torch_stats(void);
 
-__attribute__((visibility("default"))) void precheck_torch_stats(const void *state, double *torch_s,
-                                                                 double *bridge_s, long *calls)
+__attribute__((visibility("default"))) const pc_torch_stats *precheck_torch_stats(void)
 {
-    const torch_state *s = state;
-    *torch_s = s->torch_seconds;
-    *bridge_s = s->bridge_seconds;
-    *calls = s->calls;
+    return &torch_process_stats;
 }
 
 /* For tests/backends/test_torch.c: t into torch as an input is made (clone: as for an API that

@@ -24,6 +24,7 @@
 #include <stdint.h>
 
 #include "precheck/backends/backend.h"
+#include "precheck/backends/torch_stats.h"
 
 typedef enum torch_device {
     TORCH_CPU,
@@ -60,17 +61,19 @@ typedef struct torch_state {
     int started;      /* 0 not yet, 1 running, -1 failed (start_error says why) */
     char start_error[1024];
     PyObject *torch, *functional, *tensor_type, *torch_npu, *from_dlpack, *size_type;
-    PyObject *dtype_of[16]; /* torch dtypes by pc_dtype (NULL: none) */
-    PyObject *device_str;   /* "cpu", "cuda:0", ... */
+    PyObject *cpu_generator;   /* torch.default_generator */
+    PyObject *device_seed_all; /* torch.cuda.manual_seed_all / torch_npu.npu.manual_seed_all */
+    PyObject *dtype_of[16];    /* torch dtypes by pc_dtype (NULL: none) */
+    PyObject *device_str;      /* "cpu", "cuda:0", ... */
     /* the last forward kept for its backward (needs_backward) */
     PyObject *last_out;
     torch_grad_input *grad_inputs;
     int ngrad_inputs, grad_inputs_cap;
     const pc_dump_api *last_api;
-    /* time inside torch and in the whole forward/backward, for bench/bench_torch */
-    double torch_seconds, bridge_seconds;
-    long calls;
 } torch_state;
+
+/* This process's measurements (precheck/backends/torch_stats.h). */
+extern pc_torch_stats torch_process_stats;
 
 /* ---- py_runtime.c ---- */
 
