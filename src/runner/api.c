@@ -160,13 +160,17 @@ static void outputs_tree(cmp_tree *t, const pc_op *op, const pc_op_result *r, bo
         t->root = pc_cmp_bool(pc_tensor_get(&r->tensors[0], origin) != 0);
         return;
     }
+    /* a null tensor is an output that is None (a device's tuple may hold one) */
     if (first_only || !returns_tuple(op, r->count)) {
-        t->root = r->count > 0 ? pc_cmp_tensor(&r->tensors[0]) : pc_cmp_none();
+        t->root = r->count > 0 && !pc_tensor_is_null(&r->tensors[0])
+                      ? pc_cmp_tensor(&r->tensors[0])
+                      : pc_cmp_none();
         return;
     }
     t->count = 0;
     for (int i = 0; i < r->count && t->count < sizeof t->items / sizeof t->items[0]; i++)
-        t->items[t->count++] = pc_cmp_tensor(&r->tensors[i]);
+        t->items[t->count++] =
+            pc_tensor_is_null(&r->tensors[i]) ? pc_cmp_none() : pc_cmp_tensor(&r->tensors[i]);
     t->root = pc_cmp_tuple(t->items, t->count);
 }
 

@@ -141,6 +141,7 @@ const pc_tensor *pc_op_call_record_tensor(const pc_op_call *call, const pc_dump_
 
 struct pc_op_result {
     int count;
+    /* the null tensor where an output is None (a device's tuple may hold one: torch's) */
     pc_tensor tensors[PC_OP_MAX_OUTPUTS];
 };
 
