@@ -302,9 +302,10 @@ static void test_startup_errors(void **state)
 
     /* options */
     PC_TEST_FMT(args, "--backend torch:gpu --python '%s'", python);
-    expect_startup_error(NULL, args, "torch: 'gpu' is not a device; use --backend torch:DEVICE");
+    expect_startup_error(NULL, args,
+                         "backend torch: 'gpu' is not a device; use --backend torch:DEVICE");
     PC_TEST_FMT(args, "--backend torch:cpu,fast --python '%s'", python);
-    expect_startup_error(NULL, args, "torch: unknown option 'fast'");
+    expect_startup_error(NULL, args, "backend torch: unknown option 'fast'");
 
     /* a precheck without the plug-in */
     PC_TEST_FMT(args, "--backend torch:cpu --python '%s'", python);

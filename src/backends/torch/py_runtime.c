@@ -165,7 +165,7 @@ static pc_status start(torch_state *s)
     if (!path || !exe || !argv || PySys_SetObject("path", path) != 0 ||
         PySys_SetObject("executable", exe) != 0 || PySys_SetObject("argv", argv) != 0) {
         Py_DecRef(path), Py_DecRef(exe), Py_DecRef(argv);
-        return torch_py_error("torch: setting up the embedded Python");
+        return torch_py_error("torch backend: setting up the embedded Python");
     }
     Py_DecRef(path), Py_DecRef(exe), Py_DecRef(argv);
 
@@ -204,7 +204,7 @@ static pc_status start(torch_state *s)
     }
     if (!s->functional || !s->tensor_type || !s->size_type || !s->from_dlpack ||
         !s->cpu_generator || (s->device != TORCH_CPU && !s->device_seed_all))
-        return torch_py_error("torch: this torch lacks what precheck calls");
+        return torch_py_error("torch backend: this torch lacks what precheck calls");
     for (size_t i = 0; i < sizeof dtype_names / sizeof dtype_names[0]; i++) {
         s->dtype_of[dtype_names[i].dtype] = torch_attr(s->torch, dtype_names[i].name);
         if (!s->dtype_of[dtype_names[i].dtype])
@@ -246,7 +246,7 @@ static pc_status start(torch_state *s)
     if (ok)
         ok = call_steal(s->torch, "set_num_threads", PyLong_FromLong(s->threads), NULL);
     if (!ok)
-        return torch_py_error("torch: applying msprobe's device settings");
+        return torch_py_error("torch backend: applying msprobe's device settings");
     /* inter-op threads can be set once per process, before any inter-op work */
     if (!call_steal(s->torch, "set_num_interop_threads", PyLong_FromLong(1), NULL))
         PyErr_Clear();

@@ -72,16 +72,17 @@ static pc_status parse_options(torch_state *s, const char *options)
         s->device = TORCH_CUDA, s->device_name = "cuda";
     else if (dlen == 3 && strncmp(p, "npu", 3) == 0)
         s->device = TORCH_NPU, s->device_name = "npu";
+    else if (dlen == 0)
+        return pc_error_set(PC_ERR_INVALID, "no device named; use %s", usage);
     else
-        return pc_error_set(PC_ERR_INVALID, "torch: '%.*s' is not a device; use %s", (int)dlen, p,
-                            usage);
+        return pc_error_set(PC_ERR_INVALID, "'%.*s' is not a device; use %s", (int)dlen, p, usage);
     p += dlen;
     if (*p == ':') {
         size_t n = strcspn(++p, ",");
         int id;
         if (s->device == TORCH_CPU || parse_int(p, n, 0, 1 << 20, &id) != PC_OK)
-            return pc_error_set(PC_ERR_INVALID, "torch: '%.*s' is not a device index; use %s",
-                                (int)n, p, usage);
+            return pc_error_set(PC_ERR_INVALID, "'%.*s' is not a device index; use %s", (int)n, p,
+                                usage);
         s->device_ids[0] = id;
         s->device_count = 1;
         p += n;
@@ -93,8 +94,7 @@ static pc_status parse_options(torch_state *s, const char *options)
             p += n;
             continue;
         }
-        return pc_error_set(PC_ERR_INVALID, "torch: unknown option '%.*s'; use %s", (int)n, p,
-                            usage);
+        return pc_error_set(PC_ERR_INVALID, "unknown option '%.*s'; use %s", (int)n, p, usage);
     }
     return PC_OK;
 }
@@ -113,7 +113,7 @@ static pc_status probe(torch_state *s)
     char *err = NULL;
     char *text = pc_backend_capture(argv, &status, &err);
     if (!text)
-        return pc_error_set(PC_ERR_NOT_FOUND, "torch: cannot run %s: %s", s->env->command,
+        return pc_error_set(PC_ERR_NOT_FOUND, "cannot run %s: %s", s->env->command,
                             strerror(errno));
     pc_status st = PC_OK;
     bool got_torch = false;
@@ -126,8 +126,9 @@ static pc_status probe(torch_state *s)
                     ? " (install PyTorch for that Python -- Debian: apt install python3-torch; "
                       "pip: pip install torch -- or name another Python with --python PATH)"
                     : "";
-            st = pc_error_set(PC_ERR_UNSUPPORTED, "torch:%s with %s (Python %s): %s%s",
-                              s->device_name, s->env->command, s->env->version, line + 2, hint);
+            st = pc_error_set(PC_ERR_UNSUPPORTED, "%s:%s with %s (Python %s, %s): %s%s", "torch",
+                              s->device_name, s->env->command, s->env->version, s->env->executable,
+                              line + 2, hint);
         } else if (strncmp(line, "T ", 2) == 0) {
             snprintf(s->torch_version, sizeof s->torch_version, "%s", line + 2);
             got_torch = true;
@@ -147,7 +148,7 @@ static pc_status probe(torch_state *s)
         while (start > 0 && e[start - 1] != '\n')
             start--;
         snprintf(last, sizeof last, "%.*s", (int)(n - start), e + start);
-        st = pc_error_set(PC_ERR_INVALID, "torch: %s failed when it imported torch (exit %d): %s",
+        st = pc_error_set(PC_ERR_INVALID, "%s failed when it imported torch (exit %d): %s",
                           s->env->command, WIFEXITED(status) ? WEXITSTATUS(status) : -1, last);
     }
     for (int i = 0; st == PC_OK && s->device != TORCH_CPU && i < s->device_count; i++)
@@ -164,8 +165,8 @@ static pc_status probe(torch_state *s)
 static pc_status torch_open(void **state, const char *options, const pc_backend_host *host)
 {
     if (!host->python_env)
-        return pc_error_set(PC_ERR_INVALID, "torch: opened without a Python interpreter (the "
-                                            "plug-in loader prepares one)");
+        return pc_error_set(PC_ERR_INVALID, "opened without a Python interpreter (the plug-in "
+                                            "loader prepares one)");
     torch_state *s = calloc(1, sizeof *s);
     if (!s)
         return pc_error_set(PC_ERR_NOMEM, "out of memory");
