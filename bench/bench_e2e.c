@@ -29,7 +29,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -38,6 +37,7 @@
 #include <omp.h>
 #endif
 
+#include "bench_run.h"
 #include "llama_dump.h"
 #include "precheck/core/clock.h"
 #include "precheck/core/log.h"
@@ -134,59 +134,9 @@ static int calibrate(calib *out)
     return got == (ssize_t)sizeof *out && WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
 }
 
-/* The statuses of the result CSV: counts, and the SKIP rows' messages (first few). */
-static void report_statuses(const char *dir)
-{
-    char cmd[1400];
-    snprintf(cmd, sizeof cmd, "cat '%s'/accuracy_checking_result_*.csv", dir);
-    FILE *p = popen(cmd, "r");
-    if (!p)
-        return;
-    char line[8192];
-    int rows = 0, pass = 0, warn = 0, err = 0, skip = 0, shown = 0;
-    while (fgets(line, sizeof line, p)) {
-        if (rows++ == 0)
-            continue; /* header */
-        char *c1 = strchr(line, ',');
-        if (!c1)
-            continue;
-        if (strncasecmp(c1 + 1, "pass", 4) == 0)
-            pass++;
-        else if (strncasecmp(c1 + 1, "warning", 7) == 0)
-            warn++;
-        else if (strncasecmp(c1 + 1, "error", 5) == 0)
-            err++;
-        else if (strncmp(c1 + 1, "SKIP", 4) == 0) {
-            skip++;
-            if (shown++ < 8) {
-                line[strcspn(line, "\n")] = 0;
-                printf("      SKIP %.160s\n", line);
-            }
-        }
-    }
-    pclose(p);
-    printf("    result rows: %d: forward pass %d, warning %d, error %d, SKIP %d\n", rows - 1, pass,
-           warn, err, skip);
-}
-
 static double run_into(const char *dump, const char *out, const char *cache)
 {
-    char mk[1300];
-    snprintf(mk, sizeof mk, "mkdir -p '%s'", out);
-    if (system(mk) != 0)
-        return -1;
-    pc_run_options o = {
-        .api_info = dump,
-        .out_path = out,
-        .backend = "cpu",
-        .bench_policy = "msprobe",
-        .seed = 1234,
-        .workers = 0,
-        .bench_cache = cache,
-    };
-    double t = pc_clock_seconds();
-    int rc = pc_run_ut(&o);
-    return rc == 0 ? pc_clock_seconds() - t : -1;
+    return bench_run_ut(dump, out, "cpu", NULL, cache, NULL);
 }
 
 /* Whether the CSVs of the two run directories are the same bytes. */
@@ -338,7 +288,7 @@ int main(int argc, char **argv)
     printf("  peak RSS %.0f MB; largest record %s %.0f MB in+out in the bench dtype; 3x + 64 MB "
            "= %.0f MB: peak / target %.2f (target <= 1)\n",
            peak / 1048576, k.largest_name, k.largest / 1048576, target / 1048576, peak / target);
-    report_statuses(out);
+    bench_report_statuses(out, "");
     if (cache && cache_runs(dir, dump, out, wall) != 0)
         return 1;
     if (!keep) {

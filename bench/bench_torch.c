@@ -25,58 +25,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bench_run.h"
 #include "llama_dump.h"
 #include "precheck/backends/torch_stats.h"
 #include "precheck/core/clock.h"
 #include "precheck/core/log.h"
 #include "precheck/core/threads.h"
 #include "precheck/runner/runner.h"
-
-static double run(const char *dump, const char *out, const char *backend, const char *python,
-                  pc_run_timing *tm)
-{
-    char mk[1300];
-    snprintf(mk, sizeof mk, "mkdir -p '%s'", out);
-    if (system(mk) != 0)
-        return -1;
-    pc_run_options o = {
-        .api_info = dump,
-        .out_path = out,
-        .backend = backend,
-        .python = python,
-        .bench_policy = "msprobe",
-        .seed = 1234,
-        .workers = 0,
-        .timing = tm,
-    };
-    double t = pc_clock_seconds();
-    int rc = pc_run_ut(&o);
-    return rc == 0 ? pc_clock_seconds() - t : -1;
-}
-
-static void statuses(const char *dir, const char *what)
-{
-    char cmd[1400];
-    snprintf(cmd, sizeof cmd, "cat '%s'/accuracy_checking_result_*.csv", dir);
-    FILE *p = popen(cmd, "r");
-    if (!p)
-        return;
-    char line[8192];
-    int rows = 0, pass = 0, warn = 0, err = 0, skip = 0;
-    while (fgets(line, sizeof line, p)) {
-        char *c1 = strchr(line, ',');
-        if (rows++ == 0 || !c1)
-            continue;
-        pass += strncmp(c1 + 1, "pass", 4) == 0;
-        warn += strncmp(c1 + 1, "Warning", 7) == 0;
-        err += strncmp(c1 + 1, "error", 5) == 0;
-        if (strncmp(c1 + 1, "SKIP", 4) == 0 && skip++ < 4)
-            printf("      SKIP %.200s", line);
-    }
-    pclose(p);
-    printf("    %s: %d APIs, forward pass %d, Warning %d, error %d, SKIP %d\n", what, rows - 1,
-           pass, warn, err, skip);
-}
 
 /* --small N: N calls each of three small APIs with their backward (torch's own time is a few
  * microseconds there, so the bridge's cost per call shows plainly). */
@@ -214,8 +169,9 @@ int main(int argc, char **argv)
 
     /* the reference device first: Python must not be running when anything forks */
     pc_run_timing tc = {0}, tt = {0};
-    double wall_cpu = run(dump, out_cpu, "cpu", NULL, &tc);
-    double wall_torch = wall_cpu < 0 ? -1 : run(dump, out_torch, "torch:cpu", python, &tt);
+    double wall_cpu = bench_run_ut(dump, out_cpu, "cpu", NULL, NULL, &tc);
+    double wall_torch =
+        wall_cpu < 0 ? -1 : bench_run_ut(dump, out_torch, "torch:cpu", python, NULL, &tt);
     if (wall_torch < 0) {
         fprintf(stderr, "bench_torch: run_ut failed (is torch importable by %s?)\n", python);
         return 1;
@@ -265,8 +221,8 @@ int main(int argc, char **argv)
            out_us, free_us);
     printf("  ratios: whole run torch:cpu / cpu %.2f; device stage torch:cpu / cpu %.2f\n",
            wall_torch / wall_cpu, tc.device > 0 ? tt.device / tc.device : 0);
-    statuses(out_cpu, "cpu");
-    statuses(out_torch, "torch:cpu");
+    bench_report_statuses(out_cpu, "cpu: ");
+    bench_report_statuses(out_torch, "torch:cpu: ");
     if (!keep) {
         char rm[1300];
         snprintf(rm, sizeof rm, "rm -rf '%s'", dir);

@@ -6,6 +6,7 @@
  * msprobe names them, and msprobe's preprocessing (cross_entropy, histc, HF32 for conv2d,
  * float8) survives the round trip.
  */
+#include "pc_run_ut_test.h"
 #include "pc_test.h"
 
 #include <dirent.h>
@@ -259,20 +260,6 @@ static int count_files(const char *dir)
         n += e->d_name[0] != '.';
     closedir(d);
     return n;
-}
-
-static void assert_same_file(const char *a, const char *b)
-{
-    size_t la, lb;
-    char *x = slurp(a, &la), *y = slurp(b, &lb);
-    if (la != lb || memcmp(x, y, la) != 0) {
-        size_t i = 0;
-        while (i < la && i < lb && x[i] == y[i])
-            i++;
-        fail_msg("%s and %s differ at byte %zu", a, b, i);
-    }
-    free(x);
-    free(y);
 }
 
 /* pc_dump_rewrite without hooks into memory. */
@@ -578,10 +565,10 @@ static void assert_same_run_ut(const char *a, const char *b, const char *extra)
     assert_int_equal(run(args, NULL), 0);
     find_file(d1, "accuracy_checking_details_", x, sizeof x);
     find_file(d2, "accuracy_checking_details_", y, sizeof y);
-    assert_same_file(x, y);
+    pc_test_assert_same_file(x, y);
     find_file(d1, "accuracy_checking_result_", x, sizeof x);
     find_file(d2, "accuracy_checking_result_", y, sizeof y);
-    assert_same_file(x, y);
+    pc_test_assert_same_file(x, y);
 }
 
 /* A materialised gpt_stats: same CSVs with the default seed and with another one, check_dump

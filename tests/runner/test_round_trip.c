@@ -9,7 +9,8 @@
  * too, except where replay cannot map the recorded gradients (a backward SKIP, see
  * docs/run_ut.md). With the reference device the verdicts may differ only where torch 1.13's
  * CPU bfloat16 kernels (msprobe's "device" there) are less accurate than the reference device:
- * those APIs are listed with the reason.
+ * those APIs are listed with the reason. With --backend torch:cpu (the GPU side alone, the NPU
+ * side replayed; or both sides) the devices are msprobe's own: torch 1.13 on the CPU.
  */
 #include "pc_test.h"
 
@@ -52,22 +53,21 @@ static int read_result(const char *path, verdict *v, int max)
     return n;
 }
 
-/* run_ut on both dumps with backend, api_precision_compare; the result CSV's path. */
-static void round_trip(const char *backend, char *result, size_t size)
+/* run_ut on the NPU-side dump with npu_args and on the GPU-side dump with gpu_args (their
+ * --backend options), api_precision_compare; the result CSV's path. */
+static void round_trip(const char *npu_args, const char *gpu_args, char *result, size_t size)
 {
     char npu_dir[512], gpu_dir[512], out[512], args[4096], npu[1024], gpu[1024];
     assert_non_null(pc_test_tmpdir(npu_dir, sizeof npu_dir));
     assert_non_null(pc_test_tmpdir(gpu_dir, sizeof gpu_dir));
     assert_non_null(pc_test_tmpdir(out, sizeof out));
     PC_TEST_FMT(args,
-                "run_ut -api_info %s/gpt_bf16_tensor/step0/rank/dump.json -o %s --backend %s "
+                "run_ut -api_info %s/gpt_bf16_tensor/step0/rank/dump.json -o %s %s "
                 "--no-progress",
-                DUMPS, npu_dir, backend);
+                DUMPS, npu_dir, npu_args);
     run(args);
-    PC_TEST_FMT(args,
-                "run_ut -api_info %s/gpt_tensor/step0/rank/dump.json -o %s --backend %s "
-                "--no-progress",
-                DUMPS, gpu_dir, backend);
+    PC_TEST_FMT(args, "run_ut -api_info %s/gpt_tensor/step0/rank/dump.json -o %s %s --no-progress",
+                DUMPS, gpu_dir, gpu_args);
     run(args);
     find_file(npu_dir, "accuracy_checking_details_", npu, sizeof npu);
     find_file(gpu_dir, "accuracy_checking_details_", gpu, sizeof gpu);
@@ -92,10 +92,11 @@ static const allowed *find_allowed(const allowed *t, const char *api)
     return NULL;
 }
 
-static void check(const char *backend, const allowed *table)
+static void check(const char *backend, const char *npu_args, const char *gpu_args,
+                  const allowed *table)
 {
     char ours[1024], theirs[1024];
-    round_trip(backend, ours, sizeof ours);
+    round_trip(npu_args, gpu_args, ours, sizeof ours);
     find_file(FIX "/precision_compare/gpt_bf16_vs_fp32", "api_precision_compare_result_", theirs,
               sizeof theirs);
     static verdict a[128], b[128];
@@ -134,7 +135,7 @@ static const allowed replay_allowed[] = {
 static void test_replay_round_trip(void **state)
 {
     (void)state;
-    check("replay", replay_allowed);
+    check("replay", "--backend replay", "--backend replay", replay_allowed);
 }
 
 #define CPU_BF16                                                                                   \
@@ -152,7 +153,41 @@ static const allowed cpu_allowed[] = {
 static void test_reference_device_round_trip(void **state)
 {
     (void)state;
-    check("cpu", cpu_allowed);
+    check("cpu", "--backend cpu", "--backend cpu", cpu_allowed);
+}
+
+/* The GPU side through PyTorch on the CPU (torch 1.13 on float32 data: what msprobe's rerun
+ * computed), the NPU side replayed from what the "NPU" recorded. */
+static void test_torch_gpu_replay_npu(void **state)
+{
+    (void)state;
+    const char *python = pc_test_torch_python();
+    if (!python)
+        skip();
+    char gpu[1200];
+    PC_TEST_FMT(gpu, "--backend torch:cpu,threads=1 --python '%s'", python);
+    check("torch:cpu + replay", "--backend replay", gpu, replay_allowed);
+}
+
+#define TORCH_BUILD_BF16                                                                           \
+    "the bfloat16 weight gradients of linear: msprobe's pip build of torch 1.13 accumulates them " \
+    "in bfloat16, Debian's in float32 (docs/devices.md)"
+
+static const allowed torch_allowed[] = {
+    {"Functional.linear.", "pass", "pass", TORCH_BUILD_BF16},
+    {NULL, NULL, NULL, NULL},
+};
+
+/* Both sides through PyTorch on the CPU: msprobe's own setting for these dumps. */
+static void test_torch_round_trip(void **state)
+{
+    (void)state;
+    const char *python = pc_test_torch_python();
+    if (!python)
+        skip();
+    char args[1200];
+    PC_TEST_FMT(args, "--backend torch:cpu,threads=1 --python '%s'", python);
+    check("torch:cpu", args, args, torch_allowed);
 }
 
 int main(void)
@@ -160,6 +195,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_replay_round_trip),
         cmocka_unit_test(test_reference_device_round_trip),
+        cmocka_unit_test(test_torch_gpu_replay_npu),
+        cmocka_unit_test(test_torch_round_trip),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
