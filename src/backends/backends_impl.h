@@ -18,11 +18,13 @@ pc_status pc_cpu_autocast_grads(const pc_op_call *call, pc_op_grads *g);
 
 /* ---- plug-ins (loader.c) ---- */
 
-/* Opens the plug-in backend called name (options and host as pc_backend_open takes them).
- * *known: whether name is a plug-in precheck knows of or has a file for; when it is false the
- * status is PC_ERR_NOT_FOUND and no message is set. */
-pc_status pc_backend_plugin_open(pc_backend *out, const char *name, const char *options,
-                                 const pc_backend_host *host, bool *known);
+/* Loads the plug-in backend called name: *vt its vtable, *prepared the host to open it with
+ * (host's settings, and for a plug-in that embeds Python the interpreter the loader found and
+ * loaded). *known: whether name is a plug-in precheck knows of or has a file for; when it is
+ * false the status is PC_ERR_NOT_FOUND and no message is set. */
+pc_status pc_backend_plugin_load(const char *name, const pc_backend_host *host,
+                                 const pc_backend_vtable **vt, pc_backend_host *prepared,
+                                 bool *known);
 /* The names of the known plug-ins, for messages: "torch". */
 const char *pc_backend_plugin_names(void);
 

@@ -325,8 +325,9 @@ static pc_status python_prepare(const char *python, const pc_python_env **out)
 
 /* ---- opening ---- */
 
-pc_status pc_backend_plugin_open(pc_backend *out, const char *name, const char *options,
-                                 const pc_backend_host *host, bool *known)
+pc_status pc_backend_plugin_load(const char *name, const pc_backend_host *host,
+                                 const pc_backend_vtable **vt, pc_backend_host *prepared,
+                                 bool *known)
 {
     const plugin_info *info = NULL;
     for (size_t i = 0; i < sizeof known_plugins / sizeof known_plugins[0]; i++)
@@ -337,20 +338,19 @@ pc_status pc_backend_plugin_open(pc_backend *out, const char *name, const char *
     if (!plugin_path(name, path, sizeof path, where, sizeof where)) {
         if (!info)
             return PC_ERR_NOT_FOUND;
-        *known = true;
         return pc_error_set(PC_ERR_NOT_FOUND,
                             "the %s backend is a plug-in that this precheck was built without "
                             "(looked for %s): build it with Python's development headers "
                             "installed (Debian: python3-dev), see README.md",
                             name, where);
     }
-    pc_backend_host h = host ? *host : (pc_backend_host){0};
+    *known = true; /* a plug-in file of that name: its errors are its own */
+    *prepared = host ? *host : (pc_backend_host){0};
     if (info && info->embeds_python) {
-        pc_status st = python_prepare(h.python, &h.python_env);
+        pc_status st = python_prepare(prepared->python, &prepared->python_env);
         if (st != PC_OK)
             return st;
     }
-    *known = true; /* a plug-in file of that name: its errors are its own */
     void *dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (!dl)
         return pc_error_set(PC_ERR_INVALID, "cannot load the %s backend %s: %s", name, path,
@@ -362,5 +362,6 @@ pc_status pc_backend_plugin_open(pc_backend *out, const char *name, const char *
         return pc_error_set(PC_ERR_INVALID, "%s is not a precheck backend (no %s)", path,
                             PC_BACKEND_PLUGIN_ENTRY);
     /* never dlclose'd: a plug-in that started Python cannot be unloaded */
-    return pc_backend_open(out, entry(), options, &h);
+    *vt = entry();
+    return PC_OK;
 }

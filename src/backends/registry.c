@@ -52,7 +52,10 @@ pc_status pc_backend_open_spec(pc_backend *out, const char *spec, const pc_backe
     if (vt)
         return pc_backend_open(out, vt, options, host);
     bool known = false;
-    pc_status st = pc_backend_plugin_open(out, name, options, host, &known);
+    pc_backend_host prepared;
+    pc_status st = pc_backend_plugin_load(name, host, &vt, &prepared, &known);
+    if (st == PC_OK)
+        return pc_backend_open(out, vt, options, &prepared);
     if (known)
         return st;
     return pc_error_set(PC_ERR_NOT_FOUND,
