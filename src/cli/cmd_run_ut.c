@@ -89,7 +89,12 @@ static void usage(FILE *out, bool multi)
             "  --config_yaml FILE           msprobe's config.yaml (precision, lists, "
             "error_data_path);\n"
             "                               default: msprobe's defaults\n"
-            "  --no-progress                no progress bar on stderr\n"
+            "  --no-progress                no progress bar on stderr (nor, when stderr is "
+            "not a terminal,\n"
+            "                               the progress line in the log)\n"
+            "  --progress-interval S        when stderr is not a terminal: a progress line in "
+            "the log\n"
+            "                               every S seconds (default 30)\n"
             "  --bench-cache DIR            keep the bench's results in DIR and reuse them where "
             "the op,\n"
             "                               its inputs and the bench policy are the same (the "
@@ -216,6 +221,12 @@ static int run(int argc, char **argv, bool multi)
             if (!*v)
                 return usage_error(multi, "%s", "argument --bench-cache: expected a directory");
             o.bench_cache = v, i++;
+        } else if (is(a, "--progress-interval", NULL)) {
+            char *end;
+            double t = strtod(v, &end);
+            if (end == v || *end || !(t > 0))
+                return usage_error(multi, "argument --progress-interval: invalid value: '%s'", v);
+            o.progress_interval_s = t, i++;
         } else if (is(a, "--max-memory", NULL)) {
             char *end;
             double mb = strtod(v, &end);
@@ -241,6 +252,8 @@ static int run(int argc, char **argv, bool multi)
     /* a real device: one worker per -d id, as msprobe's multi_run_ut gives each its own */
     if (!multi && !jobs_given && o.device_count > 1 && strncmp(o.backend, "torch:", 6) == 0)
         o.workers = o.device_count;
+    o.argc = argc;
+    o.argv = argv;
     if (multi) {
         o.multi = true;
         int devices = o.device_count ? o.device_count : 1;
@@ -253,8 +266,6 @@ static int run(int argc, char **argv, bool multi)
         if (!jobs_given)
             o.workers = (int)num_splits;
     }
-    if (!isatty(STDERR_FILENO) && getenv("CI"))
-        o.progress = false;
     return pc_run_ut(&o);
 }
 

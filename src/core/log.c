@@ -1,6 +1,7 @@
 #include "precheck/core/log.h"
 
 #include <limits.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,6 +110,9 @@ pc_status pc_log_level_parse(const char *text, pc_log_level *level)
 
 void pc_log_init_from_env(void)
 {
+    /* A reader that goes away (`precheck run_ut ... | head`) must not end the program: writes
+     * to the closed stream fail quietly instead of raising SIGPIPE. */
+    signal(SIGPIPE, SIG_IGN);
     /* localtime_r() need not read TZ by itself (POSIX); make sure the zone is loaded. */
     tzset();
     const char *text = getenv("MSPROBE_LOG_LEVEL");

@@ -625,8 +625,18 @@ static pc_status check_resolved(const char *real, pc_path_kind kind, unsigned ac
         return pc_error_set(PC_ERR_INVALID, "The file path length exceeds limit.");
     struct stat st;
     bool found = stat(real, &st) == 0;
-    if (kind == PC_PATH_FILE && !(found && S_ISREG(st.st_mode)))
+    if (kind == PC_PATH_FILE && !(found && S_ISREG(st.st_mode))) {
+        /* a rank folder given where its dump.json was meant */
+        char inner[PC_PATH_BUFFER_SIZE + 16];
+        struct stat ist;
+        if (found && S_ISDIR(st.st_mode) &&
+            snprintf(inner, sizeof inner, "%s/dump.json", real) < (int)sizeof inner &&
+            stat(inner, &ist) == 0 && S_ISREG(ist.st_mode))
+            return pc_error_set(PC_ERR_INVALID,
+                                "The %s should be a file! It is a folder: did you mean %s?", real,
+                                inner);
         return pc_error_set(PC_ERR_INVALID, "The %s should be a file!", real);
+    }
     if (kind == PC_PATH_DIR && !(found && S_ISDIR(st.st_mode)))
         return pc_error_set(PC_ERR_INVALID, "The %s should be a dictionary!", real);
     if ((access & PC_PATH_READ) && !can_access(real, R_OK))
@@ -637,7 +647,9 @@ static pc_status check_resolved(const char *real, pc_path_kind kind, unsigned ac
     if (s != PC_OK)
         return s;
     if (!pc_path_chars_valid(real, true))
-        return pc_error_set(PC_ERR_INVALID, "The file path %s contains special characters.", real);
+        return pc_error_set(PC_ERR_INVALID,
+                            "The file path %s contains special characters." PC_PATH_CHARS_HINT,
+                            real);
     if (S_ISREG(st.st_mode)) {
         uint64_t limit = pc_path_size_limit(real);
         if ((uint64_t)st.st_size >= limit)
@@ -702,7 +714,9 @@ pc_status pc_path_check_before_create(const char *path)
     if (too_long(real, base_name(path)))
         s = pc_error_set(PC_ERR_INVALID, "The file path length exceeds limit.");
     else if (!pc_path_chars_valid(real, false))
-        s = pc_error_set(PC_ERR_INVALID, "The file path %s contains special characters.", path);
+        s = pc_error_set(PC_ERR_INVALID,
+                         "The file path %s contains special characters." PC_PATH_DIR_CHARS_HINT,
+                         path);
     free(real);
     return s;
 }

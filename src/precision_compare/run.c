@@ -846,6 +846,17 @@ pc_status pc_pcmp_run(const pc_pcmp_options *opt, pc_pcmp_summary *summary)
             goto done;
         sum->result_rows = s->apis.n;
     }
+    /* two CSVs of different dumps: msprobe would judge the few names they share and report
+     * success; precheck refuses when most NPU rows find no GPU row */
+    if (sum->npu_rows > 0 && sum->unmatched_rows * 2 > sum->npu_rows) {
+        st = pc_error_set(PC_ERR_INVALID,
+                          "the NPU and GPU CSVs do not look like run_ut runs of the same dump: "
+                          "%zu of %zu NPU rows have no GPU row of the same API name (more than "
+                          "half is refused). -npu and -gpu must be the details CSVs of run_ut on "
+                          "the same dump.json, on the NPU machine and on the GPU machine.",
+                          sum->unmatched_rows, sum->npu_rows);
+        goto done;
+    }
     if ((st = out_flush(&s->details, true)) != PC_OK || (st = out_flush(&s->result, true)) != PC_OK)
         goto done;
     if (rename(s->details.tmp, s->details.final) != 0 ||

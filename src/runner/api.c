@@ -162,9 +162,8 @@ static void outputs_tree(cmp_tree *t, const pc_op *op, const pc_op_result *r, bo
     }
     /* a null tensor is an output that is None (a device's tuple may hold one) */
     if (first_only || !returns_tuple(op, r->count)) {
-        t->root = r->count > 0 && !pc_tensor_is_null(&r->tensors[0])
-                      ? pc_cmp_tensor(&r->tensors[0])
-                      : pc_cmp_none();
+        t->root = r->count > 0 && !pc_tensor_is_null(&r->tensors[0]) ? pc_cmp_tensor(&r->tensors[0])
+                                                                     : pc_cmp_none();
         return;
     }
     t->count = 0;

@@ -113,7 +113,8 @@ static void worker_loop(const pc_pool_job *job, int cmd_fd, int res_fd, int nwor
 {
     signal(SIGINT, SIG_IGN); /* the parent decides what an interrupt does */
     signal(SIGTERM, SIG_DFL);
-    signal(SIGPIPE, SIG_DFL);
+    signal(SIGPIPE, SIG_IGN); /* a closed log stream must not kill an API; a closed pipe to the
+                                 parent fails write_all and ends the worker */
 #ifdef _OPENMP
     /* the cores shared among the workers: OpenMP's and OpenBLAS's threads alike */
     int threads = omp_get_num_procs() / (nworkers > 0 ? nworkers : 1);

@@ -1,17 +1,20 @@
 /* The whole run_ut / multi_run_ut run (spec run_ut.md §1.4, §3, §7, §8). */
 #include <errno.h>
+#include <fcntl.h>
 #include <regex.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "precheck/core/clock.h"
 #include "precheck/core/log.h"
 #include "precheck/inputs/inputs.h"
 #include "precheck/core/progress.h"
+#include "precheck/dump/data.h"
 #include "precheck/io/config.h"
 #include "precheck/io/path_check.h"
 #include "runner_impl.h"
@@ -31,7 +34,37 @@ typedef struct run_state {
     char error_dir[PC_PATH_BUFFER_SIZE + 64];
     pc_progress *progress;
     size_t done_before, total;
+    /* progress as log lines (stderr is not a terminal) */
+    bool log_progress;
+    double interval, started, last;
 } run_state;
+
+/* "1 h 02 min", "3 min 05 s", "12 s" */
+static void format_duration(char *buf, size_t size, double s)
+{
+    long t = s > 0 && s < 1e9 ? (long)(s + 0.5) : 0;
+    if (t >= 3600)
+        snprintf(buf, size, "%ld h %02ld min", t / 3600, t / 60 % 60);
+    else if (t >= 60)
+        snprintf(buf, size, "%ld min %02ld s", t / 60, t % 60);
+    else
+        snprintf(buf, size, "%ld s", t);
+}
+
+/* The periodic progress line where no bar can be seen (nohup, CI, a log file). */
+static void log_progress(run_state *s, size_t done)
+{
+    double now = pc_clock_seconds();
+    if (now - s->last < s->interval || done == s->total)
+        return;
+    s->last = now;
+    double rate = (double)done / (now - s->started > 1e-9 ? now - s->started : 1e-9);
+    char left[32] = "?";
+    if (rate > 0)
+        format_duration(left, sizeof left, (double)(s->total - done) / rate);
+    pc_log_info("Progress: %zu of %zu APIs done (%.1f%%), %.2f APIs/s, about %s left", done,
+                s->total, s->total ? 100.0 * (double)done / (double)s->total : 100.0, rate, left);
+}
 
 static int write_api(void *ctx, size_t pos, const pc_api_text *t)
 {
@@ -45,34 +78,79 @@ static int write_api(void *ctx, size_t pos, const pc_api_text *t)
     }
     if (s->progress)
         pc_progress_update(s->progress, s->done_before + pos + 1);
+    if (s->log_progress)
+        log_progress(s, pos + 1);
     if (s->opt->timing)
         s->opt->timing->write += pc_clock_seconds() - t0;
     return 0;
 }
 
+/* The header rows of a new run's two CSVs (created empty by claim_names). */
 static pc_status write_headers(const run_state *s)
 {
     pc_csv_buffer b = PC_CSV_BUFFER_INIT;
-    pc_status st = PC_OK;
-    FILE *f = fopen(s->result_path, "rb");
-    if (f) {
-        fclose(f);
-    } else {
-        st = pc_result_header_append(&b);
-        if (st == PC_OK)
-            st = pc_csv_append_file(s->result_path, &b);
-    }
+    pc_status st = pc_result_header_append(&b);
+    if (st == PC_OK)
+        st = pc_csv_append_file(s->result_path, &b);
     pc_csv_buffer_clear(&b);
-    f = fopen(s->details_path, "rb");
-    if (f) {
-        fclose(f);
-    } else if (st == PC_OK) {
+    if (st == PC_OK)
         st = pc_details_header_append(&b);
-        if (st == PC_OK)
-            st = pc_csv_append_file(s->details_path, &b);
-    }
+    if (st == PC_OK)
+        st = pc_csv_append_file(s->details_path, &b);
     pc_csv_buffer_free(&b);
     return st;
+}
+
+/* Creates path, which must not exist (O_EXCL); false with errno when it cannot. */
+static bool create_new(const char *path)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0640);
+    if (fd < 0)
+        return false;
+    close(fd);
+    return true;
+}
+
+/*
+ * A new run's two CSVs: msprobe's names with the run's start time, created empty here so that
+ * no other run can take them. When either name is taken (two runs into one folder within the
+ * same second), the next second's names are tried, so the names keep msprobe's pattern and a
+ * new run never reads or appends to a file it did not create (msprobe would resume the other
+ * run's files and lose this run's rows). *ts becomes the timestamp used.
+ */
+static pc_status claim_names(run_state *s, const char *out_dir, time_t start, char *ts)
+{
+    for (int k = 0; k < 3600; k++) {
+        time_t t = start + k;
+        struct tm lt;
+        localtime_r(&t, &lt);
+        strftime(ts, 16, "%Y%m%d%H%M%S", &lt);
+        snprintf(s->result_path, sizeof s->result_path, "%s/accuracy_checking_result_%s.csv",
+                 out_dir, ts);
+        snprintf(s->details_path, sizeof s->details_path, "%s/accuracy_checking_details_%s.csv",
+                 out_dir, ts);
+        if (!create_new(s->result_path)) {
+            if (errno == EEXIST)
+                continue;
+            return pc_error_set(PC_ERR_IO, "%s: cannot create: %s", s->result_path,
+                                strerror(errno));
+        }
+        if (create_new(s->details_path)) {
+            if (k > 0)
+                pc_log_warning("%s already holds run_ut CSVs named for this run's start time: "
+                               "this run writes its own under the next free time stamp, %s.",
+                               out_dir, ts);
+            return PC_OK;
+        }
+        int e = errno;
+        unlink(s->result_path);
+        if (e != EEXIST)
+            return pc_error_set(PC_ERR_IO, "%s: cannot create: %s", s->details_path, strerror(e));
+    }
+    return pc_error_set(PC_ERR_IO,
+                        "%s holds run_ut CSVs for every second of the hour after this run's "
+                        "start; choose another -o",
+                        out_dir);
 }
 
 /* -csv_path: the result file, its details twin, and the timestamp of its name. */
@@ -112,6 +190,53 @@ static pc_status error_data_dir(run_state *s, const char *base, const char *ts)
         return st;
     snprintf(s->error_dir, sizeof s->error_dir, "%s/ut_error_data%s", resolved, ts);
     return pc_path_make_dir(s->error_dir);
+}
+
+static int has_tensor_file(void *ctx, const pc_dump_api *api, const pc_dump_arg *arg)
+{
+    (void)ctx;
+    (void)api;
+    return pc_dump_tensor_file(arg->u.tensor) != NULL;
+}
+
+/*
+ * What is wrong with the whole dump rather than with its APIs, said once before anything is
+ * written (otherwise every API would get the same SKIP row, and the run exit 0): a tensor-mode
+ * dump.json copied without its dump_tensor_data folder, replay of a dump that recorded no
+ * tensors. A dump of modules only (level L0) has nothing for run_ut: a warning.
+ */
+static pc_status check_dump_whole(const pc_dump *dump, bool replay)
+{
+    bool files = false;
+    for (size_t i = 0; i < dump->api_count && !files; i++)
+        files = pc_dump_visit_tensors(&dump->apis[i], has_tensor_file, NULL) != 0;
+    if (files && dump->has_real_data) {
+        char dir[PC_PATH_BUFFER_SIZE + 32];
+        const char *slash = strrchr(dump->path, '/');
+        int n = slash ? (int)(slash - dump->path) : 1;
+        snprintf(dir, sizeof dir, "%.*s/dump_tensor_data", n, slash ? dump->path : ".");
+        struct stat st;
+        if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+            return pc_error_set(PC_ERR_NOT_FOUND,
+                                "The dump's tensor files are missing: %s does not exist. %s is a "
+                                "tensor-mode dump whose tensors live in the folder "
+                                "dump_tensor_data beside it: copy the whole rank folder "
+                                "(dump.json with dump_tensor_data/), not dump.json alone.",
+                                dir, dump->path);
+    }
+    if (replay && !files && dump->api_count > 0)
+        return pc_error_set(PC_ERR_INVALID,
+                            "--backend replay needs what the device computed, and %s recorded "
+                            "no tensors (task \"%s\": statistics only). Dump with task "
+                            "\"tensor\" and data_mode [\"all\"], or choose another backend "
+                            "(docs/devices.md).",
+                            dump->path, dump->task ? dump->task : "?");
+    if (dump->api_count == 0 && dump->module_count > 0)
+        pc_log_warning("The dump holds %zu module records and no API record (level \"%s\"): "
+                       "run_ut checks APIs, so there is nothing to check. Dump with level "
+                       "\"L1\" (or \"mix\") for run_ut.",
+                       dump->module_count, dump->level ? dump->level : "?");
+    return PC_OK;
 }
 
 static pc_status load_config(const pc_run_options *o, pc_config *cfg)
@@ -194,6 +319,10 @@ int pc_run_ut(const pc_run_options *o)
     pc_name_set done = {0};
     pc_backend device = {0}, bench = {0};
     run_state s = {.opt = o};
+    bool created = false; /* this run made its CSVs (removed again if it fails before a row) */
+    bool ran = false;     /* the APIs started running */
+    pc_run_identity *ident = NULL;
+    char record_path[PC_PATH_BUFFER_SIZE + 80] = "";
     if (!o->api_info || !*o->api_info) {
         pc_log_error("Please provide api_info_file for offline run ut.");
         goto out;
@@ -230,6 +359,10 @@ int pc_run_ut(const pc_run_options *o)
         o->timing->parse += pc_clock_seconds() - t0;
     if (dump->data_empty)
         pc_log_warning("data field is empty, no overflow data found.");
+    if (check_dump_whole(dump, device.vt == &pc_backend_replay) != PC_OK) {
+        fail(pc_error_message());
+        goto out;
+    }
     if (o->filter_api) {
         pc_log_info("Start filtering the api in the api_info_file.");
         keep = calloc(dump->api_count + 1, sizeof *keep);
@@ -247,17 +380,47 @@ int pc_run_ut(const pc_run_options *o)
         fail(pc_error_message());
         goto out;
     }
+    pc_api_lists lists = {(const char *const *)cfg.white_list.items, cfg.white_list.count,
+                          (const char *const *)cfg.black_list.items, cfg.black_list.count};
+    ident = malloc(sizeof *ident);
+    if (!ident || pc_run_identity_make(ident, o, dump_path, &lists, cfg.precision) != PC_OK) {
+        fail(ident ? pc_error_message() : "out of memory");
+        goto out;
+    }
+    char record[PC_PATH_BUFFER_SIZE + 80], command[4096];
+    pc_run_command_line(command, sizeof command, o->argc, o->argv, NULL);
     bool resume = o->csv_path && *o->csv_path;
     if (resume) {
+        bool found = false;
         if (resume_paths(&s, o->csv_path, ts) != PC_OK) {
             fail(pc_error_message());
             goto out;
         }
+        const char *slash = strrchr(s.result_path, '/');
+        char dir[PC_PATH_BUFFER_SIZE + 64];
+        snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - s.result_path) : 1,
+                 slash ? s.result_path : ".");
+        pc_run_identity_path(record, sizeof record, dir, ts);
+        if (pc_run_identity_check(ident, record, s.result_path, &found) != PC_OK) {
+            fail(pc_error_message());
+            goto out;
+        }
+        if (!found)
+            pc_log_warning("%s has no precheck run record beside it (a CSV msprobe wrote, or an "
+                           "older precheck): resuming as msprobe does, without checking that "
+                           "the dump and the settings are the run's.",
+                           s.result_path);
+    } else if (claim_names(&s, out_dir, start, ts) != PC_OK) {
+        fail(pc_error_message());
+        goto out;
     } else {
-        snprintf(s.result_path, sizeof s.result_path, "%s/accuracy_checking_result_%s.csv", out_dir,
-                 ts);
-        snprintf(s.details_path, sizeof s.details_path, "%s/accuracy_checking_details_%s.csv",
-                 out_dir, ts);
+        created = true;
+        pc_run_identity_path(record, sizeof record, out_dir, ts);
+        snprintf(record_path, sizeof record_path, "%s", record);
+        if (pc_run_identity_write(ident, record, command) != PC_OK) {
+            fail(pc_error_message());
+            goto out;
+        }
     }
     if (o->save_error_data &&
         error_data_dir(&s, cfg.error_data_path ? cfg.error_data_path : "./", ts) != PC_OK) {
@@ -290,8 +453,6 @@ int pc_run_ut(const pc_run_options *o)
         goto out;
     }
 
-    pc_api_lists lists = {(const char *const *)cfg.white_list.items, cfg.white_list.count,
-                          (const char *const *)cfg.black_list.items, cfg.black_list.count};
     pc_api_runner runner = {
         .dump = dump,
         .device = &device,
@@ -322,8 +483,13 @@ int pc_run_ut(const pc_run_options *o)
             pc_log_info("UT task error data will be saved");
         pc_log_info("Starting parallel UT with %d processes", o->workers);
     }
-    if (o->progress)
+    if (o->progress && isatty(STDERR_FILENO)) {
         s.progress = pc_progress_new(o->multi ? "Total items" : "Processing", count, stderr);
+    } else if (o->progress) {
+        s.log_progress = true;
+        s.interval = o->progress_interval_s > 0 ? o->progress_interval_s : 30.0;
+        s.started = s.last = pc_clock_seconds();
+    }
 
     struct sigaction sa = {0}, old_int, old_term;
     sa.sa_handler = on_signal;
@@ -332,6 +498,7 @@ int pc_run_ut(const pc_run_options *o)
     sigaction(SIGINT, &sa, &old_int);
     sigaction(SIGTERM, &sa, &old_term);
     size_t written = 0;
+    ran = true;
     pc_status st = pc_pool_run(&job, write_api, &s, &written);
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
@@ -348,8 +515,13 @@ int pc_run_ut(const pc_run_options *o)
                        interrupted == SIGTERM ? "SIGTERM" : "user", written, count);
         pc_log_warning("The UT task has not been completed. The parameter '-csv_path' along with "
                        "the path to the result CSV file will be utilized to resume the UT task.");
-        pc_log_warning("To resume: precheck %s -api_info %s -csv_path %s",
-                       o->multi ? "multi_run_ut" : "run_ut", o->api_info, s.result_path);
+        if (o->argc > 0) {
+            pc_run_command_line(command, sizeof command, o->argc, o->argv, s.result_path);
+            pc_log_warning("To resume: %s", command);
+        } else {
+            pc_log_warning("To resume: precheck %s -api_info %s -csv_path %s",
+                           o->multi ? "multi_run_ut" : "run_ut", o->api_info, s.result_path);
+        }
         rc = 130;
         goto out;
     }
@@ -364,6 +536,13 @@ int pc_run_ut(const pc_run_options *o)
         pc_log_info("UT task completed.");
     rc = 0;
 out:
+    if (created && !ran && rc != 0) { /* nothing half-made left behind */
+        unlink(s.result_path);
+        unlink(s.details_path);
+        if (record_path[0])
+            unlink(record_path);
+    }
+    free(ident);
     pc_progress_free(s.progress);
     pc_backend_close(&device);
     pc_backend_close(&bench);

@@ -36,6 +36,39 @@ pc_status pc_cache_store_grads(const char *dir, const pc_cache_key *k, const pc_
 /* The cache directory exists (made when missing) and is readable and writable. */
 pc_status pc_cache_dir_check(const char *dir);
 
+/* ---- the run's identity and its command line (identity.c) ---- */
+
+#define PC_RUN_IDENTITY_MAX   24
+#define PC_RUN_IDENTITY_VALUE 2048
+
+typedef struct pc_run_identity_field {
+    char key[32];
+    char value[PC_RUN_IDENTITY_VALUE];
+    bool decides; /* it decides the rows: a resume must have the same */
+} pc_run_identity_field;
+
+typedef struct pc_run_identity {
+    pc_run_identity_field fields[PC_RUN_IDENTITY_MAX];
+    int count;
+} pc_run_identity;
+
+/* The identity of the run o on the dump at dump_path (its content is digested), with the
+ * effective lists and CSV precision. */
+pc_status pc_run_identity_make(pc_run_identity *id, const pc_run_options *o, const char *dump_path,
+                               const pc_api_lists *lists, int precision);
+/* <dir>/precheck_run_<ts>.json: the record beside a run's CSVs. */
+void pc_run_identity_path(char *out, size_t size, const char *dir, const char *ts);
+/* Writes the record (atomically) with the run's command line. */
+pc_status pc_run_identity_write(const pc_run_identity *id, const char *path, const char *command);
+/* Compares id with the record at path, written by the run that made csv: PC_ERR_INVALID
+ * naming every difference; *found false (and PC_OK) when there is no record (a CSV written by
+ * msprobe or an older precheck). */
+pc_status pc_run_identity_check(const pc_run_identity *id, const char *path, const char *csv,
+                                bool *found);
+/* "precheck <args...>", shell-quoted so that it can be pasted, with any -csv_path of argv
+ * replaced by -csv_path csv (csv NULL: the command as it was). */
+void pc_run_command_line(char *out, size_t size, int argc, char *const *argv, const char *csv);
+
 /* ---- a set of API names ---- */
 
 typedef struct pc_name_set {

@@ -412,8 +412,9 @@ static void test_special_characters(void **state)
         "semi;.json",      "star*.json", "new\nline.json", "trailing-newline.json\n"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         write_file(at(f, "%s", bad[i]), "{}", 0600);
-        check_fails(f->path, PC_PATH_FILE, PC_PATH_READ, ".json", PC_ERR_INVALID,
-                    expect(f, "The file path %s contains special characters.", f->path));
+        check_fails(
+            f->path, PC_PATH_FILE, PC_PATH_READ, ".json", PC_ERR_INVALID,
+            expect(f, "The file path %s contains special characters." PC_PATH_CHARS_HINT, f->path));
     }
     /* Colons, dots, dashes and underscores are allowed for reading. */
     write_file(at(f, "ok:name-1_2.v3.json"), "{}", 0600);
@@ -575,8 +576,9 @@ static void test_check_order(void **state)
         expect(f, "The file path %s may be insecure because is does not belong to you.", f->path));
     pc_path_testing_set_uid(-1);
     /* Characters before size, size before suffix, suffix before others-writable. */
-    check_fails(f->path, PC_PATH_FILE, PC_PATH_READ, ".json", PC_ERR_INVALID,
-                expect(f, "The file path %s contains special characters.", f->path));
+    check_fails(
+        f->path, PC_PATH_FILE, PC_PATH_READ, ".json", PC_ERR_INVALID,
+        expect(f, "The file path %s contains special characters." PC_PATH_CHARS_HINT, f->path));
     sparse_file(at(f, "big.txt"), 2 * 1024 * 1024);
     assert_int_equal(chmod(f->path, 0666), 0);
     check_fails(
@@ -687,10 +689,12 @@ static void test_before_create(void **state)
     assert_int_equal(pc_path_check_before_create(at(f, "new/deeper/file.csv")), PC_OK);
     /* No colon here, unlike for reading; the message names the path as given. */
     at(f, "a:b.csv");
-    before_create_fails(f->path,
-                        expect(f, "The file path %s contains special characters.", f->path));
-    before_create_fails("rel ative.csv", "The file path rel ative.csv contains special "
-                                         "characters.");
+    before_create_fails(
+        f->path,
+        expect(f, "The file path %s contains special characters." PC_PATH_DIR_CHARS_HINT, f->path));
+    before_create_fails(
+        "rel ative.csv",
+        "The file path rel ative.csv contains special characters." PC_PATH_DIR_CHARS_HINT);
     /* The symlink check. */
     write_file(at(f, "t.csv"), "", 0600);
     assert_int_equal(symlink("t.csv", at(f, "l.csv")), 0);
@@ -709,8 +713,9 @@ static void test_before_create(void **state)
     for (int i = 0; i < 255; i++)
         memcpy(wide + 2 * i, "\xc3\xa9", 2);
     at(f, "%s", wide);
-    before_create_fails(f->path,
-                        expect(f, "The file path %s contains special characters.", f->path));
+    before_create_fails(
+        f->path,
+        expect(f, "The file path %s contains special characters." PC_PATH_DIR_CHARS_HINT, f->path));
     memcpy(wide + 510, "\xc3\xa9", 2);
     at(f, "%s", wide);
     before_create_fails(f->path, "The file path length exceeds limit.");
@@ -760,8 +765,9 @@ static void test_make_dir(void **state)
     assert_string_equal(pc_error_message(), "The file path outlink is a soft link.");
     /* No colon. */
     assert_int_equal(pc_path_make_dir("with:colon"), PC_ERR_INVALID);
-    assert_string_equal(pc_error_message(),
-                        "The file path with:colon contains special characters.");
+    assert_string_equal(
+        pc_error_message(),
+        "The file path with:colon contains special characters." PC_PATH_DIR_CHARS_HINT);
     assert_int_equal(chdir(cwd), 0);
 
     /* A file in the way. */

@@ -120,13 +120,30 @@ static void test_conformance(void **state)
 }
 
 /* replay on a statistics dump: each API's SKIP row names the missing file and the setting */
+/* replay on a statistics dump is refused before the run; a tensor dump with one output file
+ * not recorded gives that API a SKIP row naming the record and the setting */
 static void test_replay_needs_files(void **state)
 {
     (void)state;
-    char dir[512], args[2048], r[1024], t[1024];
+    char dir[512], out[600], log[600], args[2048], r[1024], t[1024], cmd[2048];
     out_dir(dir, sizeof dir);
-    PC_TEST_FMT(args, "run_ut -api_info %s/gpt_stats/step0/rank/dump.json --backend replay", DUMPS);
-    run_to(args, NULL, dir, r, t, sizeof r);
+    PC_TEST_FMT(out, "%s/out", dir);
+    PC_TEST_FMT(log, "%s/log", dir);
+    PC_TEST_FMT(args, "run_ut -api_info %s/gpt_stats/step0/rank/dump.json --backend replay -o %s",
+                DUMPS, out);
+    assert_int_equal(run(NULL, args, log), 1);
+    assert_true(contains(log, "--backend replay needs what the device computed"));
+    assert_true(contains(log, "Dump with task \"tensor\" and data_mode [\"all\"]"));
+    struct stat st;
+    assert_int_not_equal(stat(out, &st), 0); /* nothing written */
+
+    PC_TEST_FMT(cmd,
+                "cp -r %s/gpt_tensor/step0/rank %s/rank && sed -i 's/\"data_name\": "
+                "\"Functional.linear.0.forward.output.0.pt\"/\"no_file\": 0/' %s/rank/dump.json",
+                DUMPS, dir, dir);
+    assert_int_equal(system(cmd), 0);
+    PC_TEST_FMT(args, "run_ut -api_info %s/rank/dump.json --backend replay", dir);
+    run_to(args, NULL, out, r, t, sizeof r);
     static pc_test_status_row rows[64];
     int n = pc_test_read_results(r, rows, 64);
     assert_int_equal(n, 43);

@@ -65,6 +65,8 @@ pc_log_level pc_log_get_level(void);
 
 /* Sets the minimum level from MSPROBE_LOG_LEVEL as described at the top of this file. Call it
  * once at start-up, before other threads log. */
+/* Also makes writes to a closed stdout or stderr fail quietly (SIGPIPE ignored): a reader of
+ * the log that goes away must not end the program. */
 void pc_log_init_from_env(void);
 
 /* Parses a MSPROBE_LOG_LEVEL value: exactly one of "0".."4" (no spaces, no sign, no leading

@@ -62,6 +62,14 @@ enum {
 };
 
 /* Modes msprobe gives what it creates: directories 0750 (before the umask), files 0640. */
+/* What the character check's message adds to msprobe's first sentence: what to do. */
+#define PC_PATH_CHARS_HINT                                                                         \
+    " Only letters, digits and _ . : / - are allowed (no spaces or other characters): rename or "  \
+    "move it."
+#define PC_PATH_DIR_CHARS_HINT                                                                     \
+    " Only letters, digits and _ . / - are allowed in a path precheck creates (no spaces, no "     \
+    "colon): choose another."
+
 #define PC_PATH_DIR_MODE  0750
 #define PC_PATH_FILE_MODE 0640
 

@@ -101,14 +101,21 @@ typedef struct pc_run_options {
     bool jit_compile;         /* -j */
     const char *bench_policy; /* "msprobe" / "fp64" */
     uint64_t seed;
-    double timeout_s;      /* per API, 0: none */
-    double max_memory_mb;  /* per API (see pc_api_memory_estimate), 0: 90% of MemAvailable */
-    bool progress;         /* the progress bar on stderr */
-    pc_run_timing *timing; /* NULL, or filled (with workers == 0) */
+    double timeout_s;           /* per API, 0: none */
+    double max_memory_mb;       /* per API (see pc_api_memory_estimate), 0: 90% of MemAvailable */
+    bool progress;              /* the progress bar on stderr; when stderr is not a terminal, an
+                                   INFO line every progress_interval_s seconds instead */
+    double progress_interval_s; /* 0: 30 s */
+    pc_run_timing *timing;      /* NULL, or filled (with workers == 0) */
     /* --bench-cache DIR: the bench's results are read from DIR where an earlier run (of any
      * machine) stored them for the same op, inputs and bench policy, and stored there
      * otherwise; NULL: no cache */
     const char *bench_cache;
+    /* The command's arguments as the user gave them (after "precheck": "run_ut -api_info
+     * ..."), for the command that resumes an interrupted run and the run's record; argc 0:
+     * unknown (a resume command is then built from api_info alone). */
+    int argc;
+    char *const *argv;
 } pc_run_options;
 
 /* The exit status of the run: 0 done, 1 failed (a message was logged), 130 interrupted. */

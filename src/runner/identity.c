@@ -1,0 +1,296 @@
+/*
+ * A run's identity: what decides its rows (the dump's content, the seed, the bench policy, the
+ * device, the filter and lists, the CSV precision, the timeout and memory limit), written as
+ * precheck_run_<ts>.json beside the run's CSVs and checked when -csv_path resumes them, so
+ * that a resume can only finish the run it continues. Also the command that resumes a run,
+ * which is the original command line with -csv_path added.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "precheck/core/log.h"
+#include "precheck/io/json.h"
+#include "precheck/io/path_check.h"
+#include "runner_impl.h"
+
+#define MSPROBE_VERSION "8.3.3"
+
+/* ---- the fields ---- */
+
+static void put(pc_run_identity *id, const char *key, bool decides, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void put(pc_run_identity *id, const char *key, bool decides, const char *fmt, ...)
+{
+    if (id->count == PC_RUN_IDENTITY_MAX)
+        return;
+    pc_run_identity_field *f = &id->fields[id->count++];
+    snprintf(f->key, sizeof f->key, "%s", key);
+    f->decides = decides;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(f->value, sizeof f->value, fmt, ap);
+    va_end(ap);
+}
+
+/* A 64-bit FNV-1a over 8-byte words (and the tail bytes) of the file, with its size. */
+static pc_status file_digest(const char *path, char *out, size_t size)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return pc_error_set(PC_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    enum { CHUNK = 1 << 20 };
+    unsigned char *buf = malloc(CHUNK);
+    if (!buf) {
+        close(fd);
+        return pc_error_set(PC_ERR_NOMEM, "out of memory");
+    }
+    uint64_t h = 0xcbf29ce484222325ULL, total = 0;
+    ssize_t n;
+    while ((n = read(fd, buf, CHUNK)) > 0 || (n < 0 && errno == EINTR)) {
+        if (n < 0)
+            continue;
+        size_t i = 0;
+        for (; i + 8 <= (size_t)n; i += 8) {
+            uint64_t w;
+            memcpy(&w, buf + i, 8);
+            h = (h ^ w) * 0x100000001b3ULL;
+        }
+        for (; i < (size_t)n; i++)
+            h = (h ^ buf[i]) * 0x100000001b3ULL;
+        total += (uint64_t)n;
+    }
+    int e = errno;
+    free(buf);
+    close(fd);
+    if (n < 0)
+        return pc_error_set(PC_ERR_IO, "%s: cannot read: %s", path, strerror(e));
+    snprintf(out, size, "%016llx-%llu", (unsigned long long)h, (unsigned long long)total);
+    return PC_OK;
+}
+
+static void join_list(char *out, size_t size, const char *const *items, size_t count)
+{
+    size_t used = 0;
+    out[0] = 0;
+    for (size_t i = 0; i < count && used < size; i++)
+        used += (size_t)snprintf(out + used, size - used, "%s%s", i ? "," : "", items[i]);
+}
+
+/* The device kind a backend spec names: the name, and for torch the device without its index
+ * and options (a resume may run on another GPU of the same kind, with other threads). */
+static void backend_kind(const char *spec, char *out, size_t size)
+{
+    if (strncmp(spec, "torch:", 6) == 0)
+        snprintf(out, size, "torch:%.*s", (int)strcspn(spec + 6, ":,"), spec + 6);
+    else
+        snprintf(out, size, "%s", spec);
+}
+
+pc_status pc_run_identity_make(pc_run_identity *id, const pc_run_options *o, const char *dump_path,
+                               const pc_api_lists *lists, int precision)
+{
+    memset(id, 0, sizeof *id);
+    char digest[64], buf[PC_RUN_IDENTITY_VALUE];
+    pc_status st = file_digest(dump_path, digest, sizeof digest);
+    if (st != PC_OK)
+        return st;
+    put(id, "dump_content", true, "%s", digest);
+    put(id, "dump", false, "%s", dump_path);
+    put(id, "seed", true, "%llu", (unsigned long long)o->seed);
+    put(id, "bench", true, "%s", o->bench_policy ? o->bench_policy : "msprobe");
+    backend_kind(o->backend ? o->backend : "cpu", buf, sizeof buf);
+    put(id, "device", true, "%s", buf);
+    put(id, "backend", false, "%s", o->backend ? o->backend : "cpu");
+    put(id, "filter_api", true, "%s", o->filter_api ? "yes" : "no");
+    join_list(buf, sizeof buf, lists->white, lists->white_count);
+    put(id, "white_list", true, "%s", buf);
+    join_list(buf, sizeof buf, lists->black, lists->black_count);
+    put(id, "black_list", true, "%s", buf);
+    put(id, "precision", true, "%d", precision);
+    put(id, "timeout", true, "%g", o->timeout_s);
+    put(id, "max_memory_mb", true, "%g", o->max_memory_mb);
+    put(id, "precheck_version", false, "%s", PC_VERSION_STRING);
+    put(id, "msprobe_version", false, "%s", MSPROBE_VERSION);
+    put(id, "save_error_data", false, "%s", o->save_error_data ? "yes" : "no");
+    put(id, "workers", false, "%d", o->workers);
+    return PC_OK;
+}
+
+/* ---- the record file ---- */
+
+void pc_run_identity_path(char *out, size_t size, const char *dir, const char *ts)
+{
+    snprintf(out, size, "%s/precheck_run_%s.json", dir, ts);
+}
+
+static void json_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(f, "\\%c", *p);
+        else if (*p < 0x20)
+            fprintf(f, "\\u%04x", *p);
+        else
+            fputc(*p, f);
+    }
+    fputc('"', f);
+}
+
+pc_status pc_run_identity_write(const pc_run_identity *id, const char *path, const char *command)
+{
+    char tmp[PC_PATH_BUFFER_SIZE + 80];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "w");
+    if (!f)
+        return pc_error_set(PC_ERR_IO, "%s: cannot create: %s", tmp, strerror(errno));
+    fprintf(f, "{\n  \"precheck_run\": 1,\n  \"command\": ");
+    json_string(f, command);
+    for (int pass = 0; pass < 2; pass++) {
+        fprintf(f, ",\n  \"%s\": {", pass == 0 ? "identity" : "about");
+        int n = 0;
+        for (int i = 0; i < id->count; i++) {
+            if (id->fields[i].decides != (pass == 0))
+                continue;
+            fprintf(f, "%s\n    ", n++ ? "," : "");
+            json_string(f, id->fields[i].key);
+            fprintf(f, ": ");
+            json_string(f, id->fields[i].value);
+        }
+        fprintf(f, "\n  }");
+    }
+    fprintf(f, "\n}\n");
+    if (fclose(f) != 0 || rename(tmp, path) != 0) {
+        pc_status st = pc_error_set(PC_ERR_IO, "%s: cannot write: %s", path, strerror(errno));
+        unlink(tmp);
+        return st;
+    }
+    pc_path_set_file_mode(path);
+    return PC_OK;
+}
+
+pc_status pc_run_identity_check(const pc_run_identity *id, const char *path, const char *csv,
+                                bool *found)
+{
+    *found = false;
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return PC_OK;
+    *found = true;
+    pc_json_doc *doc = NULL;
+    pc_status s = pc_json_parse_file(&doc, path);
+    if (s != PC_OK)
+        return pc_error_prefix(s, "the run record beside %s is damaged", csv);
+    pc_json_ref rec = pc_json_object_get(doc, 0, "identity");
+    char diff[PC_ERROR_MESSAGE_MAX] = "";
+    size_t used = 0;
+    int differences = 0;
+    for (int i = 0; i < id->count; i++) {
+        const pc_run_identity_field *f = &id->fields[i];
+        if (!f->decides)
+            continue;
+        const char *was = pc_json_string(doc, pc_json_object_get(doc, rec, f->key), NULL);
+        if (was && strcmp(was, f->value) == 0)
+            continue;
+        differences++;
+        if (used >= sizeof diff)
+            continue;
+        if (strcmp(f->key, "dump_content") == 0) { /* name the dumps, not their digests */
+            pc_json_ref about = pc_json_object_get(doc, 0, "about");
+            const char *then = pc_json_string(doc, pc_json_object_get(doc, about, "dump"), NULL);
+            const char *now = "?";
+            for (int k = 0; k < id->count; k++)
+                if (strcmp(id->fields[k].key, "dump") == 0)
+                    now = id->fields[k].value;
+            used += (size_t)snprintf(diff + used, sizeof diff - used,
+                                     "%sthe dump: %s then, %s now, with other content",
+                                     differences > 1 ? "; " : "", then ? then : "?", now);
+            continue;
+        }
+        used +=
+            (size_t)snprintf(diff + used, sizeof diff - used, "%s%s: '%s' then, '%s' now",
+                             differences > 1 ? "; " : "", f->key, was ? was : "(none)", f->value);
+    }
+    if (differences > 0) {
+        const char *cmd = pc_json_string(doc, pc_json_object_get(doc, 0, "command"), NULL);
+        char command[1024];
+        snprintf(command, sizeof command, "%s", cmd ? cmd : "");
+        pc_json_free(doc);
+        return pc_error_set(PC_ERR_INVALID,
+                            "Refused to resume %s: it belongs to a run of another dump or with "
+                            "other settings (%s). Resume with that run's command (%s), or start a "
+                            "new run without -csv_path.",
+                            csv, diff, command);
+    }
+    pc_json_free(doc);
+    return PC_OK;
+}
+
+/* ---- the command line ---- */
+
+static bool plain_word(const char *s)
+{
+    if (!*s)
+        return false;
+    for (; *s; s++)
+        if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./:=,+-@%", *s))
+            return false;
+    return true;
+}
+
+static void append(char *out, size_t size, size_t *used, const char *word)
+{
+    if (*used >= size)
+        return;
+    const char *sep = *used ? " " : "";
+    if (plain_word(word)) {
+        *used += (size_t)snprintf(out + *used, size - *used, "%s%s", sep, word);
+        return;
+    }
+    *used += (size_t)snprintf(out + *used, size - *used, "%s'", sep);
+    for (const char *p = word; *p && *used < size; p++)
+        *used += (size_t)snprintf(out + *used, size - *used, *p == '\'' ? "'\\''" : "%c", *p);
+    if (*used < size)
+        *used += (size_t)snprintf(out + *used, size - *used, "'");
+}
+
+static bool is_csv_path_flag(const char *a, bool *with_value)
+{
+    const char *names[] = {"-csv_path", "--result_csv_path"};
+    for (int i = 0; i < 2; i++) {
+        size_t n = strlen(names[i]);
+        if (strncmp(a, names[i], n) == 0 && (a[n] == 0 || a[n] == '=')) {
+            *with_value = a[n] == '=';
+            return true;
+        }
+    }
+    return false;
+}
+
+void pc_run_command_line(char *out, size_t size, int argc, char *const *argv, const char *csv)
+{
+    size_t used = 0;
+    out[0] = 0;
+    append(out, size, &used, "precheck");
+    for (int i = 0; i < argc; i++) {
+        bool attached = false;
+        if (csv && is_csv_path_flag(argv[i], &attached)) {
+            if (!attached)
+                i++; /* its value */
+            continue;
+        }
+        append(out, size, &used, argv[i]);
+    }
+    if (csv) {
+        append(out, size, &used, "-csv_path");
+        append(out, size, &used, csv);
+    }
+    if (used >= size && size > 4)
+        memcpy(out + size - 4, "...", 4);
+}
