@@ -518,7 +518,8 @@ static pc_status check_empty_dir(const char *dir)
     if (!empty)
         return pc_error_set(PC_ERR_INVALID,
                             "%s is not empty: materialize writes into an empty folder, so that no "
-                            "stale tensor file stays beside the new dump",
+                            "stale tensor file stays beside the new dump; remove it or choose "
+                            "another -o",
                             dir);
     return PC_OK;
 }
