@@ -542,8 +542,8 @@ static pc_status prepare_output(mat *m, char *json_path, size_t json_size, char 
         return pc_error_set(PC_ERR_RANGE, "the output folder's path is too long: %s", out);
     if (access(json_path, F_OK) == 0)
         return pc_error_set(PC_ERR_INVALID,
-                            "%s exists: materialize does not overwrite a dump; give a new "
-                            "folder",
+                            "%s exists: materialize does not overwrite a dump; remove it or "
+                            "choose another -o",
                             json_path);
     st = pc_path_make_dir(m->out_data_dir);
     if (st == PC_OK)

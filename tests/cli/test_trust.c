@@ -297,10 +297,14 @@ static void test_messages_say_what_to_do(void **state)
     assert_int_equal(pc_test_run_precheck(NULL, args, log), 1);
     expect_in_log(log, "contains special characters. Only letters, digits and _ . : / - are "
                        "allowed (no spaces or other characters): rename or move it.");
-    /* materialize into a folder that already holds something */
-    PC_TEST_FMT(cmd, "mkdir -p %s/full && touch %s/full/old.pt", dir, dir);
-    assert_int_equal(system(cmd), 0);
+    /* materialize into a folder that already holds a dump, or tensor files */
     PC_TEST_FMT(args, "materialize -api_info %s -o %s/full", DUMP("gpt_stats"), dir);
+    assert_int_equal(pc_test_run_precheck(NULL, args, log), 0);
+    assert_int_equal(pc_test_run_precheck(NULL, args, log), 1);
+    expect_in_log(log, "exists: materialize does not overwrite a dump; remove it or choose "
+                       "another -o");
+    PC_TEST_FMT(cmd, "rm %s/full/dump.json", dir);
+    assert_int_equal(system(cmd), 0);
     assert_int_equal(pc_test_run_precheck(NULL, args, log), 1);
     expect_in_log(log, "is not empty: materialize writes into an empty folder");
     expect_in_log(log, "remove it or choose another -o");
