@@ -11,6 +11,7 @@
 #include "cli/commands.h"
 #include "precheck/core/log.h"
 #include "precheck/inputs/inputs.h"
+#include "precheck/report/sink.h"
 #include "precheck/runner/runner.h"
 
 static void usage(FILE *out, bool multi)
@@ -92,6 +93,10 @@ static void usage(FILE *out, bool multi)
             "  --no-progress                no progress bar on stderr (nor, when stderr is "
             "not a terminal,\n"
             "                               the progress line in the log)\n"
+            "  --fail-on error|warning      exit %d when an API has an error (warning: an "
+            "error or a\n"
+            "                               Warning): a CI gate (default off: msprobe's exit "
+            "codes)\n"
             "  --progress-interval S        when stderr is not a terminal: a progress line in "
             "the log\n"
             "                               every S seconds (default 30)\n"
@@ -105,7 +110,7 @@ static void usage(FILE *out, bool multi)
             "Exit status: 0 done, 1 failed (see the log), 2 usage error, 130 interrupted (the "
             "log says\nhow to resume with -csv_path). A crashing or hanging API does not stop "
             "the run: it gets\na SKIP row saying what happened.\n",
-            PC_INPUTS_DEFAULT_SEED);
+            PC_INPUTS_DEFAULT_SEED, PC_EXIT_FAILED_CHECK);
 }
 
 static int usage_error(bool multi, const char *fmt, const char *arg)
@@ -221,6 +226,17 @@ static int run(int argc, char **argv, bool multi)
             if (!*v)
                 return usage_error(multi, "%s", "argument --bench-cache: expected a directory");
             o.bench_cache = v, i++;
+        } else if (is(a, "--fail-on", NULL)) {
+            if (strcmp(v, "error") == 0)
+                o.fail_on = PC_FAIL_ERROR;
+            else if (strcmp(v, "warning") == 0)
+                o.fail_on = PC_FAIL_WARNING;
+            else
+                return usage_error(multi,
+                                   "argument --fail-on: invalid choice: '%s' (choose from "
+                                   "'error', 'warning')",
+                                   v);
+            i++;
         } else if (is(a, "--progress-interval", NULL)) {
             char *end;
             double t = strtod(v, &end);

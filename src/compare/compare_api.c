@@ -85,6 +85,7 @@ void row_init(pc_detail_row *row)
         row->metrics[i] = pc_csv_space();
     row->status = PC_VERDICT_PASS;
     row->message[0] = '\0';
+    row->decision = (pc_row_decision){-1, 0, 0};
 }
 
 /* ---- one item: _compare_core ---- */
@@ -205,6 +206,8 @@ pc_status pc_compare_item(pc_detail_row *row, const char *api_name, const pc_cmp
         } else {
             row->status = PC_VERDICT_ERROR;
         }
+        row->decision =
+            (pc_row_decision){PC_METRIC_ERROR_RATE, row->status == PC_VERDICT_PASS ? 0.0 : 1.0, 0};
         return PC_OK;
     case PC_CMP_NONE:
         row->status = PC_VERDICT_SKIP;
@@ -344,6 +347,12 @@ void pc_api_result_free(pc_api_result *res)
     free(res->full_name);
     free(res->fwd_rows);
     free(res->bwd_rows);
+    for (char *t = res->owned_text; t;) {
+        char *next;
+        memcpy(&next, t, sizeof next);
+        free(t);
+        t = next;
+    }
     *res = PC_API_RESULT_INIT;
 }
 

@@ -76,11 +76,18 @@ static int64_t load_integer(const void *data, pc_dtype dtype, int64_t i)
     }
 }
 
+static void decide(pc_detail_row *row, pc_metric metric, double value, double limit)
+{
+    row->decision = (pc_row_decision){(int)metric, value, limit};
+}
+
 static void legacy_status(pc_detail_row *row, pc_dtype D, const pc_metrics_result *m)
 {
     pc_csv_cell *c = row->metrics;
     c[PC_METRIC_COSINE] = m->cosine;
     row_append(row, "%s\n", m->cosine_message);
+    if (m->cosine.kind == PC_CSV_F64)
+        decide(row, PC_METRIC_COSINE, m->cosine.v.f64, 0.99);
     if (!m->cosine_pass) {
         row_append(row, "Cosine similarity is less than 0.99, consider as error, skip other "
                         "check and set to SPACE.\n");
@@ -88,6 +95,7 @@ static void legacy_status(pc_detail_row *row, pc_dtype D, const pc_metrics_resul
         return;
     }
     c[PC_METRIC_MAX_ABS_ERR] = m->max_abs_err;
+    decide(row, PC_METRIC_MAX_ABS_ERR, m->max_abs_err_value, 0.001);
     if (m->max_abs_err_value < 0.001) {
         row_append(row, "Max abs error is less than 0.001, consider as pass, skip other check "
                         "and set to SPACE.\n");
@@ -98,6 +106,7 @@ static void legacy_status(pc_detail_row *row, pc_dtype D, const pc_metrics_resul
     const double *ratio = m->rel_err_ratio;
     if (half) {
         c[PC_METRIC_REL_ERR_HUNDREDTH] = pc_csv_f64(ratio[0]);
+        decide(row, PC_METRIC_REL_ERR_HUNDREDTH, ratio[0], 0.99);
         if (!(ratio[0] > 1.0 - 0.01)) {
             row_append(row, "Relative error is greater than 0.01, consider as error, skip other "
                             "check and set to SPACE.\n");
@@ -106,6 +115,7 @@ static void legacy_status(pc_detail_row *row, pc_dtype D, const pc_metrics_resul
         }
     }
     c[PC_METRIC_REL_ERR_THOUSANDTH] = pc_csv_f64(ratio[1]);
+    decide(row, PC_METRIC_REL_ERR_THOUSANDTH, ratio[1], 0.999);
     bool thousandth_pass = ratio[1] > 1.0 - 0.001;
     if (half) {
         if (thousandth_pass) {
@@ -121,6 +131,8 @@ static void legacy_status(pc_detail_row *row, pc_dtype D, const pc_metrics_resul
     }
     c[PC_METRIC_REL_ERR_TEN_THOUSANDTH] = pc_csv_f64(ratio[2]);
     if (D == PC_DTYPE_F32 || D == PC_DTYPE_F64) {
+        if (thousandth_pass)
+            decide(row, PC_METRIC_REL_ERR_TEN_THOUSANDTH, ratio[2], 0.9999);
         if (!thousandth_pass) {
             row_append(row, "Relative error is greater than 0.001, consider as error, skip "
                             "other check and set to SPACE.\n");
@@ -184,6 +196,7 @@ static void binary_path(pc_detail_row *row, const pc_tensor *b, const pc_tensor 
     double rate = (double)neq / (double)n;
     row->metrics[PC_METRIC_ERROR_RATE] = pc_csv_f64(rate);
     row->status = rate == 0 ? PC_VERDICT_PASS : PC_VERDICT_ERROR;
+    decide(row, PC_METRIC_ERROR_RATE, rate, 0);
     row_append(row, "Compare algorithm is not supported for %s data. Only judged by Error Rate.\n",
                numpy_name_of(b->dtype));
 }

@@ -41,9 +41,37 @@ static const char *const metric_columns[PC_METRIC_COUNT] = {
 _Static_assert(sizeof metric_columns / sizeof metric_columns[0] == PC_METRIC_COUNT,
                "one column name per metric");
 
+/* The same columns in English, for people (summaries, the report, docs/glossary.md). */
+static const char *const metric_names[PC_METRIC_COUNT] = {
+    [PC_METRIC_COSINE] = "cosine similarity",
+    [PC_METRIC_MAX_ABS_ERR] = "max absolute error",
+    [PC_METRIC_REL_ERR_HUNDREDTH] = "share of relative errors within 1%",
+    [PC_METRIC_REL_ERR_THOUSANDTH] = "share of relative errors within 0.1%",
+    [PC_METRIC_REL_ERR_TEN_THOUSANDTH] = "share of relative errors within 0.01%",
+    [PC_METRIC_ERROR_RATE] = "binary mismatch rate",
+    [PC_METRIC_EB] = "error balance",
+    [PC_METRIC_RMSE] = "root mean square error",
+    [PC_METRIC_SMALL_VALUE_ERR_RATIO] = "small-value error ratio",
+    [PC_METRIC_MAX_REL_ERR] = "max relative error",
+    [PC_METRIC_MEAN_REL_ERR] = "mean relative error",
+    [PC_METRIC_INF_NAN_ERR_RATIO] = "inf/nan mismatch rate",
+    [PC_METRIC_REL_ERR_RATIO] = "relative error rate",
+    [PC_METRIC_ABS_ERR_RATIO] = "absolute error rate",
+    [PC_METRIC_ULP_ERR_MAX] = "max ULP error",
+    [PC_METRIC_ULP_ERR_MEAN] = "mean ULP error",
+    [PC_METRIC_ULP_ERR_PROPORTION] = "share of ULP errors above the threshold",
+};
+_Static_assert(sizeof metric_names / sizeof metric_names[0] == PC_METRIC_COUNT,
+               "one English name per metric");
+
 const char *pc_metric_column(pc_metric m)
 {
     return (unsigned)m < PC_METRIC_COUNT ? metric_columns[m] : "";
+}
+
+const char *pc_metric_name(pc_metric m)
+{
+    return (unsigned)m < PC_METRIC_COUNT ? metric_names[m] : "";
 }
 
 _Static_assert(PC_METRICS_CHUNK == NP_BLOCK, "chunks are numpy's blocks");

@@ -1,11 +1,11 @@
 /*
- * The worker pool: forked processes run APIs, the parent collects their CSV text and hands it
- * on in dump order. A worker that dies or overruns the timeout is replaced and its API becomes
- * a SKIP record.
+ * The worker pool: forked processes run APIs, the parent collects their structured results
+ * (pc_api_result, packed) and hands them on in dump order to the run's result sinks. A worker
+ * that dies or overruns the timeout is replaced and its API becomes a SKIP record.
  *
  * Protocol, over two pipes per worker: the parent sends a uint64 position; the worker answers
- * with a header {position, details length, result length} and the bytes. The parent never
- * runs OpenMP or BLAS code, so forking it (also later, for replacements) is safe.
+ * with a header {position, length} and the packed result. The parent never runs OpenMP or BLAS
+ * code, so forking it (also later, for replacements) is safe.
  */
 #include <errno.h>
 #include <poll.h>
@@ -27,34 +27,15 @@
 #include "precheck/core/log.h"
 #include "runner_impl.h"
 
-pc_status pc_api_text_make(const pc_api_runner *r, const pc_dump_api *api, int precision,
-                           pc_api_text *out)
+/* The result of one API, computed here (what a worker does); only running out of memory even
+ * for a SKIP record fails. */
+static pc_status api_result_make(const pc_api_runner *r, const pc_dump_api *api, pc_api_result *res)
 {
-    pc_api_result res = PC_API_RESULT_INIT;
-    pc_status st = pc_api_run(r, api, &res);
+    pc_status st = pc_api_run(r, api, res);
     if (st == PC_ERR_NOMEM) {
         pc_log_error("Run %s UT Error: out of memory", api->full_name);
-        st = pc_api_result_skip(&res, api->full_name, "out of memory");
+        st = pc_api_result_skip(res, api->full_name, "out of memory");
     }
-    double t0 = r->timing ? pc_clock_seconds() : 0;
-    if (st == PC_OK)
-        st = pc_api_result_append_csv(&res, &out->details, &out->result, precision);
-    pc_api_result_free(&res);
-    if (r->timing)
-        r->timing->write += pc_clock_seconds() - t0;
-    out->ready = st == PC_OK;
-    return st;
-}
-
-/* A SKIP record made by the parent for an API whose worker failed. */
-static pc_status skip_text(const char *full_name, const char *msg, int precision, pc_api_text *out)
-{
-    pc_api_result res = PC_API_RESULT_INIT;
-    pc_status st = pc_api_result_skip(&res, full_name, msg);
-    if (st == PC_OK)
-        st = pc_api_result_append_csv(&res, &out->details, &out->result, precision);
-    pc_api_result_free(&res);
-    out->ready = st == PC_OK;
     return st;
 }
 
@@ -90,9 +71,14 @@ static int read_all(int fd, void *p, size_t n)
 
 typedef struct msg_header {
     uint64_t pos;
-    uint64_t details_len;
-    uint64_t result_len;
+    uint64_t len; /* of the packed result that follows */
 } msg_header;
+
+/* A packed result waiting for its turn to be handed on. */
+typedef struct pending {
+    pc_csv_buffer bytes;
+    bool ready;
+} pending;
 
 typedef struct worker {
     pid_t pid;
@@ -106,7 +92,7 @@ typedef struct pool {
     const pc_pool_job *job;
     worker w[PC_RUN_MAX_WORKERS];
     int n;
-    pc_api_text *texts;
+    pending *texts;
 } pool;
 
 static void worker_loop(const pc_pool_job *job, int cmd_fd, int res_fd, int nworkers, int index)
@@ -126,21 +112,19 @@ static void worker_loop(const pc_pool_job *job, int cmd_fd, int res_fd, int nwor
     pc_backend_worker_start(job->runner->device, index);
     pc_backend_worker_start(job->runner->bench, index);
     uint64_t pos;
+    pc_csv_buffer bytes = PC_CSV_BUFFER_INIT;
     while (read_all(cmd_fd, &pos, sizeof pos) == 0) {
         const pc_dump_api *api = &job->dump->apis[job->apis[pos]];
-        pc_api_text t = {PC_CSV_BUFFER_INIT, PC_CSV_BUFFER_INIT, false};
-        if (pc_api_text_make(job->runner, api, job->precision, &t) != PC_OK) {
-            pc_csv_buffer_free(&t.details);
-            pc_csv_buffer_free(&t.result);
+        pc_api_result res = PC_API_RESULT_INIT;
+        pc_csv_buffer_clear(&bytes);
+        pc_status st = api_result_make(job->runner, api, &res);
+        if (st == PC_OK)
+            st = pc_api_result_pack(&res, &bytes);
+        pc_api_result_free(&res);
+        if (st != PC_OK)
             _exit(3); /* out of memory even for a SKIP row: the parent records it */
-        }
-        msg_header h = {pos, t.details.len, t.result.len};
-        int bad = write_all(res_fd, &h, sizeof h) ||
-                  write_all(res_fd, t.details.data, t.details.len) ||
-                  write_all(res_fd, t.result.data, t.result.len);
-        pc_csv_buffer_free(&t.details);
-        pc_csv_buffer_free(&t.result);
-        if (bad)
+        msg_header h = {pos, bytes.len};
+        if (write_all(res_fd, &h, sizeof h) || write_all(res_fd, bytes.data, bytes.len))
             _exit(4);
     }
     _exit(0);
@@ -202,9 +186,14 @@ static pc_status worker_failed(pool *p, int i, const char *why)
     long pos = p->w[i].pos;
     const pc_dump_api *api = &p->job->dump->apis[p->job->apis[pos]];
     pc_log_error("Run %s UT Error: %s", api->full_name, why);
-    pc_status st = skip_text(api->full_name, why, p->job->precision, &p->texts[pos]);
+    pc_api_result res = PC_API_RESULT_INIT;
+    pc_status st = pc_api_result_skip(&res, api->full_name, why);
+    if (st == PC_OK)
+        st = pc_api_result_pack(&res, &p->texts[pos].bytes);
+    pc_api_result_free(&res);
     if (st != PC_OK)
         return st;
+    p->texts[pos].ready = true;
     if (spawn(p, i) != 0)
         return pc_error_set(PC_ERR_IO, "cannot start a worker process: %s", strerror(errno));
     return PC_OK;
@@ -216,26 +205,18 @@ static pc_status collect(pool *p, int i)
     msg_header h;
     char why[256];
     if (read_all(w->res_fd, &h, sizeof h) == 0 && h.pos == (uint64_t)w->pos &&
-        h.details_len < ((uint64_t)1 << 40) && h.result_len < ((uint64_t)1 << 40)) {
-        pc_api_text *t = &p->texts[w->pos];
-        t->details.data = malloc(h.details_len + 1);
-        t->result.data = malloc(h.result_len + 1);
-        if (!t->details.data || !t->result.data) {
-            pc_csv_buffer_free(&t->details);
-            pc_csv_buffer_free(&t->result);
+        h.len < ((uint64_t)1 << 40)) {
+        pending *t = &p->texts[w->pos];
+        t->bytes.data = malloc(h.len + 1);
+        if (!t->bytes.data)
             return pc_error_set(PC_ERR_NOMEM, "out of memory");
-        }
-        if (read_all(w->res_fd, t->details.data, h.details_len) == 0 &&
-            read_all(w->res_fd, t->result.data, h.result_len) == 0) {
-            t->details.len = t->details.cap = h.details_len;
-            t->result.len = t->result.cap = h.result_len;
-            t->details.data[h.details_len] = t->result.data[h.result_len] = 0;
+        if (read_all(w->res_fd, t->bytes.data, h.len) == 0) {
+            t->bytes.len = t->bytes.cap = h.len;
             t->ready = true;
             w->pos = -1;
             return PC_OK;
         }
-        pc_csv_buffer_free(&t->details);
-        pc_csv_buffer_free(&t->result);
+        pc_csv_buffer_free(&t->bytes);
     }
     int status = 0;
     reap(p, i, true, &status);
@@ -266,12 +247,10 @@ static pc_status run_in_process(const pc_pool_job *job, pc_pool_sink sink, void 
     pc_backend_worker_start(job->runner->device, 0);
     pc_backend_worker_start(job->runner->bench, 0);
     for (size_t pos = 0; pos < job->count && !*job->interrupted; pos++) {
-        pc_api_text t = {PC_CSV_BUFFER_INIT, PC_CSV_BUFFER_INIT, false};
-        pc_status st =
-            pc_api_text_make(job->runner, &job->dump->apis[job->apis[pos]], job->precision, &t);
-        int stop = st == PC_OK ? sink(ctx, pos, &t) : 1;
-        pc_csv_buffer_free(&t.details);
-        pc_csv_buffer_free(&t.result);
+        pc_api_result res = PC_API_RESULT_INIT;
+        pc_status st = api_result_make(job->runner, &job->dump->apis[job->apis[pos]], &res);
+        int stop = st == PC_OK ? sink(ctx, pos, &res) : 1;
+        pc_api_result_free(&res);
         if (st != PC_OK)
             return st;
         *written = pos + 1;
@@ -361,11 +340,15 @@ pc_status pc_pool_run(const pc_pool_job *job, pc_pool_sink sink, void *ctx, size
         }
         /* write what is complete, in order */
         while (st == PC_OK && next_write < job->count && p.texts[next_write].ready) {
-            pc_api_text *tx = &p.texts[next_write];
-            int stop = sink(ctx, next_write, tx);
-            pc_csv_buffer_free(&tx->details);
-            pc_csv_buffer_free(&tx->result);
+            pending *tx = &p.texts[next_write];
+            pc_api_result res = PC_API_RESULT_INIT;
+            st = pc_api_result_unpack(tx->bytes.data, tx->bytes.len, &res);
+            int stop = st == PC_OK ? sink(ctx, next_write, &res) : 1;
+            pc_api_result_free(&res);
+            pc_csv_buffer_free(&tx->bytes);
             tx->ready = false;
+            if (st != PC_OK)
+                break;
             *written = ++next_write;
             if (stop) {
                 st = PC_ERR_IO;
@@ -374,10 +357,8 @@ pc_status pc_pool_run(const pc_pool_job *job, pc_pool_sink sink, void *ctx, size
         }
     }
     pool_close(&p);
-    for (size_t i = 0; i < job->count; i++) {
-        pc_csv_buffer_free(&p.texts[i].details);
-        pc_csv_buffer_free(&p.texts[i].result);
-    }
+    for (size_t i = 0; i < job->count; i++)
+        pc_csv_buffer_free(&p.texts[i].bytes);
     free(p.texts);
     signal(SIGPIPE, old_pipe);
     return st;

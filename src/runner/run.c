@@ -17,6 +17,7 @@
 #include "precheck/dump/data.h"
 #include "precheck/io/config.h"
 #include "precheck/io/path_check.h"
+#include "precheck/report/sink.h"
 #include "runner_impl.h"
 
 static volatile sig_atomic_t interrupted;
@@ -37,6 +38,9 @@ typedef struct run_state {
     /* progress as log lines (stderr is not a terminal) */
     bool log_progress;
     double interval, started, last;
+    /* where results go (report/sink.h): the CSVs, the summary, summary.json */
+    pc_sink sinks[3];
+    int nsinks;
 } run_state;
 
 /* "1 h 02 min", "3 min 05 s", "12 s" */
@@ -66,16 +70,16 @@ static void log_progress(run_state *s, size_t done)
                 s->total, s->total ? 100.0 * (double)done / (double)s->total : 100.0, rate, left);
 }
 
-static int write_api(void *ctx, size_t pos, const pc_api_text *t)
+/* One finished API, in dump order: to every result sink (the CSVs first). */
+static int on_result(void *ctx, size_t pos, const pc_api_result *res)
 {
     run_state *s = ctx;
     double t0 = s->opt->timing ? pc_clock_seconds() : 0;
-    /* details first: a result row is the mark that the API is complete (resume relies on it) */
-    if (pc_csv_append_file(s->details_path, &t->details) != PC_OK ||
-        pc_csv_append_file(s->result_path, &t->result) != PC_OK) {
-        pc_log_error("%s", pc_error_message());
-        return 1;
-    }
+    for (int i = 0; i < s->nsinks; i++)
+        if (pc_sink_api(&s->sinks[i], res) != PC_OK) {
+            pc_log_error("%s", pc_error_message());
+            return 1;
+        }
     if (s->progress)
         pc_progress_update(s->progress, s->done_before + pos + 1);
     if (s->log_progress)
@@ -83,6 +87,15 @@ static int write_api(void *ctx, size_t pos, const pc_api_text *t)
     if (s->opt->timing)
         s->opt->timing->write += pc_clock_seconds() - t0;
     return 0;
+}
+
+/* The end of the run for every sink; a sink that fails (summary.json cannot be written) only
+ * warns: the CSVs are what the run is for. */
+static void finish_sinks(run_state *s, const pc_run_end *end)
+{
+    for (int i = 0; i < s->nsinks; i++)
+        if (pc_sink_finish(&s->sinks[i], end) != PC_OK)
+            pc_log_warning("%s", pc_error_message());
 }
 
 /* The header rows of a new run's two CSVs (created empty by claim_names). */
@@ -303,6 +316,7 @@ static int fail(const char *what)
 
 int pc_run_ut(const pc_run_options *o)
 {
+    double wall0 = pc_clock_seconds();
     char ts[16];
     time_t start = time(NULL);
     struct tm lt;
@@ -475,7 +489,20 @@ int pc_run_ut(const pc_run_options *o)
         runner.bench_cache = o->bench_cache;
         runner.bench_key = o->bench_policy ? o->bench_policy : "msprobe";
     }
-    pc_pool_job job = {&runner, o, dump, list, count, cfg.precision, &interrupted};
+    pc_pool_job job = {&runner, o, dump, list, count, &interrupted};
+    char summary_path[PC_PATH_BUFFER_SIZE + 80];
+    {
+        const char *slash = strrchr(s.result_path, '/');
+        snprintf(summary_path, sizeof summary_path, "%.*s/precheck_summary_%s.json",
+                 slash ? (int)(slash - s.result_path) : 1, slash ? s.result_path : ".", ts);
+    }
+    if (pc_sink_csv_open(&s.sinks[0], s.result_path, s.details_path, cfg.precision) != PC_OK ||
+        pc_sink_summary_new(&s.sinks[1]) != PC_OK ||
+        pc_sink_json_new(&s.sinks[2], summary_path) != PC_OK) {
+        fail(pc_error_message());
+        goto out;
+    }
+    s.nsinks = 3;
     s.done_before = 0;
     s.total = count;
     if (o->multi) {
@@ -499,7 +526,7 @@ int pc_run_ut(const pc_run_options *o)
     sigaction(SIGTERM, &sa, &old_term);
     size_t written = 0;
     ran = true;
-    pc_status st = pc_pool_run(&job, write_api, &s, &written);
+    pc_status st = pc_pool_run(&job, on_result, &s, &written);
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
     if (s.progress)
@@ -510,6 +537,28 @@ int pc_run_ut(const pc_run_options *o)
         fail(pc_error_message());
         goto out;
     }
+    /* the sinks' end (the summary in the log, summary.json), for a finished or interrupted run */
+    char started[32];
+    struct tm slt;
+    localtime_r(&start, &slt);
+    strftime(started, sizeof started, "%Y-%m-%d %H:%M:%S", &slt);
+    pc_run_end end = {
+        .command = command,
+        .device = device_line,
+        .dump = dump_path,
+        .result_csv = s.result_path,
+        .details_csv = s.details_path,
+        .summary_json = summary_path,
+        .identity_json = record,
+        .started = started,
+        .seconds = pc_clock_seconds() - wall0,
+        .total = count,
+        .done = written,
+        .done_before = done.count,
+        .interrupted = written < count,
+    };
+    if (written < count)
+        finish_sinks(&s, &end);
     if (written < count) {
         pc_log_warning("Interrupted by %s: %zu of %zu APIs were written.",
                        interrupted == SIGTERM ? "SIGTERM" : "user", written, count);
@@ -531,11 +580,21 @@ int pc_run_ut(const pc_run_options *o)
     }
     pc_log_info("UT task result csv is saved in %s", s.result_path);
     pc_log_info("UT task details csv is saved in %s", s.details_path);
+    finish_sinks(&s, &end);
     pc_log_info("Successfully completed run_ut/multi_run_ut.");
     if (!o->multi)
         pc_log_info("UT task completed.");
     rc = 0;
+    if (pc_sink_summary_fails(&s.sinks[1], o->fail_on)) {
+        pc_log_warning("--fail-on %s: the run found APIs with %s; exit status %d.",
+                       o->fail_on == PC_FAIL_WARNING ? "warning" : "error",
+                       o->fail_on == PC_FAIL_WARNING ? "an error or a Warning" : "an error",
+                       PC_EXIT_FAILED_CHECK);
+        rc = PC_EXIT_FAILED_CHECK;
+    }
 out:
+    for (int i = 0; i < s.nsinks; i++)
+        pc_sink_free(&s.sinks[i]);
     if (created && !ran && rc != 0) { /* nothing half-made left behind */
         unlink(s.result_path);
         unlink(s.details_path);

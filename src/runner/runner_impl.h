@@ -92,14 +92,6 @@ pc_status pc_resume_prepare(const char *result_path, const char *details_path, p
  * "Torch.add.0"; the whole length when the name has no such suffix. */
 size_t pc_details_row_api_len(const char *name, size_t len);
 
-/* ---- one API's CSV text, as a worker sends it ---- */
-
-typedef struct pc_api_text {
-    pc_csv_buffer details;
-    pc_csv_buffer result;
-    bool ready;
-} pc_api_text;
-
 /* ---- the pool ---- */
 
 typedef struct pc_pool_job {
@@ -108,19 +100,15 @@ typedef struct pc_pool_job {
     const pc_dump *dump;
     const size_t *apis; /* indices into dump->apis, in writing order */
     size_t count;
-    int precision;
     volatile sig_atomic_t *interrupted;
 } pc_pool_job;
 
-/* Called in order for every finished API (the parent writes it). Non-zero stops the run. */
-typedef int (*pc_pool_sink)(void *ctx, size_t pos, const pc_api_text *text);
+/* Called in order for every finished API with its result (the parent hands it to the run's
+ * result sinks). Non-zero stops the run. */
+typedef int (*pc_pool_sink)(void *ctx, size_t pos, const pc_api_result *res);
 
 /* Runs the APIs in opt->workers processes (0: in this process) and hands their text to sink in
  * order. *written: how many were handed over. PC_OK also when interrupted (check *written). */
 pc_status pc_pool_run(const pc_pool_job *job, pc_pool_sink sink, void *ctx, size_t *written);
-
-/* The text of one API, computed here (what a worker does). */
-pc_status pc_api_text_make(const pc_api_runner *r, const pc_dump_api *api, int precision,
-                           pc_api_text *out);
 
 #endif

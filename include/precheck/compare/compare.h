@@ -78,6 +78,17 @@ const char *pc_verdict_text(pc_verdict v);
 #define PC_SHAPE_TEXT_MAX (PC_SHAPE_FORMAT_MAX + 4)
 #define PC_MESSAGE_MAX    2048 /* longer messages are cut */
 
+/* What settled a row's status, for people (the end-of-run summary, summary.json, the report;
+ * never written to the CSVs): the metric of msprobe's status rule that decided, its value and
+ * the limit it was held against; metric -1 when no metric decided (a shape or dtype mismatch,
+ * None against a tensor, a SKIP: the row's message says why). */
+typedef struct pc_row_decision {
+    int metric;   /* a pc_metric, or -1 */
+    double value; /* the metric's value */
+    double limit; /* the rule's limit: cosine > 0.99, max abs error < 0.001, share of relative
+                     errors within 1% / 0.1% / 0.01% above 0.99 / 0.999 / 0.9999, error rate 0 */
+} pc_row_decision;
+
 /* One details row without its name. Empty texts are written as SPACE. */
 typedef struct pc_detail_row {
     char bench_dtype[PC_DTYPE_TEXT_MAX]; /* "torch.float32", "<class 'int'>" */
@@ -86,6 +97,7 @@ typedef struct pc_detail_row {
     pc_csv_cell metrics[PC_METRIC_COUNT]; /* SPACE where not reached */
     pc_verdict status;
     char message[PC_MESSAGE_MAX];
+    pc_row_decision decision;
 } pc_detail_row;
 
 typedef struct pc_compare_options {
@@ -130,6 +142,7 @@ typedef struct pc_api_result {
     size_t n_fwd;
     pc_detail_row *bwd_rows; /* <full_name>.backward.output.<i> */
     size_t n_bwd;
+    char *owned_text; /* texts of unpacked TEXT cells (a chain), freed with the result */
 } pc_api_result;
 
 #define PC_API_RESULT_INIT ((pc_api_result){0})
@@ -142,6 +155,11 @@ pc_status pc_compare_api(pc_api_result *res, const char *full_api_name,
 pc_status pc_api_result_skip(pc_api_result *res, const char *full_api_name, const char *message);
 
 void pc_api_result_free(pc_api_result *res);
+
+/* The result as bytes appended to out (a worker's message to the parent), and back: *res is
+ * freed first and filled; PC_ERR_FORMAT for bytes that are not a whole packed result. */
+pc_status pc_api_result_pack(const pc_api_result *res, pc_csv_buffer *out);
+pc_status pc_api_result_unpack(const char *data, size_t size, pc_api_result *res);
 
 /* ---- CSV text ---- */
 

@@ -53,6 +53,8 @@ typedef enum pc_metric {
 
 /* The column header of a metric, e.g. "余弦相似度". */
 const char *pc_metric_column(pc_metric m);
+/* Its English name, e.g. "cosine similarity". */
+const char *pc_metric_name(pc_metric m);
 
 /* Elements per chunk: numpy's reduction block, so that block sums fall on chunk bounds. */
 #define PC_METRICS_CHUNK 8192

@@ -116,7 +116,13 @@ typedef struct pc_run_options {
      * unknown (a resume command is then built from api_info alone). */
     int argc;
     char *const *argv;
+    /* --fail-on: exit PC_EXIT_FAILED_CHECK when an API's verdict is at or above this level
+     * (pc_fail_level of report/sink.h: 0 never, the default, as msprobe) */
+    int fail_on;
 } pc_run_options;
+
+/* The exit status of a run that completed and found what --fail-on names. */
+#define PC_EXIT_FAILED_CHECK 3
 
 /* The exit status of the run: 0 done, 1 failed (a message was logged), 130 interrupted. */
 int pc_run_ut(const pc_run_options *opt);

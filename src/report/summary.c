@@ -1,0 +1,97 @@
+/*
+ * The end-of-run summary in the log: what was tested, the counts of each verdict for forward
+ * and for backward, why APIs were skipped, the APIs to look at first with the metric that
+ * decided (its value and the limit it crossed), and where the files are.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "precheck/core/log.h"
+#include "precheck/report/sink.h"
+#include "tally.h"
+
+#define WORST_SHOWN 10
+
+typedef struct summary_sink {
+    tally t;
+} summary_sink;
+
+static pc_status summary_api(void *self, const pc_api_result *res)
+{
+    return tally_add(&((summary_sink *)self)->t, res);
+}
+
+static void counts_line(const char *what, const size_t *c, bool backward)
+{
+    if (backward)
+        pc_log_info("  %-9s pass %zu, Warning %zu, error %zu, SKIP %zu, not compared %zu", what,
+                    c[PC_VERDICT_PASS], c[PC_VERDICT_WARNING], c[PC_VERDICT_ERROR],
+                    c[PC_VERDICT_SKIP], c[PC_VERDICT_SPACE]);
+    else
+        pc_log_info("  %-9s pass %zu, Warning %zu, error %zu, SKIP %zu", what, c[PC_VERDICT_PASS],
+                    c[PC_VERDICT_WARNING], c[PC_VERDICT_ERROR], c[PC_VERDICT_SKIP]);
+}
+
+static pc_status summary_finish(void *self, const pc_run_end *e)
+{
+    const tally *t = &((summary_sink *)self)->t;
+    pc_log_info("Summary of this run%s: %zu API(s)%s", e->interrupted ? " (interrupted)" : "", t->n,
+                e->done_before ? " (a resumed run: the APIs of the earlier run are not "
+                                 "counted here; the CSVs hold all)"
+                               : "");
+    if (e->device && *e->device)
+        pc_log_info("  %s", e->device);
+    counts_line("forward:", t->forward, false);
+    counts_line("backward:", t->backward, true);
+    char line[1024];
+    int used = 0;
+    for (int r = 0; r < SKIP_REASON_COUNT; r++)
+        if (t->reasons[r] && used < (int)sizeof line)
+            used += snprintf(line + used, sizeof line - (size_t)used, "%s%s %zu", used ? ", " : "",
+                             tally_reason_name((skip_reason)r), t->reasons[r]);
+    if (used)
+        pc_log_info("  SKIP, by reason: %s", line);
+    size_t worst[WORST_SHOWN];
+    size_t k = tally_worst(t, worst, WORST_SHOWN);
+    if (k)
+        pc_log_info("  to look at first:");
+    for (size_t i = 0; i < k; i++) {
+        const tally_api *a = &t->apis[worst[i]];
+        char why[512];
+        tally_row_text(&a->worst, why, sizeof why);
+        pc_log_info("    %2zu. %s  %s  %s", i + 1, a->name, pc_verdict_text(a->worst.status), why);
+    }
+    if (e->result_csv && *e->result_csv)
+        pc_log_info("  CSVs: %s and %s", e->result_csv, e->details_csv);
+    if (e->summary_json && *e->summary_json)
+        pc_log_info("  summary for programs: %s", e->summary_json);
+    if (!k && t->n)
+        pc_log_info("  no API has an error or a Warning.");
+    return PC_OK;
+}
+
+static void summary_free(void *self)
+{
+    summary_sink *s = self;
+    tally_free(&s->t);
+    free(s);
+}
+
+static const pc_sink_vt summary_vt = {"summary", summary_api, summary_finish, summary_free};
+
+pc_status pc_sink_summary_new(pc_sink *out)
+{
+    summary_sink *s = calloc(1, sizeof *s);
+    if (!s)
+        return pc_error_set(PC_ERR_NOMEM, "out of memory");
+    *out = (pc_sink){&summary_vt, s};
+    return PC_OK;
+}
+
+bool pc_sink_summary_fails(const pc_sink *s, pc_fail_level level)
+{
+    if (!s || s->vt != &summary_vt || level == PC_FAIL_NEVER)
+        return false;
+    pc_verdict w = ((const summary_sink *)s->self)->t.worst_verdict;
+    return w == PC_VERDICT_ERROR || (level == PC_FAIL_WARNING && w == PC_VERDICT_WARNING);
+}

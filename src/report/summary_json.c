@@ -1,0 +1,192 @@
+/*
+ * summary.json: a run's verdicts for programs (CI gates, dashboards), schema
+ * "precheck-summary" version 1, documented in docs/summary-json.md. Written at the end of the
+ * run, atomically (a temporary file renamed), also for an interrupted run (run.interrupted).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "precheck/report/sink.h"
+#include "tally.h"
+
+typedef struct json_sink {
+    tally t;
+    char *path;
+} json_sink;
+
+static pc_status json_api(void *self, const pc_api_result *res)
+{
+    return tally_add(&((json_sink *)self)->t, res);
+}
+
+static void str(FILE *f, const char *s)
+{
+    if (!s) {
+        fputs("null", f);
+        return;
+    }
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(f, "\\%c", *p);
+        else if (*p < 0x20)
+            fprintf(f, "\\u%04x", *p);
+        else
+            fputc(*p, f);
+    }
+    fputc('"', f);
+}
+
+static void num(FILE *f, double v)
+{
+    if (isfinite(v))
+        fprintf(f, "%.17g", v);
+    else
+        fputs("null", f); /* JSON has no NaN or infinities: null (value_text says which) */
+}
+
+static void counts(FILE *f, const size_t *c, bool backward)
+{
+    fprintf(f, "{\"pass\": %zu, \"Warning\": %zu, \"error\": %zu, \"SKIP\": %zu",
+            c[PC_VERDICT_PASS], c[PC_VERDICT_WARNING], c[PC_VERDICT_ERROR], c[PC_VERDICT_SKIP]);
+    if (backward)
+        fprintf(f, ", \"not compared\": %zu", c[PC_VERDICT_SPACE]);
+    fputc('}', f);
+}
+
+static void worst(FILE *f, const tally_row *r)
+{
+    if (!r->set) {
+        fputs("null", f);
+        return;
+    }
+    const pc_row_decision *d = &r->decision;
+    fprintf(f, "{\"direction\": \"%s\", \"output\": %zu, \"status\": ",
+            r->backward ? "backward" : "forward", r->output);
+    str(f, pc_verdict_text(r->status));
+    fputs(", \"dtype\": ", f);
+    str(f, r->dtype);
+    fputs(", \"shape\": ", f);
+    str(f, r->shape);
+    if (d->metric >= 0) {
+        fputs(", \"metric\": ", f);
+        str(f, pc_metric_name((pc_metric)d->metric));
+        fputs(", \"column\": ", f);
+        str(f, pc_metric_column((pc_metric)d->metric));
+        fputs(", \"value\": ", f);
+        num(f, d->value);
+        if (!isfinite(d->value))
+            fprintf(f, ", \"value_text\": \"%s\"",
+                    isnan(d->value) ? "nan"
+                    : d->value > 0  ? "inf"
+                                    : "-inf");
+        fputs(", \"limit\": ", f);
+        num(f, d->limit);
+    }
+    fputc('}', f);
+}
+
+static pc_status json_finish(void *self, const pc_run_end *e)
+{
+    json_sink *j = self;
+    const tally *t = &j->t;
+    size_t n = strlen(j->path) + 8;
+    char *tmp = malloc(n);
+    if (!tmp)
+        return pc_error_set(PC_ERR_NOMEM, "out of memory");
+    snprintf(tmp, n, "%s.tmp", j->path);
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        pc_status st = pc_error_set(PC_ERR_IO, "%s: cannot create: %s", tmp, strerror(errno));
+        free(tmp);
+        return st;
+    }
+    fputs("{\n  \"schema\": \"precheck-summary\",\n  \"version\": 1,\n  \"kind\": \"run_ut\",\n",
+          f);
+    fputs("  \"run\": {\"command\": ", f);
+    str(f, e->command);
+    fputs(", \"device\": ", f);
+    str(f, e->device);
+    fputs(", \"dump\": ", f);
+    str(f, e->dump);
+    fputs(", \"started\": ", f);
+    str(f, e->started);
+    fputs(", \"seconds\": ", f);
+    num(f, e->seconds);
+    fprintf(f,
+            ", \"interrupted\": %s, \"apis_planned\": %zu, \"apis_done\": %zu, "
+            "\"apis_from_earlier_run\": %zu",
+            e->interrupted ? "true" : "false", e->total, e->done, e->done_before);
+    fputs(", \"result_csv\": ", f);
+    str(f, e->result_csv);
+    fputs(", \"details_csv\": ", f);
+    str(f, e->details_csv);
+    fputs(", \"record\": ", f);
+    str(f, e->identity_json);
+    fputs("},\n  \"counts\": {\"forward\": ", f);
+    counts(f, t->forward, false);
+    fputs(", \"backward\": ", f);
+    counts(f, t->backward, true);
+    fputs("},\n  \"skip_reasons\": {", f);
+    int k = 0;
+    for (int r = 0; r < SKIP_REASON_COUNT; r++)
+        if (t->reasons[r]) {
+            fprintf(f, "%s", k++ ? ", " : "");
+            str(f, tally_reason_name((skip_reason)r));
+            fprintf(f, ": %zu", t->reasons[r]);
+        }
+    fputs("},\n  \"apis\": [", f);
+    for (size_t i = 0; i < t->n; i++) {
+        const tally_api *a = &t->apis[i];
+        fputs(i ? ",\n    {\"name\": " : "\n    {\"name\": ", f);
+        str(f, a->name);
+        fputs(", \"forward\": ", f);
+        str(f, pc_verdict_text(a->forward));
+        fputs(", \"backward\": ", f);
+        str(f, pc_verdict_text(a->backward));
+        fputs(", \"worst\": ", f);
+        worst(f, &a->worst);
+        if (a->skip_message) {
+            fputs(", \"skip_message\": ", f);
+            str(f, a->skip_message);
+        }
+        fputc('}', f);
+    }
+    fputs(t->n ? "\n  ]\n}\n" : "]\n}\n", f);
+    pc_status st = PC_OK;
+    if (fclose(f) != 0 || rename(tmp, j->path) != 0) {
+        st = pc_error_set(PC_ERR_IO, "%s: cannot write: %s", j->path, strerror(errno));
+        unlink(tmp);
+    }
+    free(tmp);
+    return st;
+}
+
+static void json_free(void *self)
+{
+    json_sink *j = self;
+    tally_free(&j->t);
+    free(j->path);
+    free(j);
+}
+
+static const pc_sink_vt json_vt = {"json", json_api, json_finish, json_free};
+
+pc_status pc_sink_json_new(pc_sink *out, const char *path)
+{
+    json_sink *j = calloc(1, sizeof *j);
+    size_t n = strlen(path) + 1;
+    if (j)
+        j->path = malloc(n);
+    if (!j || !j->path) {
+        free(j);
+        return pc_error_set(PC_ERR_NOMEM, "out of memory");
+    }
+    memcpy(j->path, path, n);
+    *out = (pc_sink){&json_vt, j};
+    return PC_OK;
+}
