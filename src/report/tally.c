@@ -87,16 +87,17 @@ static void consider(tally_row *w, const pc_detail_row *row, bool backward, size
     snprintf(w->shape, sizeof w->shape, "%s", row->shape);
 }
 
-static char *cut_copy(const char *s)
+/* A copy of s cut to max bytes; line breaks as spaces when flat (a message on one line). */
+static char *copy(const char *s, size_t max, bool flat)
 {
     size_t n = strlen(s);
-    if (n > 300)
-        n = 300;
+    if (n > max)
+        n = max;
     char *c = malloc(n + 1);
     if (c) {
         memcpy(c, s, n);
         c[n] = 0;
-        for (char *p = c; *p; p++)
+        for (char *p = c; flat && *p; p++)
             if (*p == '\n')
                 *p = ' ';
     }
@@ -115,7 +116,7 @@ pc_status tally_add(tally *t, const pc_api_result *res)
     }
     tally_api *a = &t->apis[t->n];
     memset(a, 0, sizeof *a);
-    a->name = cut_copy(res->full_name ? res->full_name : "");
+    a->name = copy(res->full_name ? res->full_name : "", (size_t)-1, false);
     if (!a->name)
         return pc_error_set(PC_ERR_NOMEM, "out of memory");
     t->n++;
@@ -131,10 +132,10 @@ pc_status tally_add(tally *t, const pc_api_result *res)
         consider(&a->worst, &res->bwd_rows[i], true, i);
     if (res->forward == PC_VERDICT_SKIP && res->n_fwd > 0) {
         t->reasons[api_skip_reason(res->fwd_rows[0].message)]++;
-        a->skip_message = cut_copy(res->fwd_rows[0].message);
+        a->skip_message = copy(res->fwd_rows[0].message, 300, true);
     } else if (res->backward == PC_VERDICT_SKIP && res->n_bwd > 0) {
         t->reasons[SKIP_NO_BACKWARD]++;
-        a->skip_message = cut_copy(res->bwd_rows[0].message);
+        a->skip_message = copy(res->bwd_rows[0].message, 300, true);
     }
     pc_verdict worst =
         severity(res->forward) >= severity(res->backward) ? res->forward : res->backward;
