@@ -1,7 +1,8 @@
 /*
  * precheck api_precision_compare -npu NPU.csv -gpu GPU.csv [-o DIR]: msprobe's flags, its path
- * checks, then the comparison. Exit codes: 0 done (NPU rows without a GPU match are warned about
- * and skipped, as msprobe does), 1 a failure (nothing written), 2 a usage error.
+ * checks, then the comparison and its summary. Exit codes: 0 done (NPU rows without a GPU match
+ * are warned about and skipped, as msprobe does), 1 a failure (nothing written), 2 a usage
+ * error, 3 --fail-on.
  */
 #include <stdio.h>
 #include <string.h>
@@ -9,11 +10,14 @@
 #include "precheck/core/log.h"
 #include "precheck/io/path_check.h"
 #include "precheck/precision_compare/precision_compare.h"
+#include "precheck/report/pcmp_report.h"
+#include "precheck/runner/runner.h"
 
 int pc_cli_api_precision_compare(int argc, char **argv);
 
 static const char usage[] = "usage: precheck api_precision_compare [-h] -npu NPU_CSV_PATH -gpu "
-                            "GPU_CSV_PATH [-o OUT_PATH]\n";
+                            "GPU_CSV_PATH [-o OUT_PATH]\n"
+                            "                                      [--fail-on error|warning]\n";
 
 static void print_help(void)
 {
@@ -27,13 +31,20 @@ static void print_help(void)
            "                        the accuracy_checking_details CSV of the GPU run\n"
            "  -o OUT_PATH, --out_path OUT_PATH\n"
            "                        output directory (default ./)\n"
-           "\nexit status: 0 done, 1 failure (no output written), 2 usage error\n",
+           "  --fail-on error|warning\n"
+           "                        exit 3 when an API's verdict is error (warning: error or "
+           "warning):\n"
+           "                        a CI gate (default off: msprobe's exit codes)\n"
+           "\nAt the end the log has a summary (counts, each row in error with the standard and "
+           "the\nchecks that failed, NPU and GPU figures side by side) and precheck_summary_<ts>."
+           "json is\nwritten beside the outputs (docs/summary-json.md).\n"
+           "\nexit status: 0 done, 1 failure (no output written), 2 usage error, 3 --fail-on\n",
            usage);
 }
 
 int pc_cli_api_precision_compare(int argc, char **argv)
 {
-    const char *npu = NULL, *gpu = NULL, *out = "./";
+    const char *npu = NULL, *gpu = NULL, *out = "./", *fail_on_text = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char **dst = NULL;
@@ -46,6 +57,8 @@ int pc_cli_api_precision_compare(int argc, char **argv)
             dst = &gpu;
         } else if (strcmp(a, "-o") == 0 || strcmp(a, "--out_path") == 0) {
             dst = &out;
+        } else if (strcmp(a, "--fail-on") == 0) {
+            dst = &fail_on_text;
         } else {
             fprintf(stderr, "%sprecheck api_precision_compare: error: unrecognized arguments: %s\n",
                     usage, a);
@@ -66,6 +79,18 @@ int pc_cli_api_precision_compare(int argc, char **argv)
                 "%s%s%s\n",
                 usage, npu ? "" : "-npu/--npu_csv_path", !npu && !gpu ? ", " : "",
                 gpu ? "" : "-gpu/--gpu_csv_path");
+        return 2;
+    }
+    pc_fail_level fail_on = PC_FAIL_NEVER;
+    if (fail_on_text && strcmp(fail_on_text, "error") == 0) {
+        fail_on = PC_FAIL_ERROR;
+    } else if (fail_on_text && strcmp(fail_on_text, "warning") == 0) {
+        fail_on = PC_FAIL_WARNING;
+    } else if (fail_on_text) {
+        fprintf(stderr,
+                "%sprecheck api_precision_compare: error: argument --fail-on: invalid choice: "
+                "'%s' (choose from 'error', 'warning')\n",
+                usage, fail_on_text);
         return 2;
     }
     char npu_r[PC_PATH_BUFFER_SIZE], gpu_r[PC_PATH_BUFFER_SIZE], out_r[PC_PATH_BUFFER_SIZE];
@@ -92,5 +117,23 @@ int pc_cli_api_precision_compare(int argc, char **argv)
     }
     pc_log_info("api_precision_compare: %zu NPU rows, %zu details rows, %zu APIs; wrote %s and %s",
                 sum.npu_rows, sum.details_rows, sum.result_rows, sum.details_path, sum.result_path);
+    /* the summary, and summary.json beside the outputs (their time stamp) */
+    char json[PC_PATH_BUFFER_SIZE + 64], command[4096];
+    const char *ts = strrchr(sum.result_path, '_');
+    snprintf(json, sizeof json, "%s/precheck_summary_%.14s.json", out_r, ts ? ts + 1 : "run");
+    size_t used = (size_t)snprintf(command, sizeof command, "precheck");
+    for (int i = 0; i < argc && used < sizeof command; i++)
+        used += (size_t)snprintf(command + used, sizeof command - used, " %s", argv[i]);
+    pc_pcmp_report_in rin = {sum.result_path, sum.details_path, npu_r, gpu_r, json, command};
+    bool fails = false;
+    if (pc_pcmp_report(&rin, fail_on, &fails) != PC_OK)
+        pc_log_warning("no summary: %s", pc_error_message());
+    if (fails) {
+        pc_log_warning("--fail-on %s: an API's verdict is %s; exit status %d.",
+                       fail_on == PC_FAIL_WARNING ? "warning" : "error",
+                       fail_on == PC_FAIL_WARNING ? "error or warning" : "error",
+                       PC_EXIT_FAILED_CHECK);
+        return PC_EXIT_FAILED_CHECK;
+    }
     return 0;
 }

@@ -86,11 +86,48 @@ static void test_fail_on(void **state)
     assert_int_equal(pc_test_run_precheck(NULL, args, NULL), 2);
 }
 
+/* api_precision_compare on msprobe's own CSVs of one dump run twice: identical rows that
+ * msprobe's rules still call error are said to be identical; summary.json and --fail-on. */
+static void test_precision_compare_summary(void **state)
+{
+    (void)state;
+    char dir[512], log[600], args[2048], json[1024];
+    const char *runs = PC_TEST_FIXTURES "/msprobe/run_ut";
+    for (int k = 0; k < 2; k++) {
+        assert_non_null(pc_test_tmpdir(dir, sizeof dir));
+        PC_TEST_FMT(log, "%s.log", dir);
+        PC_TEST_FMT(args,
+                    "api_precision_compare -npu %s/gpt_tensor/accuracy_checking_details_"
+                    "20261202102100.csv -gpu %s/gpt_tensor_rerun/accuracy_checking_details_"
+                    "20261202102119.csv -o %s %s",
+                    runs, runs, dir, k ? "--fail-on error" : "");
+        assert_int_equal(pc_test_run_precheck(NULL, args, log), k ? 3 : 0);
+    }
+    assert_true(pc_test_file_contains(log, "Summary of api_precision_compare: 40 API(s)"));
+    assert_true(pc_test_file_contains(log, "backward: pass 34, warning 0, error 2"));
+    assert_true(pc_test_file_contains(
+        log, "the NPU and GPU rows of Functional.linear.0.backward.output.2 are identical, and "
+             "msprobe's rule still says error"));
+    pc_test_find_file(dir, "precheck_summary_", json, sizeof json);
+    pc_json_doc *doc = NULL;
+    assert_int_equal(pc_json_parse_file(&doc, json), PC_OK);
+    assert_string_equal(pc_json_string(doc, pc_json_object_get(doc, 0, "kind"), NULL),
+                        "api_precision_compare");
+    pc_json_ref failed = pc_json_object_get(doc, 0, "rows_failed");
+    assert_int_equal(pc_json_count(doc, failed), 2);
+    pc_json_ref first = pc_json_array_at(doc, failed, 0);
+    assert_true(pc_json_truthy(doc, pc_json_object_get(doc, first, "npu_gpu_identical")));
+    assert_int_equal(pc_json_count(doc, pc_json_object_get(doc, 0, "apis")), 40);
+    assert_true(count_of(doc, "backward", "error") == 2);
+    pc_json_free(doc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_summary_and_json),
         cmocka_unit_test(test_fail_on),
+        cmocka_unit_test(test_precision_compare_summary),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

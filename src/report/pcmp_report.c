@@ -1,0 +1,445 @@
+/*
+ * The end of api_precision_compare, for people and for programs: how many APIs got each
+ * verdict, then each row in error (or warning) with the standard that judged it, the checks
+ * that failed, their values and the NPU and GPU figures side by side -- and one line where the
+ * NPU and GPU rows are identical and msprobe's rule still says error. The same goes into
+ * precheck_summary_<ts>.json (kind "api_precision_compare", docs/summary-json.md).
+ *
+ * It streams what the run wrote (its result and details CSVs) and its two inputs (the NPU and
+ * GPU run_ut details CSVs), keeping only the failed rows, so that memory stays small for
+ * millions of rows, as the comparison's own does.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "precheck/core/log.h"
+#include "precheck/io/csv_read.h"
+#include "precheck/report/pcmp_report.h"
+
+/* A check of the pcmp details CSV (its value column; the verdict is the next column) and the
+ * run_ut details column its NPU and GPU figures come from. */
+static const struct {
+    const char *column, *english, *source;
+} checks[] = {
+    {"小值域错误比值", "small-value error ratio, NPU/GPU", "小值域错误占比"},
+    {"均方根误差比值", "root mean square error, NPU/GPU", "均方根误差"},
+    {"相对误差最大值比值", "max relative error, NPU/GPU", "相对误差最大值"},
+    {"相对误差平均值比值", "mean relative error, NPU/GPU", "相对误差平均值"},
+    {"误差均衡性比值", "error balance, NPU/GPU", "误差均衡性"},
+    {"inf/nan错误率", "inf/nan mismatch rate", "inf/nan错误率"},
+    {"相对误差错误率", "relative error rate", "相对误差错误率"},
+    {"绝对误差错误率", "absolute error rate", "绝对误差错误率"},
+    {"二进制一致错误率", "binary mismatch rate", "二进制一致错误率"},
+    {"ULP误差大于阈值占比比值", "share of ULP errors above the threshold, NPU/GPU",
+     "ULP误差大于阈值占比"},
+    {"双千指标", "share of relative errors within 0.1%", "双千指标"},
+};
+enum { CHECKS = sizeof checks / sizeof checks[0] };
+
+static const struct {
+    const char *msprobe, *english;
+} algorithms[] = {
+    {"二进制一致法", "binary consistency"},   {"标杆比对法", "benchmark"},
+    {"ULP误差比对法", "ULP error"},           {"绝对阈值法", "absolute threshold"},
+    {"双千指标法", "thousandth (dual 0.1%)"},
+};
+
+static const char *algorithm_english(const char *a)
+{
+    for (size_t i = 0; i < sizeof algorithms / sizeof algorithms[0]; i++)
+        if (strcmp(a, algorithms[i].msprobe) == 0)
+            return algorithms[i].english;
+    return a;
+}
+
+enum { V_PASS, V_WARNING, V_ERROR, V_SKIP, V_SPACE, V_OTHER, V_COUNT };
+static const char *const verdict_names[V_COUNT] = {"pass", "warning",      "error",
+                                                   "SKIP", "not compared", "other"};
+
+static int verdict_of(const char *s)
+{
+    if (strcmp(s, "pass") == 0)
+        return V_PASS;
+    if (strcmp(s, "warning") == 0 || strcmp(s, "Warning") == 0)
+        return V_WARNING;
+    if (strcmp(s, "error") == 0)
+        return V_ERROR;
+    if (strcmp(s, "SKIP") == 0)
+        return V_SKIP;
+    if (strcmp(s, " ") == 0 || !*s)
+        return V_SPACE;
+    return V_OTHER;
+}
+
+/* ---- the failed rows ---- */
+
+typedef struct failed_check {
+    int k;       /* into checks[] */
+    char *value; /* the pcmp cell */
+    char *npu;   /* the NPU run_ut cell, NULL until found */
+    char *gpu;
+} failed_check;
+
+typedef struct failed_row {
+    char *name, *verdict, *algorithm;
+    failed_check checks[CHECKS];
+    int nchecks;
+    char **npu_cells, **gpu_cells; /* the whole NPU/GPU rows, for "identical" */
+    size_t npu_n, gpu_n;
+} failed_row;
+
+typedef struct failed_list {
+    failed_row *rows; /* sorted by name after the details pass */
+    size_t n, cap;
+} failed_list;
+
+static char *field_dup(const pc_csv_reader *r, size_t i)
+{
+    size_t len = 0;
+    const char *f = i < pc_csv_reader_field_count(r) ? pc_csv_reader_field(r, i, &len) : "";
+    char *c = malloc(len + 1);
+    if (c) {
+        memcpy(c, f, len);
+        c[len] = 0;
+    }
+    return c;
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(((const failed_row *)a)->name, ((const failed_row *)b)->name);
+}
+
+static failed_row *find_failed(failed_list *l, const char *name)
+{
+    failed_row key = {.name = (char *)name};
+    return bsearch(&key, l->rows, l->n, sizeof *l->rows, by_name);
+}
+
+static void free_cells(char **cells, size_t n)
+{
+    for (size_t i = 0; cells && i < n; i++)
+        free(cells[i]);
+    free(cells);
+}
+
+static void failed_free(failed_list *l)
+{
+    for (size_t i = 0; i < l->n; i++) {
+        failed_row *f = &l->rows[i];
+        free(f->name);
+        free(f->verdict);
+        free(f->algorithm);
+        for (int k = 0; k < f->nchecks; k++) {
+            free(f->checks[k].value);
+            free(f->checks[k].npu);
+            free(f->checks[k].gpu);
+        }
+        free_cells(f->npu_cells, f->npu_n);
+        free_cells(f->gpu_cells, f->gpu_n);
+    }
+    free(l->rows);
+    memset(l, 0, sizeof *l);
+}
+
+static int header_index(char **header, size_t n, const char *name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (header[i] && strcmp(header[i], name) == 0)
+            return (int)i;
+    return -1;
+}
+
+/* Reads a CSV's header into *out (malloc'ed strings). */
+static pc_status read_header(pc_csv_reader *r, char ***out, size_t *n)
+{
+    bool has = false;
+    pc_status st = pc_csv_reader_next(r, &has);
+    if (st != PC_OK || !has)
+        return st == PC_OK ? pc_error_set(PC_ERR_FORMAT, "%s: empty", pc_csv_reader_name(r)) : st;
+    *n = pc_csv_reader_field_count(r);
+    *out = calloc(*n ? *n : 1, sizeof **out);
+    if (!*out)
+        return pc_error_set(PC_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < *n; i++)
+        if (!((*out)[i] = field_dup(r, i)))
+            return pc_error_set(PC_ERR_NOMEM, "out of memory");
+    return PC_OK;
+}
+
+/* The details pass: every row in error or warning, with its failed checks. */
+static pc_status collect_failed(const char *path, failed_list *l)
+{
+    pc_csv_reader *r = NULL;
+    char **h = NULL;
+    size_t nh = 0;
+    pc_status st = pc_csv_reader_open(path, &r);
+    if (st == PC_OK)
+        st = read_header(r, &h, &nh);
+    int vcol = h ? header_index(h, nh, "比对结果") : -1,
+        acol = h ? header_index(h, nh, "比对算法") : -1;
+    int ccol[CHECKS];
+    for (size_t k = 0; k < CHECKS; k++)
+        ccol[k] = h ? header_index(h, nh, checks[k].column) : -1;
+    bool has = false;
+    while (st == PC_OK && (st = pc_csv_reader_next(r, &has)) == PC_OK && has) {
+        const char *v = vcol >= 0 && (size_t)vcol < pc_csv_reader_field_count(r)
+                            ? pc_csv_reader_field(r, (size_t)vcol, NULL)
+                            : "";
+        int verdict = verdict_of(v);
+        if (verdict != V_ERROR && verdict != V_WARNING)
+            continue;
+        if (l->n == l->cap) {
+            size_t cap = l->cap ? 2 * l->cap : 64;
+            failed_row *rows = realloc(l->rows, cap * sizeof *rows);
+            if (!rows) {
+                st = pc_error_set(PC_ERR_NOMEM, "out of memory");
+                break;
+            }
+            l->rows = rows;
+            l->cap = cap;
+        }
+        failed_row *f = &l->rows[l->n++];
+        memset(f, 0, sizeof *f);
+        f->name = field_dup(r, 0);
+        f->verdict = field_dup(r, (size_t)vcol);
+        f->algorithm = acol >= 0 ? field_dup(r, (size_t)acol) : field_dup(r, (size_t)-1);
+        for (size_t k = 0; k < CHECKS; k++) {
+            if (ccol[k] < 0)
+                continue;
+            size_t c = (size_t)ccol[k];
+            const char *cv =
+                c + 1 < pc_csv_reader_field_count(r) ? pc_csv_reader_field(r, c + 1, NULL) : "";
+            int cverdict = verdict_of(cv);
+            if (cverdict != V_ERROR && cverdict != V_WARNING)
+                continue;
+            f->checks[f->nchecks].k = (int)k;
+            f->checks[f->nchecks++].value = field_dup(r, c);
+        }
+        if (!f->name || !f->verdict || !f->algorithm)
+            st = pc_error_set(PC_ERR_NOMEM, "out of memory");
+    }
+    free_cells(h, nh);
+    pc_csv_reader_free(r);
+    if (st == PC_OK && l->n > 1)
+        qsort(l->rows, l->n, sizeof *l->rows, by_name);
+    return st;
+}
+
+/* An input pass (npu: the NPU run_ut details, else the GPU's): the failed rows' figures. */
+static pc_status collect_inputs(const char *path, failed_list *l, bool npu)
+{
+    pc_csv_reader *r = NULL;
+    char **h = NULL;
+    size_t nh = 0;
+    pc_status st = pc_csv_reader_open(path, &r);
+    if (st == PC_OK)
+        st = read_header(r, &h, &nh);
+    bool has = false;
+    while (st == PC_OK && (st = pc_csv_reader_next(r, &has)) == PC_OK && has) {
+        failed_row *f = find_failed(l, pc_csv_reader_field(r, 0, NULL));
+        if (!f)
+            continue;
+        size_t n = pc_csv_reader_field_count(r);
+        char **cells = calloc(n ? n : 1, sizeof *cells);
+        for (size_t i = 0; cells && i < n; i++)
+            cells[i] = field_dup(r, i);
+        if (!cells) {
+            st = pc_error_set(PC_ERR_NOMEM, "out of memory");
+            break;
+        }
+        free_cells(npu ? f->npu_cells : f->gpu_cells, npu ? f->npu_n : f->gpu_n);
+        if (npu)
+            f->npu_cells = cells, f->npu_n = n;
+        else
+            f->gpu_cells = cells, f->gpu_n = n;
+        for (int k = 0; k < f->nchecks; k++) {
+            int c = header_index(h, nh, checks[f->checks[k].k].source);
+            char **slot = npu ? &f->checks[k].npu : &f->checks[k].gpu;
+            free(*slot);
+            *slot = c >= 0 && (size_t)c < n ? field_dup(r, (size_t)c) : NULL;
+        }
+    }
+    free_cells(h, nh);
+    pc_csv_reader_free(r);
+    return st;
+}
+
+/* The NPU and GPU rows hold the same metric cells (dtypes, shape and metrics; not status or
+ * message, the last two columns). */
+static bool identical(const failed_row *f)
+{
+    if (!f->npu_cells || !f->gpu_cells || f->npu_n != f->gpu_n || f->npu_n < 3)
+        return false;
+    for (size_t i = 1; i + 2 < f->npu_n; i++)
+        if (strcmp(f->npu_cells[i], f->gpu_cells[i]) != 0)
+            return false;
+    return true;
+}
+
+static void json_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(f, "\\%c", *p);
+        else if (*p < 0x20)
+            fprintf(f, "\\u%04x", *p);
+        else
+            fputc(*p, f);
+    }
+    fputc('"', f);
+}
+
+static void json_counts(FILE *f, const size_t *c, bool backward)
+{
+    int k = 0;
+    for (int v = 0; v < V_COUNT; v++)
+        if (v != V_OTHER && (backward || v != V_SPACE))
+            fprintf(f, "%s\"%s\": %zu", k++ ? ", " : "", verdict_names[v], c[v]);
+}
+
+pc_status pc_pcmp_report(const pc_pcmp_report_in *in, pc_fail_level fail_on, bool *fails)
+{
+    *fails = false;
+    failed_list l = {0};
+    size_t fwd[V_COUNT] = {0}, bwd[V_COUNT] = {0}, apis = 0;
+    char tmp[4200] = "";
+    FILE *jf = NULL;
+    pc_csv_reader *r = NULL;
+    pc_status st = collect_failed(in->details_csv, &l);
+    if (st == PC_OK && l.n && in->npu_csv && in->gpu_csv &&
+        (collect_inputs(in->npu_csv, &l, true) != PC_OK ||
+         collect_inputs(in->gpu_csv, &l, false) != PC_OK))
+        pc_log_warning("the NPU and GPU figures are left out of the summary: %s",
+                       pc_error_message());
+    if (st == PC_OK && in->json_path) {
+        if (snprintf(tmp, sizeof tmp, "%s.tmp", in->json_path) >= (int)sizeof tmp ||
+            !(jf = fopen(tmp, "w")))
+            pc_log_warning("%s: cannot create: %s", tmp, strerror(errno));
+    }
+    if (jf) {
+        fputs("{\n  \"schema\": \"precheck-summary\",\n  \"version\": 1,\n  \"kind\": "
+              "\"api_precision_compare\",\n  \"run\": {\"command\": ",
+              jf);
+        json_str(jf, in->command);
+        fputs(", \"npu_csv\": ", jf);
+        json_str(jf, in->npu_csv);
+        fputs(", \"gpu_csv\": ", jf);
+        json_str(jf, in->gpu_csv);
+        fputs(", \"result_csv\": ", jf);
+        json_str(jf, in->result_csv);
+        fputs(", \"details_csv\": ", jf);
+        json_str(jf, in->details_csv);
+        fputs("},\n  \"apis\": [", jf);
+    }
+    /* the result pass: counts, and the per-API list streamed into the JSON */
+    bool has = false;
+    if (st == PC_OK)
+        st = pc_csv_reader_open(in->result_csv, &r);
+    if (st == PC_OK)
+        st = pc_csv_reader_next(r, &has); /* the header */
+    while (st == PC_OK && (st = pc_csv_reader_next(r, &has)) == PC_OK && has) {
+        size_t n = pc_csv_reader_field_count(r);
+        const char *f1 = n > 1 ? pc_csv_reader_field(r, 1, NULL) : "";
+        const char *f2 = n > 2 ? pc_csv_reader_field(r, 2, NULL) : "";
+        fwd[verdict_of(f1)]++;
+        bwd[verdict_of(f2)]++;
+        if (jf) {
+            fputs(apis ? ",\n    {\"name\": " : "\n    {\"name\": ", jf);
+            json_str(jf, pc_csv_reader_field(r, 0, NULL));
+            fputs(", \"forward\": ", jf);
+            json_str(jf, f1);
+            fputs(", \"backward\": ", jf);
+            json_str(jf, f2);
+            fputc('}', jf);
+        }
+        apis++;
+    }
+    pc_csv_reader_free(r);
+    if (st != PC_OK)
+        goto done;
+
+    pc_log_info("Summary of api_precision_compare: %zu API(s)", apis);
+    pc_log_info("  forward:  pass %zu, warning %zu, error %zu, SKIP %zu", fwd[V_PASS],
+                fwd[V_WARNING], fwd[V_ERROR], fwd[V_SKIP]);
+    pc_log_info("  backward: pass %zu, warning %zu, error %zu, SKIP %zu, not compared %zu",
+                bwd[V_PASS], bwd[V_WARNING], bwd[V_ERROR], bwd[V_SKIP], bwd[V_SPACE]);
+    if (l.n)
+        pc_log_info("  rows in error or warning (the standard, the checks that failed, NPU and GPU "
+                    "figures):");
+    if (jf)
+        fputs(apis ? "\n  ],\n  \"rows_failed\": [" : "],\n  \"rows_failed\": [", jf);
+    for (size_t i = 0; i < l.n; i++) {
+        const failed_row *f = &l.rows[i];
+        bool same = identical(f);
+        char line[2048];
+        int used = snprintf(line, sizeof line, "%s  %s  %s:", f->name, f->verdict,
+                            algorithm_english(f->algorithm));
+        for (int k = 0; k < f->nchecks && used > 0 && (size_t)used < sizeof line; k++) {
+            const failed_check *c = &f->checks[k];
+            used +=
+                snprintf(line + used, sizeof line - (size_t)used, "%s %s %s (%s: NPU %s, GPU %s)",
+                         k ? ";" : "", checks[c->k].english, c->value, checks[c->k].source,
+                         c->npu ? c->npu : "?", c->gpu ? c->gpu : "?");
+        }
+        pc_log_info("    %s", line);
+        if (same)
+            pc_log_info("      the NPU and GPU rows of %s are identical, and msprobe's rule still "
+                        "says %s: the verdict comes from the standard's rule, not from a "
+                        "difference between the devices",
+                        f->name, f->verdict);
+        if (!jf)
+            continue;
+        fputs(i ? ",\n    {\"row\": " : "\n    {\"row\": ", jf);
+        json_str(jf, f->name);
+        fputs(", \"verdict\": ", jf);
+        json_str(jf, f->verdict);
+        fputs(", \"standard\": ", jf);
+        json_str(jf, algorithm_english(f->algorithm));
+        fprintf(jf, ", \"npu_gpu_identical\": %s, \"checks\": [", same ? "true" : "false");
+        for (int k = 0; k < f->nchecks; k++) {
+            const failed_check *c = &f->checks[k];
+            fputs(k ? ", {\"check\": " : "{\"check\": ", jf);
+            json_str(jf, checks[c->k].english);
+            fputs(", \"column\": ", jf);
+            json_str(jf, checks[c->k].column);
+            fputs(", \"value\": ", jf);
+            json_str(jf, c->value);
+            fputs(", \"npu\": ", jf);
+            json_str(jf, c->npu);
+            fputs(", \"gpu\": ", jf);
+            json_str(jf, c->gpu);
+            fputc('}', jf);
+        }
+        fputs("]}", jf);
+    }
+    if (jf) {
+        fputs(l.n ? "\n  ],\n  \"counts\": {\"forward\": {" : "],\n  \"counts\": {\"forward\": {",
+              jf);
+        json_counts(jf, fwd, false);
+        fputs("}, \"backward\": {", jf);
+        json_counts(jf, bwd, true);
+        fputs("}}\n}\n", jf);
+        FILE *done_f = jf;
+        jf = NULL;
+        if (fclose(done_f) != 0 || rename(tmp, in->json_path) != 0) {
+            pc_log_warning("%s: cannot write: %s", in->json_path, strerror(errno));
+            unlink(tmp);
+        } else {
+            pc_log_info("  summary for programs: %s", in->json_path);
+        }
+    }
+    *fails = (fail_on != PC_FAIL_NEVER && (fwd[V_ERROR] || bwd[V_ERROR])) ||
+             (fail_on == PC_FAIL_WARNING && (fwd[V_WARNING] || bwd[V_WARNING]));
+done:
+    if (jf) {
+        fclose(jf);
+        unlink(tmp);
+    }
+    failed_free(&l);
+    return st;
+}
