@@ -3,7 +3,8 @@
  * here: msprobe's log lines per API (normal overflow, bool output, None outputs, the types it
  * refuses, the failure handler), nothing written, the summary; the same verdicts through the
  * user's PyTorch (--backend torch:cpu); an abnormal overflow where a faulty device disagrees
- * with the reference device; usage errors and failures with their exit statuses.
+ * with the reference device; a bundled msprobe dump; usage errors and failures with their exit
+ * statuses.
  */
 #include "pc_test.h"
 
@@ -271,6 +272,24 @@ static void test_torch_cpu(void **state)
     free(m);
 }
 
+static void test_real_dump(void **state)
+{
+    (void)state;
+    /* a bundled msprobe dump (tensor mode, a GPT block): the attention mask's -inf from
+     * masked_fill is the one overflow, on both sides */
+    char args[1200];
+    PC_TEST_FMT(args,
+                "run_overflow_check -api_info '%s/msprobe/dumps/gpt_tensor/step0/rank/dump.json'",
+                PC_TEST_FIXTURES);
+    assert_int_equal(pc_test_run_precheck(NULL, args, log_path), 0);
+    char *m = messages();
+    expect_has(m, NORMAL("Tensor.masked_fill.0") BOTH("Tensor.masked_fill.0"));
+    expect_has(m, "[INFO] Overflow check of 43 API(s): 43 normal overflow (inf or NaN on both "
+                  "sides: 1), 0 abnormal overflow, 0 skipped.\n");
+    expect_lacks(m, "[ERROR]");
+    free(m);
+}
+
 static void test_failures(void **state)
 {
     (void)state;
@@ -318,9 +337,8 @@ static void test_failures(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_reference_device),
-        cmocka_unit_test(test_faulty_device),
-        cmocka_unit_test(test_torch_cpu),
+        cmocka_unit_test(test_reference_device), cmocka_unit_test(test_faulty_device),
+        cmocka_unit_test(test_torch_cpu),        cmocka_unit_test(test_real_dump),
         cmocka_unit_test(test_failures),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
