@@ -31,6 +31,8 @@ static const cli_command commands[] = {
     {"multi_run_ut", "run_ut with N worker processes (the same CSVs, row for row)",
      pc_cli_multi_run_ut},
     {"ops", "list the API names precheck runs: op, standard, backward", pc_cli_ops},
+    {"run_overflow_check", "does an API's inf/NaN reproduce on the device? (log lines only)",
+     pc_cli_run_overflow_check},
     {"run_ut", "replay a dump's APIs on the device and the bench, write the accuracy CSVs",
      pc_cli_run_ut},
 };
@@ -94,7 +96,8 @@ int main(int argc, char **argv)
     /* the commands that run kernels: OpenMP and OpenBLAS share the cores (threads.h) */
     for (int i = 1; i < argc && i < 4; i++)
         if (strcmp(argv[i], "run_ut") == 0 || strcmp(argv[i], "multi_run_ut") == 0 ||
-            strcmp(argv[i], "compare") == 0 || strcmp(argv[i], "materialize") == 0) {
+            strcmp(argv[i], "compare") == 0 || strcmp(argv[i], "materialize") == 0 ||
+            strcmp(argv[i], "run_overflow_check") == 0) {
             pc_threads_prefer_passive(argv);
             break;
         }

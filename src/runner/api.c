@@ -17,57 +17,6 @@
 
 #define MSG_MAX 2048
 
-static const char *const executed_types[] = {"Functional", "Tensor", "Torch", "Aten", "NPU"};
-
-bool pc_api_prefix_refused(const char *prefix)
-{
-    return strcmp(prefix, "Distributed") == 0 || strcmp(prefix, "MindSpeed") == 0;
-}
-
-bool pc_api_type_executed(const char *type)
-{
-    for (size_t i = 0; i < sizeof executed_types / sizeof executed_types[0]; i++)
-        if (strcmp(type, executed_types[i]) == 0)
-            return true;
-    return false;
-}
-
-static bool has_kwarg(const pc_dump_entry *e, const char *key)
-{
-    for (size_t i = 0; i < e->kwarg_count; i++)
-        if (strcmp(e->kwargs[i].key, key) == 0)
-            return true;
-    return false;
-}
-
-/* The first argument record precheck could not read (its message), or NULL. */
-static const char *arg_error(const pc_dump_arg *a)
-{
-    if (a->error)
-        return a->error;
-    if (a->kind == PC_DUMP_ARG_LIST)
-        for (size_t i = 0; i < a->u.list.count; i++) {
-            const char *e = arg_error(&a->u.list.items[i]);
-            if (e)
-                return e;
-        }
-    if (a->kind == PC_DUMP_ARG_OBJECT)
-        for (size_t i = 0; i < a->u.object.count; i++) {
-            const char *e = arg_error(&a->u.object.fields[i].value);
-            if (e)
-                return e;
-        }
-    return NULL;
-}
-
-static const char *entry_arg_error(const pc_dump_entry *e)
-{
-    const char *err = arg_error(&e->input_args);
-    for (size_t i = 0; !err && i < e->kwarg_count; i++)
-        err = arg_error(&e->kwargs[i].value);
-    return err;
-}
-
 /* ---- the memory guard ---- */
 
 static double tensor_bytes(const pc_dump_arg *a)
@@ -109,13 +58,7 @@ size_t pc_api_memory_estimate(const pc_dump_api *api)
 /* The failure of an API inside msprobe's catch-all: logged, and the API's SKIP record. */
 static pc_status api_error(pc_api_result *res, const pc_dump_api *api, const char *msg)
 {
-    if (strstr(msg, "expected scalar type Long"))
-        pc_log_warning("API %s not support int32 tensor in CPU, please add %s to CONVERT_API "
-                       "'int32_to_int64' list in accuracy_tools/msprobe/core/common/const.py "
-                       "file.",
-                       api->api_name, api->api_name);
-    else
-        pc_log_error("Run %s UT Error: %s", api->full_name, msg);
+    pc_api_log_failure(api, msg, false);
     return pc_api_result_skip(res, api->full_name, msg);
 }
 
@@ -152,9 +95,7 @@ static bool first_output_only(const char *api_name)
 
 static void outputs_tree(cmp_tree *t, const pc_op *op, const pc_op_result *r, bool first_only)
 {
-    const pc_schema *sc = op->schema;
-    if (sc->nreturns == 1 && sc->returns[0].type == PC_ARG_BOOL && !sc->returns[0].is_list &&
-        r->count == 1 && pc_tensor_numel(&r->tensors[0]) == 1) {
+    if (pc_api_result_is_bool(op, r)) {
         /* a Python bool (torch.equal, Tensor.allclose), held as a 0-dim bool tensor */
         int64_t origin[PC_TENSOR_MAX_DIMS] = {0};
         t->root = pc_cmp_bool(pc_tensor_get(&r->tensors[0], origin) != 0);
@@ -342,73 +283,11 @@ static void save_arg(saver *s, const pc_dump_arg *a, const pc_value *v)
         s->k++;
 }
 
-/* The tensors made of the API's records, each made once: what the binder asks for (overloads
- * may ask again) and, for devices that take the API as the dump wrote it, every tensor record
- * of the forward entry (call.records). */
-typedef struct record_cache {
-    pc_inputs *in;
-    pc_record_tensor *items; /* malloc'ed */
-    int count, cap;
-} record_cache;
-
-static pc_status cached_provide(void *ctx, const pc_dump_api *api, const pc_dump_arg *arg,
-                                pc_tensor *out)
-{
-    record_cache *c = ctx;
-    for (int i = 0; i < c->count; i++)
-        if (c->items[i].record == arg) {
-            pc_tensor_share(out, &c->items[i].tensor);
-            return PC_OK;
-        }
-    if (c->count == c->cap) {
-        int cap = c->cap ? 2 * c->cap : 8;
-        pc_record_tensor *items = realloc(c->items, (size_t)cap * sizeof *items);
-        if (!items)
-            return pc_error_set(PC_ERR_NOMEM, "out of memory");
-        c->items = items;
-        c->cap = cap;
-    }
-    pc_tensor t = PC_TENSOR_NULL;
-    pc_status st = pc_inputs_provide(c->in, api, arg, &t);
-    if (st != PC_OK)
-        return st;
-    c->items[c->count].record = arg;
-    c->items[c->count++].tensor = t;
-    pc_tensor_share(out, &t);
-    return PC_OK;
-}
-
-/* Every tensor record under a, depth first, made through the cache. */
-static pc_status cache_records(record_cache *c, const pc_dump_api *api, const pc_dump_arg *a)
-{
-    if (a->kind == PC_DUMP_ARG_TENSOR) {
-        if (a->error)
-            return pc_error_set(PC_ERR_INVALID, "%s", a->error);
-        pc_tensor t = PC_TENSOR_NULL;
-        pc_status st = cached_provide(c, api, a, &t);
-        pc_tensor_free(&t);
-        return st;
-    }
-    pc_status st = PC_OK;
-    for (size_t i = 0; a->kind == PC_DUMP_ARG_LIST && i < a->u.list.count && st == PC_OK; i++)
-        st = cache_records(c, api, &a->u.list.items[i]);
-    return st;
-}
-
-static void record_cache_free(record_cache *c)
-{
-    for (int i = 0; i < c->count; i++)
-        pc_tensor_free(&c->items[i].tensor);
-    free(c->items);
-    c->items = NULL;
-    c->count = c->cap = 0;
-}
-
 typedef struct api_run {
     const pc_api_runner *r;
     const pc_dump_api *api;
     pc_op_call call;
-    record_cache records;
+    pc_record_cache records;
     pc_op_result bench_out, dev_out;
     pc_op_grads bench_grads, dev_grads;
     pc_tensor grad, bench_grad;
@@ -529,7 +408,7 @@ static pc_status bench_backward(api_run *x, const pc_cache_key *fkey)
 static void api_run_free(api_run *x)
 {
     pc_op_call_free(&x->call);
-    record_cache_free(&x->records);
+    pc_record_cache_free(&x->records);
     pc_op_result_free(&x->bench_out);
     pc_op_result_free(&x->dev_out);
     pc_op_grads_free(&x->bench_grads);
@@ -590,7 +469,7 @@ pc_status pc_api_run(const pc_api_runner *r, const pc_dump_api *api, pc_api_resu
             return api_error(res, api, msg);
         }
     }
-    const char *bad_arg = entry_arg_error(&api->forward);
+    const char *bad_arg = pc_api_entry_error(api); /* forward.error is NULL here */
     if (bad_arg)
         return api_error(res, api, bad_arg);
     run_fault_hook(api->full_name);
@@ -598,7 +477,7 @@ pc_status pc_api_run(const pc_api_runner *r, const pc_dump_api *api, pc_api_resu
     /* backward messages, decided before execution (§5.6) */
     char bwd_msg[MSG_MAX] = "";
     bool need_grad = true;
-    if (has_kwarg(&api->forward, "out")) {
+    if (pc_api_has_kwarg(&api->forward, "out")) {
         pc_log_warning("%s function with out=... arguments don't support automatic "
                        "differentiation, skip backward.",
                        api->full_name);
@@ -623,16 +502,9 @@ pc_status pc_api_run(const pc_api_runner *r, const pc_dump_api *api, pc_api_resu
         pc_api_outputs outs = {&none, &none, NULL, NULL, bwd_msg};
         return pc_compare_api(res, api->full_name, &outs, &r->compare);
     }
-    const pc_api_name *name = pc_api_lookup(api->api_type, api->api_name);
-    if (!name) {
-        /* every NPU op msprobe has a bench function for is in the table (spec run_ut.md
-         * §5.4); for the others msprobe fails with this exception, on every device */
-        if (strcmp(api->api_type, "NPU") == 0)
-            snprintf(msg, sizeof msg, "There is not bench function %s", api->api_name);
-        else
-            pc_api_supported(api->api_type, api->api_name, msg, sizeof msg);
+    const pc_api_name *name = pc_api_find_op(api, msg, sizeof msg);
+    if (!name)
         return api_error(res, api, msg);
-    }
 
     api_run *x = calloc(1, sizeof *x);
     if (!x)
@@ -645,20 +517,11 @@ pc_status pc_api_run(const pc_api_runner *r, const pc_dump_api *api, pc_api_resu
     pc_inputs in = {.max_bytes = r->max_tensor_bytes};
     pc_inputs_begin(&in, r->dump, r->seed, api);
     x->records.in = &in;
-    pc_status st = pc_op_bind_overloads(api, name, cached_provide, &x->records, &x->call, &name);
-    x->call.seed = r->seed; /* dropout's masks: keyed by (seed, API, side) */
-    if (st == PC_OK && (r->device->vt->flags & PC_BACKEND_WANTS_RECORDS)) {
-        st = cache_records(&x->records, api, &api->forward.input_args);
-        for (size_t i = 0; st == PC_OK && i < api->forward.kwarg_count; i++)
-            st = cache_records(&x->records, api, &api->forward.kwargs[i].value);
-    }
+    pc_status st =
+        pc_api_bind(r->dump, api, &name, r->seed, r->device->vt->flags & PC_BACKEND_WANTS_RECORDS,
+                    &x->records, &x->call);
     lap(r, &tm->inputs, &t0);
     if (st == PC_OK) {
-        /* how msprobe runs the API on its device (backend.h, call.h) */
-        x->call.dump = r->dump;
-        x->call.api = api;
-        x->call.records = x->records.items;
-        x->call.nrecords = x->records.count;
         pc_dtype ac = pc_autocast_dtype(&x->call, api);
         x->call.autocast = ac != PC_DTYPE_INVALID ? 1 + (int)ac : 0;
         x->call.needs_backward = api->backward && need_grad;
@@ -683,10 +546,9 @@ pc_status pc_api_run(const pc_api_runner *r, const pc_dump_api *api, pc_api_resu
         goto done;
     }
     bool first_only = first_output_only(api->api_name);
-    /* Tensor.__setitem__ returns None in torch: msprobe compares None with None (a SKIP
-     * details row, forward pass) and runs no backward; the op's result (the written copy of
-     * self) serves the goldens and -save_error_data only */
-    bool none_out = strcmp(api->api_name, "__setitem__") == 0;
+    /* Tensor.__setitem__: msprobe compares None with None (a SKIP details row, forward pass)
+     * and runs no backward */
+    bool none_out = pc_api_returns_none(api);
     if (none_out) {
         x->bo.root = pc_cmp_none();
         x->dvo.root = pc_cmp_none();

@@ -1,4 +1,5 @@
-/* Private to src/runner: the done set of a resumed run, CSV repair, and the worker pool. */
+/* Private to src/runner: what run_ut and run_overflow_check share per API, the done set of a
+ * resumed run, CSV repair, and the worker pool. */
 #ifndef PC_RUNNER_IMPL_H
 #define PC_RUNNER_IMPL_H
 
@@ -7,8 +8,61 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "precheck/inputs/inputs.h"
 #include "precheck/io/csv.h"
 #include "precheck/runner/runner.h"
+
+/* ---- one API, as run_ut (api.c) and run_overflow_check (overflow.c) prepare it
+ * (api_shared.c) ---- */
+
+/* Whether the forward entry has the keyword argument key (out=: no backward, §4.1). */
+bool pc_api_has_kwarg(const pc_dump_entry *e, const char *key);
+
+/* Why the API's forward entry cannot be used at all (the entry, or the first argument record
+ * precheck could not read), or NULL. The text is the API's error message (§3 step 5c). */
+const char *pc_api_entry_error(const pc_dump_api *api);
+
+/* The op row of an executed API type; NULL with the message msprobe's run would fail with in
+ * why: "There is not bench function <name>" for an NPU op precheck does not have (msprobe has
+ * a bench function for exactly those it has), pc_api_supported's text for the others. */
+const pc_api_name *pc_api_find_op(const pc_dump_api *api, char *why, size_t size);
+
+/* Tensor.__setitem__: torch returns None, so msprobe sees None on both sides (the op's result,
+ * the written copy of self, serves the goldens and -save_error_data only). */
+bool pc_api_returns_none(const pc_dump_api *api);
+
+/* Whether r is the Python bool an op returns (torch.equal, Tensor.allclose): its schema says
+ * "-> bool" and r holds it as one 0-dim bool tensor. */
+bool pc_api_result_is_bool(const pc_op *op, const pc_op_result *r);
+
+/* msprobe's log line for an API whose run raised msg (its catch-all, §3 step 5c): the int32
+ * hint for "expected scalar type Long", else ERROR "Run <full> UT Error: <msg>". With
+ * overflow_check, run_overflow_check's handler (§9), which has two more hints (half tensors and
+ * the matmul primitive on the CPU). */
+void pc_api_log_failure(const pc_dump_api *api, const char *msg, bool overflow_check);
+
+/* The tensors made of an API's records, each made once: what the binder asks for (overloads
+ * may ask again) and, for devices that take the API as the dump wrote it, every tensor record
+ * of the forward entry (call.records). in is the caller's; items are owned. */
+typedef struct pc_record_cache {
+    pc_inputs *in;
+    pc_record_tensor *items; /* malloc'ed */
+    int count, cap;
+} pc_record_cache;
+
+/* A pc_tensor_provider (ops/call.h) over the cache: ctx is a pc_record_cache. */
+pc_status pc_record_cache_provide(void *ctx, const pc_dump_api *api, const pc_dump_arg *arg,
+                                  pc_tensor *out);
+void pc_record_cache_free(pc_record_cache *c); /* leaves an empty cache (in kept) */
+
+/* Binds api onto the op of *name or an overload of it (*name gets the row used), its tensors
+ * made through cache (cache->in set by the caller with pc_inputs_begin), and fills in where
+ * the call came from (backend ABI 3: dump, api, records, seed); with want_records, every
+ * tensor record of the forward entry is made too (a backend with PC_BACKEND_WANTS_RECORDS).
+ * autocast and needs_backward stay 0: the caller decides them. On failure the message is set
+ * and call may hold a partial binding: pc_op_call_free it either way. */
+pc_status pc_api_bind(const pc_dump *dump, const pc_dump_api *api, const pc_api_name **name,
+                      uint64_t seed, bool want_records, pc_record_cache *cache, pc_op_call *call);
 
 /* ---- msprobe's device autocast rule (autocast.c) ---- */
 

@@ -1,5 +1,6 @@
 /*
- * run_ut and multi_run_ut (spec run_ut.md §1-§8): the per-API pipeline and the whole run.
+ * run_ut and multi_run_ut (spec run_ut.md §1-§8): the per-API pipeline and the whole run; and
+ * run_overflow_check (§9), which shares the per-API preparation (below, at its section).
  *
  * Per API (pc_api_run): msprobe's SKIP rules (unsupported prefixes, unsplittable names, black
  * and white lists), the inputs (inputs/inputs.h), the bound call (ops/call.h), the bench run
@@ -126,6 +127,69 @@ typedef struct pc_run_options {
 
 /* The exit status of the run: 0 done, 1 failed (a message was logged), 130 interrupted. */
 int pc_run_ut(const pc_run_options *opt);
+
+/* ---- run_overflow_check (spec run_ut.md §9) ----
+ *
+ * Per API, the forward on the reference device in the dumped dtypes (msprobe's CPU run: no
+ * bench upcast, no autocast, no gradients) and on the device under test (msprobe: the NPU),
+ * and whether the overflow agrees: inf or NaN in the outputs of both sides, or of neither.
+ * msprobe reads the NPU's side from torch_npu's overflow check; precheck reads every side from
+ * its outputs (pc_overflow_in_tensor). Results are log lines only, msprobe's:
+ *   WARNING "The <full> overflow is a normal overflow." / "... is an abnormal overflow.",
+ *   WARNING "The <full> overflow is a normal overflow, out and npu_out is None.",
+ *   WARNING "The output of <full> is bool type.This dtype not support overflow, so it will be
+ *            skipped.",
+ *   INFO "<Type> api is not supported for run ut. SKIP." (Distributed, MindSpeed, NPU),
+ *   and the failure lines of pc_api_log_failure's overflow-check handler;
+ * plus precheck's INFO line naming the side(s) with inf/NaN where there are any, and the
+ * summary line of the run.
+ */
+
+typedef enum pc_overflow_verdict {
+    PC_OVERFLOW_NORMAL,   /* the sides agree (both overflow, neither does, both are None) */
+    PC_OVERFLOW_ABNORMAL, /* one side overflows and the other does not */
+    PC_OVERFLOW_SKIPPED,  /* not checked: a type msprobe refuses, a bool output, a failure */
+} pc_overflow_verdict;
+
+typedef struct pc_overflow_result {
+    pc_overflow_verdict verdict;
+    bool reference_overflow; /* inf or NaN in the reference device's outputs */
+    bool device_overflow;    /* inf or NaN in the device's outputs */
+} pc_overflow_result;
+
+typedef struct pc_overflow_runner {
+    const pc_dump *dump;
+    const pc_backend *reference; /* the reference device (the cpu backend) */
+    /* the device under test; the reference itself when they are the same device (then the
+     * API runs once and serves both sides) */
+    const pc_backend *device;
+    uint64_t seed;
+    size_t max_tensor_bytes; /* 0: the core limit */
+} pc_overflow_runner;
+
+/* Checks one API (in this process), logs msprobe's lines for it and fills res. Failures of
+ * the API are its SKIPPED result; PC_ERR_NOMEM only. */
+pc_status pc_overflow_check_api(const pc_overflow_runner *r, const pc_dump_api *api,
+                                pc_overflow_result *res);
+
+/* Whether t holds an overflow as msprobe's CPU check sees it: a non-empty tensor that is not
+ * bool whose max or min, as a float32, is infinite or NaN (so a float64 beyond float32's range
+ * counts too); integers never do. */
+bool pc_overflow_in_tensor(const pc_tensor *t);
+
+typedef struct pc_overflow_options {
+    const char *api_info; /* -api_info */
+    bool jit_compile;     /* -j VALUE was given (msprobe turns JIT on for any value) */
+    int device_id;        /* -d */
+    const char *backend;  /* --backend NAME[:OPTIONS]; NULL: cpu */
+    const char *python;   /* --python; NULL: python3 */
+    uint64_t seed;
+    bool progress; /* the progress bar on stderr (drawn on a terminal only) */
+} pc_overflow_options;
+
+/* The whole run_overflow_check, APIs in this process: 0 done (whatever it found), 1 failed
+ * (a message was logged: the dump, the backend, an API name msprobe refuses). */
+int pc_run_overflow_check(const pc_overflow_options *opt);
 
 /* Test hook: when the environment variable PRECHECK_TEST_FAULT is "crash:<full name>" or
  * "hang:<full name>", the worker running that API kills itself with SIGSEGV or sleeps forever;
