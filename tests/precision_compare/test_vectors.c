@@ -54,6 +54,18 @@ static void assert_text(const char *path, const char *want)
     free(got);
 }
 
+/* Both outputs of a run against the expected files. */
+static void assert_outputs(const pc_pcmp_summary *sum, const char *want_details,
+                           const char *want_result)
+{
+    char *want = slurp(want_details);
+    assert_text(sum->details_path, want);
+    free(want);
+    want = slurp(want_result);
+    assert_text(sum->result_path, want);
+    free(want);
+}
+
 static void assert_no_outputs(const char *dir)
 {
     char p[4200];
@@ -72,12 +84,7 @@ static void test_spec_11_7_a(void **state)
     char dir[4096];
     pc_pcmp_summary sum;
     assert_int_equal(run(VEC "/e2e_npu.csv", VEC "/e2e_gpu.csv", dir, sizeof dir, &sum), PC_OK);
-    char *want = slurp(VEC "/e2e_want_details.csv");
-    assert_text(sum.details_path, want);
-    free(want);
-    want = slurp(VEC "/e2e_want_result.csv");
-    assert_text(sum.result_path, want);
-    free(want);
+    assert_outputs(&sum, VEC "/e2e_want_details.csv", VEC "/e2e_want_result.csv");
 }
 
 /* §11.7 (b): the synthetic rows. The details CSV is msprobe's byte for byte, and so is the
@@ -91,12 +98,7 @@ static void test_spec_11_7_b(void **state)
     pc_pcmp_summary sum;
     assert_int_equal(run(VEC "/synth_npu.csv", VEC "/synth_gpu.csv", dir, sizeof dir, &sum), PC_OK);
     assert_int_equal(sum.unmatched_rows, 1); /* Torch.tan.0 */
-    char *want = slurp(VEC "/synth_want_details.csv");
-    assert_text(sum.details_path, want);
-    free(want);
-    want = slurp(VEC "/synth_want_result.csv");
-    assert_text(sum.result_path, want);
-    free(want);
+    assert_outputs(&sum, VEC "/synth_want_details.csv", VEC "/synth_want_result.csv");
 }
 
 #define DETAILS_HEADER                                                                                                                  \
@@ -274,12 +276,7 @@ static void assert_gpu_skip_outputs(const char *npu, const char *gpu, bool strea
     assert_int_equal(sum.unmatched_rows, unmatched);
     assert_int_equal(sum.details_rows, 9);
     assert_int_equal(sum.result_rows, 3);
-    char *want = slurp(VEC "/gpu_skip/want_details.csv");
-    assert_text(sum.details_path, want);
-    free(want);
-    want = slurp(VEC "/gpu_skip/want_result.csv");
-    assert_text(sum.result_path, want);
-    free(want);
+    assert_outputs(&sum, VEC "/gpu_skip/want_details.csv", VEC "/gpu_skip/want_result.csv");
 }
 
 /* An API the GPU side could not run (its GPU row SKIP with blank cells) between two APIs with
