@@ -7,6 +7,12 @@
  * API in the order APIs first appear, are written at the end. Both outputs are written under
  * temporary names and renamed when all went well, so a failed run leaves nothing that looks
  * complete.
+ *
+ * Where result rows go (msprobe's order, spec compare.md §9.3 and §9.8): an API's row is due when
+ * its run of rows ends, that is when a row of another API has been judged, or at the end; the
+ * row of an invalid name or of a row whose verdict raised ("direct" rows) is due at once. So a
+ * direct row comes before the row of the API still open when it is met, even when it belongs
+ * to that API, and it never ends or opens an API's run.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -151,6 +157,7 @@ typedef struct api_entry {
     pc_pcmp_agg fwd, bwd;
     bool direct; /* an invalid-name or raised row: [name, SKIP, SKIP, message] */
     bool last_skip_dtype;
+    size_t before; /* direct rows of the indexed pass: written before the API entry of this index */
 } api_entry;
 
 typedef struct api_table {
@@ -355,19 +362,28 @@ static pc_status write_result_row(out_file *o, const api_entry *e)
     return st;
 }
 
-static pc_status write_result_rows(out_file *o, const api_table *a)
+/* The APIs' rows in order, each preceded by the direct rows placed before it (their `before`
+ * values never decrease), then the direct rows placed after the last API. */
+static pc_status write_result_rows(out_file *o, const api_table *apis, const api_table *directs)
 {
-    for (size_t i = 0; i < a->n; i++) {
-        pc_status st = write_result_row(o, &a->e[i]);
-        if (st != PC_OK)
-            return st;
+    pc_status st = PC_OK;
+    size_t d = 0;
+    for (size_t i = 0; st == PC_OK && i <= apis->n; i++) {
+        while (st == PC_OK && d < directs->n && directs->e[d].before == i)
+            st = write_result_row(o, &directs->e[d++]);
+        if (st == PC_OK && i < apis->n)
+            st = write_result_row(o, &apis->e[i]);
     }
-    return PC_OK;
+    return st;
 }
 
 typedef struct run_state {
     gpu_index gpu;
-    api_table apis;
+    api_table apis;    /* one entry per API, in the order APIs first appear */
+    api_table directs; /* the direct rows, in the order met (no hash table) */
+    /* the last API entry is the API of the last judged row, and its first run of rows is still
+     * open: a direct row met now goes before it */
+    bool first_run_open;
     strpool pool;
     out_file details, result;
     pc_pcmp_verdict verdict;
@@ -388,7 +404,9 @@ static pc_status add_direct(run_state *s, const char *name, const char *msg)
     const char *n = pool_dup(&s->pool, name), *m = pool_dup(&s->pool, msg);
     if (!n || !m)
         return pc_error_set(PC_ERR_NOMEM, "out of memory");
-    return api_push(&s->apis, (api_entry){.name = n, .message = m, .direct = true});
+    size_t before = s->first_run_open ? s->apis.n - 1 : s->apis.n;
+    return api_push(&s->directs,
+                    (api_entry){.name = n, .message = m, .direct = true, .before = before});
 }
 
 enum { UNMATCHED_NAMED = 10 };
@@ -503,7 +521,8 @@ static pc_status npu_loop(run_state *s, const char *path, pc_pcmp_summary *sum)
             goto done;
         uint64_t fh = hash_str(full);
         size_t ap = table_find(&s->apis.t, full, fh, api_key, &s->apis);
-        if (!s->apis.t.slot[ap].index) {
+        bool created = !s->apis.t.slot[ap].index;
+        if (created) {
             const char *n = pool_dup(&s->pool, full), *a = pool_dup(&s->pool, parts.api);
             if (!n || !a) {
                 st = pc_error_set(PC_ERR_NOMEM, "out of memory");
@@ -514,7 +533,9 @@ static pc_status npu_loop(run_state *s, const char *path, pc_pcmp_summary *sum)
             s->apis.t.slot[ap] = (table_slot){fh, s->apis.n};
             s->apis.t.count++;
         }
-        api_entry *e = &s->apis.e[s->apis.t.slot[ap].index - 1];
+        size_t idx = s->apis.t.slot[ap].index - 1;
+        s->first_run_open = created || (s->first_run_open && idx == s->apis.n - 1);
+        api_entry *e = &s->apis.e[idx];
         if ((st = api_update(e, &npu, &parts, v)) != PC_OK)
             goto done;
     }
@@ -702,8 +723,7 @@ static pc_status stream_pass(run_state *s, const pc_pcmp_options *opt, pc_pcmp_s
         if (!pcmp_name_parse(name, &parts)) {
             char msg[1200];
             gpu_pending = gpu_pending && !same;
-            if ((st = close_api(s, cur, sum)) == PC_OK &&
-                (st = invalid_row(s, name, msg, sizeof msg)) == PC_OK)
+            if ((st = invalid_row(s, name, msg, sizeof msg)) == PC_OK)
                 st = direct_result(s, name, msg, sum);
             sum->details_rows++;
             continue;
@@ -720,9 +740,8 @@ static pc_status stream_pass(run_state *s, const pc_pcmp_options *opt, pc_pcmp_s
             (st = out_flush(&s->details, false)) != PC_OK)
             break;
         sum->details_rows++;
-        if (v->raised) {
-            if ((st = close_api(s, cur, sum)) == PC_OK)
-                st = direct_result(s, name, v->message, sum);
+        if (v->raised) { /* written now, ahead of the open API's row (msprobe's order) */
+            st = direct_result(s, name, v->message, sum);
             continue;
         }
         if (!cur->open || strlen(cur->name) != parts.full_len ||
@@ -842,9 +861,9 @@ pc_status pc_pcmp_run(const pc_pcmp_options *opt, pc_pcmp_summary *summary)
                 "were skipped%s.",
                 sum->unmatched_rows,
                 sum->unmatched_rows > UNMATCHED_NAMED ? " (the first ones are named above)" : "");
-        if ((st = write_result_rows(&s->result, &s->apis)) != PC_OK)
+        if ((st = write_result_rows(&s->result, &s->apis, &s->directs)) != PC_OK)
             goto done;
-        sum->result_rows = s->apis.n;
+        sum->result_rows = s->apis.n + s->directs.n;
     }
     /* two CSVs of different dumps: msprobe would judge the few names they share and report
      * success; precheck refuses when most NPU rows find no GPU row */
@@ -873,9 +892,9 @@ done:
         unlink(s->result.tmp);
     }
     for (size_t i = 0; i < s->apis.n; i++)
-        if (!s->apis.e[i].direct)
-            free((char *)s->apis.e[i].message);
+        free((char *)s->apis.e[i].message);
     free(s->apis.e);
+    free(s->directs.e);
     free(s->apis.t.slot);
     free(s->gpu.rows);
     free(s->gpu.t.slot);

@@ -1,5 +1,6 @@
 /* api_precision_compare on the vectors of spec compare.md §11.7 and on msprobe's own unit-test
  * tables, where precheck deviates on purpose (each deviation is one test), and on bad input. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +54,18 @@ static void assert_text(const char *path, const char *want)
     free(got);
 }
 
+/* Both outputs of a run against the expected files. */
+static void assert_outputs(const pc_pcmp_summary *sum, const char *want_details,
+                           const char *want_result)
+{
+    char *want = slurp(want_details);
+    assert_text(sum->details_path, want);
+    free(want);
+    want = slurp(want_result);
+    assert_text(sum->result_path, want);
+    free(want);
+}
+
 static void assert_no_outputs(const char *dir)
 {
     char p[4200];
@@ -71,17 +84,13 @@ static void test_spec_11_7_a(void **state)
     char dir[4096];
     pc_pcmp_summary sum;
     assert_int_equal(run(VEC "/e2e_npu.csv", VEC "/e2e_gpu.csv", dir, sizeof dir, &sum), PC_OK);
-    char *want = slurp(VEC "/e2e_want_details.csv");
-    assert_text(sum.details_path, want);
-    free(want);
-    want = slurp(VEC "/e2e_want_result.csv");
-    assert_text(sum.result_path, want);
-    free(want);
+    assert_outputs(&sum, VEC "/e2e_want_details.csv", VEC "/e2e_want_result.csv");
 }
 
-/* §11.7 (b): the synthetic rows. The details CSV is msprobe's byte for byte; the result CSV
- * differs by the grouping deviation (msprobe's own is synth_msprobe_result.csv: Torch.mean.0
- * twice, and the invalid-name row before the pending Torch.exp.0). */
+/* §11.7 (b): the synthetic rows. The details CSV is msprobe's byte for byte, and so is the
+ * result CSV up to the grouping deviation (msprobe's own is synth_msprobe_result.csv: a second
+ * Torch.mean.0 row at the end). The invalid-name row comes before the pending Torch.exp.0, as
+ * in msprobe. */
 static void test_spec_11_7_b(void **state)
 {
     (void)state;
@@ -89,12 +98,7 @@ static void test_spec_11_7_b(void **state)
     pc_pcmp_summary sum;
     assert_int_equal(run(VEC "/synth_npu.csv", VEC "/synth_gpu.csv", dir, sizeof dir, &sum), PC_OK);
     assert_int_equal(sum.unmatched_rows, 1); /* Torch.tan.0 */
-    char *want = slurp(VEC "/synth_want_details.csv");
-    assert_text(sum.details_path, want);
-    free(want);
-    want = slurp(VEC "/synth_want_result.csv");
-    assert_text(sum.result_path, want);
-    free(want);
+    assert_outputs(&sum, VEC "/synth_want_details.csv", VEC "/synth_want_result.csv");
 }
 
 #define DETAILS_HEADER                                                                                                                  \
@@ -234,6 +238,109 @@ static void test_consecutive_check_is_exact(void **state)
     free(want_rep);
 }
 
+/* Copies the CSV src to dst record by record (records end in CRLF; messages hold bare LFs
+ * only): the header first, then the data records in reverse order when reverse, without those
+ * that start with drop (when not NULL). */
+static void copy_records(const char *src, const char *dst, bool reverse, const char *drop)
+{
+    char *data = slurp(src);
+    char *rec[256];
+    int n = 0;
+    for (char *p = data; *p;) {
+        assert_true(n < 256);
+        rec[n++] = p;
+        char *e = strstr(p, "\r\n");
+        assert_non_null(e);
+        p = e + 2;
+    }
+    FILE *f = fopen(dst, "wb");
+    assert_non_null(f);
+    for (int k = 0; k < n; k++) {
+        int i = k == 0 || !reverse ? k : n - k;
+        if (i > 0 && drop && strncmp(rec[i], drop, strlen(drop)) == 0)
+            continue;
+        fwrite(rec[i], 1, (size_t)(strstr(rec[i], "\r\n") + 2 - rec[i]), f);
+    }
+    fclose(f);
+    free(data);
+}
+
+/* Runs npu against gpu and checks both outputs against the files of vectors/gpu_skip/. */
+static void assert_gpu_skip_outputs(const char *npu, const char *gpu, bool streamed,
+                                    size_t unmatched)
+{
+    char out[4096];
+    pc_pcmp_summary sum;
+    assert_int_equal(run(npu, gpu, out, sizeof out, &sum), PC_OK);
+    assert_int_equal(sum.streamed, streamed);
+    assert_int_equal(sum.unmatched_rows, unmatched);
+    assert_int_equal(sum.details_rows, 9);
+    assert_int_equal(sum.result_rows, 3);
+    assert_outputs(&sum, VEC "/gpu_skip/want_details.csv", VEC "/gpu_skip/want_result.csv");
+}
+
+/* An API the GPU side could not run (its GPU row SKIP with blank cells) between two APIs with
+ * forward and backward rows: judging its NPU row raises, and its SKIP result row comes at once,
+ * ahead of the row of the API before it, which is written when the next API's row has been
+ * judged (msprobe's order; vectors/gpu_skip/README.md derives every row). The same bytes by
+ * the indexed pass (the NPU CSV as it is: its gelu backward row has no GPU row) and by the
+ * streaming pass (without that row), and indexed again with the GPU rows in reverse order. */
+static void test_gpu_skip_row_order(void **state)
+{
+    (void)state;
+    assert_gpu_skip_outputs(VEC "/gpu_skip/npu_details.csv", VEC "/gpu_skip/gpu_details.csv", false,
+                            1);
+    char dir[4096], npu[4200], gpu[4200];
+    pc_test_tmpdir(dir, sizeof dir);
+    snprintf(npu, sizeof npu, "%s/npu.csv", dir);
+    snprintf(gpu, sizeof gpu, "%s/gpu.csv", dir);
+    copy_records(VEC "/gpu_skip/npu_details.csv", npu, false,
+                 "Functional.gelu.0.backward.output.0,");
+    assert_gpu_skip_outputs(npu, VEC "/gpu_skip/gpu_details.csv", true, 0);
+    copy_records(VEC "/gpu_skip/gpu_details.csv", gpu, true, NULL);
+    assert_gpu_skip_outputs(npu, gpu, false, 0);
+}
+
+/* Rows whose verdict raises (a blank 二进制一致错误率, as run_ut leaves it for unequal builtin
+ * outputs) and an invalid name: each result row comes at once, ahead of the row of the API
+ * still open -- also when the raised row belongs to that API (Torch.max.0 aggregates its other
+ * rows and keeps one row) -- and never opens an API (Torch.min.0's row comes when Torch.sum.0's
+ * row is judged, with only its backward). Streamed and indexed alike. */
+static void test_raised_rows_do_not_close_the_open_api(void **state)
+{
+    (void)state;
+    char dir[4096], npu[4200], gpu[4200];
+    pc_test_tmpdir(dir, sizeof dir);
+    snprintf(npu, sizeof npu, "%s/npu.csv", dir);
+    snprintf(gpu, sizeof gpu, "%s/gpu.csv", dir);
+    write_file(npu, RUN_UT_HEADER BIN_ROW("Torch.max.0.forward.output.0", "0")
+                        BIN_ROW("Torch.max.0.backward.output.0", " ")
+                            BIN_ROW("Torch.max.0.backward.output.1", "0.5")
+                                BIN_ROW("Torch.min.0.forward.output.0", " ")
+                                    BIN_ROW("Torch.min.0.backward.output.0", "0")
+                                        BIN_ROW("Torch.sum.0.forward.output.0", "0")
+                                            BIN_ROW("Torch.bad.forward.output.0", "0"));
+    copy_records(npu, gpu, true, NULL);
+    const char *want = RESULT_HEADER
+        "Torch.max.0.backward.output.0,SKIP,SKIP,ERROR: Input data is an empty string\r\n"
+        "Torch.min.0.forward.output.0,SKIP,SKIP,ERROR: Input data is an empty string\r\n"
+        "Torch.max.0,pass,error,\r\n"
+        "Torch.min.0, ,pass,\r\n"
+        "Torch.bad.forward.output.0,SKIP,SKIP,The API name Torch.bad.forward.output.0 is "
+        "invalid.\r\n"
+        "Torch.sum.0,pass, ,\r\n";
+    const char *gpus[2] = {npu, gpu};
+    for (int k = 0; k < 2; k++) {
+        char out[4096];
+        pc_pcmp_summary sum;
+        assert_int_equal(run(npu, gpus[k], out, sizeof out, &sum), PC_OK);
+        assert_int_equal(sum.streamed, k == 0);
+        assert_int_equal(sum.details_rows, 7);
+        assert_int_equal(sum.result_rows, 6);
+        assert_text(sum.result_path, want);
+    }
+}
+
 static void test_unmatched_rows_are_counted(void **state)
 {
     (void)state;
@@ -324,6 +431,8 @@ int main(void)
         cmocka_unit_test(test_deviation_missing_shape_column),
         cmocka_unit_test(test_deviation_grouping_not_consecutive),
         cmocka_unit_test(test_consecutive_check_is_exact),
+        cmocka_unit_test(test_gpu_skip_row_order),
+        cmocka_unit_test(test_raised_rows_do_not_close_the_open_api),
         cmocka_unit_test(test_unmatched_rows_are_counted),
         cmocka_unit_test(test_duplicate_gpu_rows_fail_without_output),
         cmocka_unit_test(test_missing_columns),

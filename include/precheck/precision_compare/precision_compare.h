@@ -112,6 +112,8 @@ typedef struct pc_pcmp_summary {
  * sides ran the same dump); at the first row where they do not follow each other (another row
  * order, an NPU row without a GPU row, an API whose rows are not consecutive, GPU rows left
  * over) it starts again with the GPU CSV indexed by name. Both ways give the same bytes.
+ * Result rows come in msprobe's order: an API's row where its first run of rows ends; the row
+ * of an invalid name or of a row that could not be judged at once, ahead of the API still open.
  * Both outputs are written under temporary names and renamed into
  * place only when the whole analysis succeeded; on failure neither output exists. NPU rows
  * without a GPU match are logged as WARNINGs (the first ones by name, then a count) and skipped,
