@@ -438,9 +438,11 @@ static void run_fault_hook(const char *full_name)
             pause();
 }
 
-pc_status pc_api_run(const pc_api_runner *r, const pc_dump_api *api, pc_api_result *res)
+pc_status pc_api_run_early(const pc_api_runner *r, const pc_dump_api *api, pc_api_result *res,
+                           bool *decided)
 {
     char msg[MSG_MAX];
+    *decided = true;
     if (pc_api_prefix_refused(api->prefix)) {
         pc_log_info("%s api is not supported for run ut. SKIP.", api->prefix);
         snprintf(msg, sizeof msg, "API %s not support for run ut. SKIP.", api->full_name);
@@ -472,6 +474,17 @@ pc_status pc_api_run(const pc_api_runner *r, const pc_dump_api *api, pc_api_resu
     const char *bad_arg = pc_api_entry_error(api); /* forward.error is NULL here */
     if (bad_arg)
         return api_error(res, api, bad_arg);
+    *decided = false;
+    return PC_OK;
+}
+
+pc_status pc_api_run(const pc_api_runner *r, const pc_dump_api *api, pc_api_result *res)
+{
+    char msg[MSG_MAX];
+    bool decided = false;
+    pc_status early = pc_api_run_early(r, api, res, &decided);
+    if (decided)
+        return early;
     run_fault_hook(api->full_name);
 
     /* backward messages, decided before execution (§5.6) */

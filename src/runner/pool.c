@@ -74,9 +74,12 @@ typedef struct msg_header {
     uint64_t len; /* of the packed result that follows */
 } msg_header;
 
-/* A packed result waiting for its turn to be handed on. */
+/* A result waiting for its turn to be handed on: packed (from a worker) or, for one the
+ * parent decided itself, as it is. */
 typedef struct pending {
     pc_csv_buffer bytes;
+    pc_api_result res; /* used when direct */
+    bool direct;
     bool ready;
 } pending;
 
@@ -282,6 +285,20 @@ pc_status pc_pool_run(const pc_pool_job *job, pc_pool_sink sink, void *ctx, size
     size_t next_send = 0, next_write = 0;
     double timeout = job->opt->timeout_s;
     while (st == PC_OK && next_write < job->count && !*job->interrupted) {
+        /* the APIs decided without running anything (lists, refused types): here, at once
+         * (a window ahead of the writer, so that memory does not grow with the dump) */
+        for (bool decided = true;
+             st == PC_OK && decided && next_send < job->count && next_send < next_write + 256;) {
+            pending *t = &p.texts[next_send];
+            st = pc_api_run_early(job->runner, &job->dump->apis[job->apis[next_send]], &t->res,
+                                  &decided);
+            if (st == PC_OK && decided) {
+                t->direct = t->ready = true;
+                next_send++;
+            }
+        }
+        if (st != PC_OK)
+            break;
         /* hand out work */
         for (int i = 0; i < p.n && next_send < job->count; i++) {
             if (p.w[i].pos >= 0)
@@ -342,11 +359,13 @@ pc_status pc_pool_run(const pc_pool_job *job, pc_pool_sink sink, void *ctx, size
         while (st == PC_OK && next_write < job->count && p.texts[next_write].ready) {
             pending *tx = &p.texts[next_write];
             pc_api_result res = PC_API_RESULT_INIT;
-            st = pc_api_result_unpack(tx->bytes.data, tx->bytes.len, &res);
-            int stop = st == PC_OK ? sink(ctx, next_write, &res) : 1;
+            if (!tx->direct)
+                st = pc_api_result_unpack(tx->bytes.data, tx->bytes.len, &res);
+            int stop = st == PC_OK ? sink(ctx, next_write, tx->direct ? &tx->res : &res) : 1;
             pc_api_result_free(&res);
+            pc_api_result_free(&tx->res);
             pc_csv_buffer_free(&tx->bytes);
-            tx->ready = false;
+            tx->ready = tx->direct = false;
             if (st != PC_OK)
                 break;
             *written = ++next_write;
@@ -357,8 +376,10 @@ pc_status pc_pool_run(const pc_pool_job *job, pc_pool_sink sink, void *ctx, size
         }
     }
     pool_close(&p);
-    for (size_t i = 0; i < job->count; i++)
+    for (size_t i = 0; i < job->count; i++) {
         pc_csv_buffer_free(&p.texts[i].bytes);
+        pc_api_result_free(&p.texts[i].res);
+    }
     free(p.texts);
     signal(SIGPIPE, old_pipe);
     return st;

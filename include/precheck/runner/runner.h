@@ -80,6 +80,13 @@ bool pc_api_type_executed(const char *api_type);
 /* Runs api and fills res (a compared API or a SKIP record). PC_ERR_NOMEM only. */
 pc_status pc_api_run(const pc_api_runner *r, const pc_dump_api *api, pc_api_result *res);
 
+/* The SKIPs pc_api_run decides before anything is made (msprobe's refused types, names it
+ * cannot split, the black and white lists, unreadable records, the memory guard): *decided
+ * and res filled when api is one of them, *decided false (res untouched) otherwise. Cheap
+ * and free of side effects but its log line, so the parent decides them without a worker. */
+pc_status pc_api_run_early(const pc_api_runner *r, const pc_dump_api *api, pc_api_result *res,
+                           bool *decided);
+
 /* ---- the whole run ---- */
 
 #define PC_RUN_MAX_DEVICES 64
