@@ -6,68 +6,73 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "cli/flags.h"
 #include "precheck/core/log.h"
 #include "precheck/io/path_check.h"
 #include "precheck/precision_compare/precision_compare.h"
 
-int pc_cli_api_precision_compare(int argc, char **argv);
-
-static const char usage[] = "usage: precheck api_precision_compare [-h] -npu NPU_CSV_PATH -gpu "
-                            "GPU_CSV_PATH [-o OUT_PATH]\n";
-
-static void print_help(void)
+static void print_usage(FILE *out, const pc_args_command *cmd)
 {
-    printf("%s\n"
-           "Judges the NPU's run_ut errors against the GPU's with msprobe's precision standards.\n"
-           "\noptions:\n"
-           "  -h, --help            show this help message and exit\n"
-           "  -npu NPU_CSV_PATH, --npu_csv_path NPU_CSV_PATH\n"
-           "                        the accuracy_checking_details CSV of the NPU run\n"
-           "  -gpu GPU_CSV_PATH, --gpu_csv_path GPU_CSV_PATH\n"
-           "                        the accuracy_checking_details CSV of the GPU run\n"
-           "  -o OUT_PATH, --out_path OUT_PATH\n"
-           "                        output directory (default ./)\n"
-           "\nexit status: 0 done, 1 failure (no output written), 2 usage error\n",
-           usage);
+    (void)cmd;
+    fprintf(out, "usage: precheck api_precision_compare [-h] -npu NPU_CSV_PATH -gpu GPU_CSV_PATH "
+                 "[-o OUT_PATH]\n");
 }
+
+static void print_help(FILE *out, const pc_args_command *cmd)
+{
+    print_usage(out, cmd);
+    fprintf(out,
+            "\n"
+            "Judges the NPU's run_ut errors against the GPU's with msprobe's precision standards.\n"
+            "\noptions:\n"
+            "  -h, --help            show this help message and exit\n"
+            "  -npu NPU_CSV_PATH, --npu_csv_path NPU_CSV_PATH\n"
+            "                        the accuracy_checking_details CSV of the NPU run\n"
+            "  -gpu GPU_CSV_PATH, --gpu_csv_path GPU_CSV_PATH\n"
+            "                        the accuracy_checking_details CSV of the GPU run\n"
+            "  -o OUT_PATH, --out_path OUT_PATH\n"
+            "                        output directory (default ./)\n"
+            "\nexit status: 0 done, 1 failure (no output written), 2 usage error\n");
+}
+
+typedef struct paths {
+    const char *npu, *gpu, *out;
+} paths;
+
+static int take(void *ctx, const pc_args_command *cmd, int id, char **values, int count)
+{
+    (void)cmd;
+    (void)count;
+    paths *p = ctx;
+    if (id == PC_FLAG_NPU_CSV_PATH)
+        p->npu = values[0];
+    else if (id == PC_FLAG_GPU_CSV_PATH)
+        p->gpu = values[0];
+    else if (id == PC_FLAG_OUT_PATH)
+        p->out = values[0];
+    return PC_ARGS_RUN;
+}
+
+/* msprobe's _api_precision_compare_parser: -npu and -gpu required */
+static const pc_args_command command = {
+    .prog = "precheck api_precision_compare",
+    .table = pc_flags,
+    .options = (const int[]){PC_FLAG_HELP, PC_FLAG_NPU_CSV_PATH, PC_FLAG_GPU_CSV_PATH,
+                             PC_FLAG_OUT_PATH, -1},
+    .required = (const int[]){PC_FLAG_NPU_CSV_PATH, PC_FLAG_GPU_CSV_PATH, -1},
+    .print_usage = print_usage,
+    .print_help = print_help,
+};
 
 int pc_cli_api_precision_compare(int argc, char **argv)
 {
-    const char *npu = NULL, *gpu = NULL, *out = "./";
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char **dst = NULL;
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            print_help();
-            return 0;
-        } else if (strcmp(a, "-npu") == 0 || strcmp(a, "--npu_csv_path") == 0) {
-            dst = &npu;
-        } else if (strcmp(a, "-gpu") == 0 || strcmp(a, "--gpu_csv_path") == 0) {
-            dst = &gpu;
-        } else if (strcmp(a, "-o") == 0 || strcmp(a, "--out_path") == 0) {
-            dst = &out;
-        } else {
-            fprintf(stderr, "%sprecheck api_precision_compare: error: unrecognized arguments: %s\n",
-                    usage, a);
-            return 2;
-        }
-        if (i + 1 >= argc) {
-            fprintf(stderr,
-                    "%sprecheck api_precision_compare: error: argument %s: expected one "
-                    "argument\n",
-                    usage, a);
-            return 2;
-        }
-        *dst = argv[++i];
-    }
-    if (!npu || !gpu) {
-        fprintf(stderr,
-                "%sprecheck api_precision_compare: error: the following arguments are required: "
-                "%s%s%s\n",
-                usage, npu ? "" : "-npu/--npu_csv_path", !npu && !gpu ? ", " : "",
-                gpu ? "" : "-gpu/--gpu_csv_path");
-        return 2;
-    }
+    paths p = {.out = "./"};
+    int rc = pc_args_parse(&command, argc, argv, take, &p, NULL);
+    if (rc != PC_ARGS_RUN)
+        return rc;
+    const char *npu = p.npu, *gpu = p.gpu, *out = p.out;
     char npu_r[PC_PATH_BUFFER_SIZE], gpu_r[PC_PATH_BUFFER_SIZE], out_r[PC_PATH_BUFFER_SIZE];
     pc_status st =
         pc_path_check(npu, PC_PATH_FILE, PC_PATH_READ | PC_PATH_WRITE, ".csv", npu_r, sizeof npu_r);
