@@ -53,9 +53,8 @@ static void print_help(FILE *out, const pc_args_command *cmd)
 
 static int take(void *ctx, const pc_args_command *cmd, int id, char **values, int count)
 {
-    (void)count;
     pc_materialize_options *o = ctx;
-    const char *v = values[0];
+    const char *v = count ? values[0] : NULL; /* every option of materialize takes a value */
     if (id == PC_FLAG_API_INFO) {
         o->api_info = v;
     } else if (id == PC_FLAG_OUT_PATH) {
