@@ -25,6 +25,9 @@ pc_status pc_cpu_autocast_grads(const pc_op_call *call, pc_op_grads *g);
 pc_status pc_backend_plugin_load(const char *name, const pc_backend_host *host,
                                  const pc_backend_vtable **vt, pc_backend_host *prepared,
                                  bool *known);
+/* Whether name is a plug-in precheck knows of (built or not) or has a file for, as
+ * pc_backend_plugin_load reports it in *known. */
+bool pc_backend_plugin_known(const char *name);
 /* The names of the known plug-ins, for messages: "torch". */
 const char *pc_backend_plugin_names(void);
 

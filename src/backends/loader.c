@@ -325,14 +325,25 @@ static pc_status python_prepare(const char *python, const pc_python_env **out)
 
 /* ---- opening ---- */
 
+static const plugin_info *known_plugin(const char *name)
+{
+    for (size_t i = 0; i < sizeof known_plugins / sizeof known_plugins[0]; i++)
+        if (strcmp(known_plugins[i].name, name) == 0)
+            return &known_plugins[i];
+    return NULL;
+}
+
+bool pc_backend_plugin_known(const char *name)
+{
+    char path[PATH_MAX + 64], where[2 * PATH_MAX + 160];
+    return known_plugin(name) || plugin_path(name, path, sizeof path, where, sizeof where);
+}
+
 pc_status pc_backend_plugin_load(const char *name, const pc_backend_host *host,
                                  const pc_backend_vtable **vt, pc_backend_host *prepared,
                                  bool *known)
 {
-    const plugin_info *info = NULL;
-    for (size_t i = 0; i < sizeof known_plugins / sizeof known_plugins[0]; i++)
-        if (strcmp(known_plugins[i].name, name) == 0)
-            info = &known_plugins[i];
+    const plugin_info *info = known_plugin(name);
     char path[PATH_MAX + 64], where[2 * PATH_MAX + 160];
     *known = info != NULL;
     if (!plugin_path(name, path, sizeof path, where, sizeof where)) {

@@ -37,16 +37,39 @@ pc_status pc_backend_open(pc_backend *out, const pc_backend_vtable *vt, const ch
     return PC_OK;
 }
 
+/* name = spec's NAME (of NAME or NAME:OPTIONS); false when it is empty or too long. */
+static bool spec_name(const char *spec, char *name, size_t size)
+{
+    const char *colon = strchr(spec, ':');
+    size_t len = colon ? (size_t)(colon - spec) : strlen(spec);
+    if (len == 0 || len >= size)
+        return false;
+    memcpy(name, spec, len);
+    name[len] = 0;
+    return true;
+}
+
+bool pc_backend_name_known(const char *spec)
+{
+    char name[64];
+    if (!spec || !spec_name(spec, name, sizeof name))
+        return false;
+    return pc_backend_find(name) || pc_backend_plugin_known(name);
+}
+
+void pc_backend_choices(char *buf, size_t size)
+{
+    if (size)
+        snprintf(buf, size, "cpu, %s:DEVICE, replay, faulty:FAULT:OP", pc_backend_plugin_names());
+}
+
 pc_status pc_backend_open_spec(pc_backend *out, const char *spec, const pc_backend_host *host)
 {
     char name[64];
-    const char *colon = strchr(spec, ':');
-    size_t len = colon ? (size_t)(colon - spec) : strlen(spec);
-    if (len == 0 || len >= sizeof name)
+    if (!spec_name(spec, name, sizeof name))
         return pc_error_set(PC_ERR_INVALID, "'%s' does not name a backend (NAME or NAME:OPTIONS)",
                             spec);
-    memcpy(name, spec, len);
-    name[len] = 0;
+    const char *colon = strchr(spec, ':');
     const char *options = colon ? colon + 1 : NULL;
     const pc_backend_vtable *vt = pc_backend_find(name);
     if (vt)

@@ -7,92 +7,92 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "cli/flags.h"
 #include "precheck/core/log.h"
 #include "precheck/io/path_check.h"
 #include "precheck/precision_compare/precision_compare.h"
 #include "precheck/report/pcmp_report.h"
 #include "precheck/runner/runner.h"
 
-int pc_cli_api_precision_compare(int argc, char **argv);
-
-static const char usage[] = "usage: precheck api_precision_compare [-h] -npu NPU_CSV_PATH -gpu "
-                            "GPU_CSV_PATH [-o OUT_PATH]\n"
-                            "                                      [--fail-on error|warning]\n";
-
-static void print_help(void)
+static void print_usage(FILE *out, const pc_args_command *cmd)
 {
-    printf("%s\n"
-           "Judges the NPU's run_ut errors against the GPU's with msprobe's precision standards.\n"
-           "\noptions:\n"
-           "  -h, --help            show this help message and exit\n"
-           "  -npu NPU_CSV_PATH, --npu_csv_path NPU_CSV_PATH\n"
-           "                        the accuracy_checking_details CSV of the NPU run\n"
-           "  -gpu GPU_CSV_PATH, --gpu_csv_path GPU_CSV_PATH\n"
-           "                        the accuracy_checking_details CSV of the GPU run\n"
-           "  -o OUT_PATH, --out_path OUT_PATH\n"
-           "                        output directory (default ./)\n"
-           "  --fail-on error|warning\n"
-           "                        exit 3 when an API's verdict is error (warning: error or "
-           "warning):\n"
-           "                        a CI gate (default off: msprobe's exit codes)\n"
-           "\nAt the end the log has a summary (counts, each row in error with the standard and "
-           "the\nchecks that failed, NPU and GPU figures side by side) and precheck_summary_<ts>."
-           "json is\nwritten beside the outputs (docs/summary-json.md).\n"
-           "\nexit status: 0 done, 1 failure (no output written), 2 usage error, 3 --fail-on\n",
-           usage);
+    (void)cmd;
+    fprintf(out, "usage: precheck api_precision_compare [-h] -npu NPU_CSV_PATH -gpu GPU_CSV_PATH "
+                 "[-o OUT_PATH]\n"
+                 "                                      [--fail-on error|warning]\n");
 }
+
+static void print_help(FILE *out, const pc_args_command *cmd)
+{
+    print_usage(out, cmd);
+    fprintf(out,
+            "\n"
+            "Judges the NPU's run_ut errors against the GPU's with msprobe's precision standards.\n"
+            "\noptions:\n"
+            "  -h, --help            show this help message and exit\n"
+            "  -npu NPU_CSV_PATH, --npu_csv_path NPU_CSV_PATH\n"
+            "                        the accuracy_checking_details CSV of the NPU run\n"
+            "  -gpu GPU_CSV_PATH, --gpu_csv_path GPU_CSV_PATH\n"
+            "                        the accuracy_checking_details CSV of the GPU run\n"
+            "  -o OUT_PATH, --out_path OUT_PATH\n"
+            "                        output directory (default ./)\n"
+            "  --fail-on error|warning\n"
+            "                        exit 3 when an API's verdict is error (warning: error or "
+            "warning):\n"
+            "                        a CI gate (default off: msprobe's exit codes)\n"
+            "\nAt the end the log has a summary (counts, each row in error with the standard and "
+            "the\nchecks that failed, NPU and GPU figures side by side) and precheck_summary_<ts>."
+            "json is\nwritten beside the outputs (docs/summary-json.md).\n"
+            "\nexit status: 0 done, 1 failure (no output written), 2 usage error, 3 --fail-on\n");
+}
+
+typedef struct paths {
+    const char *npu, *gpu, *out;
+    pc_fail_level fail_on;
+} paths;
+
+static int take(void *ctx, const pc_args_command *cmd, int id, char **values, int count)
+{
+    (void)count;
+    paths *p = ctx;
+    if (id == PC_FLAG_NPU_CSV_PATH)
+        p->npu = values[0];
+    else if (id == PC_FLAG_GPU_CSV_PATH)
+        p->gpu = values[0];
+    else if (id == PC_FLAG_OUT_PATH)
+        p->out = values[0];
+    else if (id == PC_FLAG_FAIL_ON && strcmp(values[0], "error") == 0)
+        p->fail_on = PC_FAIL_ERROR;
+    else if (id == PC_FLAG_FAIL_ON && strcmp(values[0], "warning") == 0)
+        p->fail_on = PC_FAIL_WARNING;
+    else if (id == PC_FLAG_FAIL_ON)
+        return pc_args_usage_error(cmd,
+                                   "argument --fail-on: invalid choice: '%s' (choose from "
+                                   "'error', 'warning')",
+                                   values[0]);
+    return PC_ARGS_RUN;
+}
+
+/* msprobe's _api_precision_compare_parser: -npu and -gpu required */
+static const pc_args_command command = {
+    .prog = "precheck api_precision_compare",
+    .table = pc_flags,
+    .options = (const int[]){PC_FLAG_HELP, PC_FLAG_NPU_CSV_PATH, PC_FLAG_GPU_CSV_PATH,
+                             PC_FLAG_OUT_PATH, PC_FLAG_FAIL_ON, -1},
+    .required = (const int[]){PC_FLAG_NPU_CSV_PATH, PC_FLAG_GPU_CSV_PATH, -1},
+    .print_usage = print_usage,
+    .print_help = print_help,
+};
 
 int pc_cli_api_precision_compare(int argc, char **argv)
 {
-    const char *npu = NULL, *gpu = NULL, *out = "./", *fail_on_text = NULL;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char **dst = NULL;
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            print_help();
-            return 0;
-        } else if (strcmp(a, "-npu") == 0 || strcmp(a, "--npu_csv_path") == 0) {
-            dst = &npu;
-        } else if (strcmp(a, "-gpu") == 0 || strcmp(a, "--gpu_csv_path") == 0) {
-            dst = &gpu;
-        } else if (strcmp(a, "-o") == 0 || strcmp(a, "--out_path") == 0) {
-            dst = &out;
-        } else if (strcmp(a, "--fail-on") == 0) {
-            dst = &fail_on_text;
-        } else {
-            fprintf(stderr, "%sprecheck api_precision_compare: error: unrecognized arguments: %s\n",
-                    usage, a);
-            return 2;
-        }
-        if (i + 1 >= argc) {
-            fprintf(stderr,
-                    "%sprecheck api_precision_compare: error: argument %s: expected one "
-                    "argument\n",
-                    usage, a);
-            return 2;
-        }
-        *dst = argv[++i];
-    }
-    if (!npu || !gpu) {
-        fprintf(stderr,
-                "%sprecheck api_precision_compare: error: the following arguments are required: "
-                "%s%s%s\n",
-                usage, npu ? "" : "-npu/--npu_csv_path", !npu && !gpu ? ", " : "",
-                gpu ? "" : "-gpu/--gpu_csv_path");
-        return 2;
-    }
-    pc_fail_level fail_on = PC_FAIL_NEVER;
-    if (fail_on_text && strcmp(fail_on_text, "error") == 0) {
-        fail_on = PC_FAIL_ERROR;
-    } else if (fail_on_text && strcmp(fail_on_text, "warning") == 0) {
-        fail_on = PC_FAIL_WARNING;
-    } else if (fail_on_text) {
-        fprintf(stderr,
-                "%sprecheck api_precision_compare: error: argument --fail-on: invalid choice: "
-                "'%s' (choose from 'error', 'warning')\n",
-                usage, fail_on_text);
-        return 2;
-    }
+    paths p = {.out = "./"};
+    int rc = pc_args_parse(&command, argc, argv, take, &p, NULL);
+    if (rc != PC_ARGS_RUN)
+        return rc;
+    const char *npu = p.npu, *gpu = p.gpu, *out = p.out;
     char npu_r[PC_PATH_BUFFER_SIZE], gpu_r[PC_PATH_BUFFER_SIZE], out_r[PC_PATH_BUFFER_SIZE];
     pc_status st =
         pc_path_check(npu, PC_PATH_FILE, PC_PATH_READ | PC_PATH_WRITE, ".csv", npu_r, sizeof npu_r);
@@ -118,20 +118,20 @@ int pc_cli_api_precision_compare(int argc, char **argv)
     pc_log_info("api_precision_compare: %zu NPU rows, %zu details rows, %zu APIs; wrote %s and %s",
                 sum.npu_rows, sum.details_rows, sum.result_rows, sum.details_path, sum.result_path);
     /* the summary, and summary.json beside the outputs (their time stamp) */
-    char json[PC_PATH_BUFFER_SIZE + 64], command[4096];
+    char json[PC_PATH_BUFFER_SIZE + 64], line[4096];
     const char *ts = strrchr(sum.result_path, '_');
     snprintf(json, sizeof json, "%s/precheck_summary_%.14s.json", out_r, ts ? ts + 1 : "run");
-    size_t used = (size_t)snprintf(command, sizeof command, "precheck");
-    for (int i = 0; i < argc && used < sizeof command; i++)
-        used += (size_t)snprintf(command + used, sizeof command - used, " %s", argv[i]);
-    pc_pcmp_report_in rin = {sum.result_path, sum.details_path, npu_r, gpu_r, json, command};
+    size_t used = (size_t)snprintf(line, sizeof line, "precheck");
+    for (int i = 0; i < argc && used < sizeof line; i++)
+        used += (size_t)snprintf(line + used, sizeof line - used, " %s", argv[i]);
+    pc_pcmp_report_in rin = {sum.result_path, sum.details_path, npu_r, gpu_r, json, line};
     bool fails = false;
-    if (pc_pcmp_report(&rin, fail_on, &fails) != PC_OK)
+    if (pc_pcmp_report(&rin, p.fail_on, &fails) != PC_OK)
         pc_log_warning("no summary: %s", pc_error_message());
     if (fails) {
         pc_log_warning("--fail-on %s: an API's verdict is %s; exit status %d.",
-                       fail_on == PC_FAIL_WARNING ? "warning" : "error",
-                       fail_on == PC_FAIL_WARNING ? "error or warning" : "error",
+                       p.fail_on == PC_FAIL_WARNING ? "warning" : "error",
+                       p.fail_on == PC_FAIL_WARNING ? "error or warning" : "error",
                        PC_EXIT_FAILED_CHECK);
         return PC_EXIT_FAILED_CHECK;
     }

@@ -6,7 +6,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/flags.h"
 #include "precheck/core/log.h"
 #include "precheck/dump/data.h"
 #include "precheck/io/path_check.h"
@@ -41,43 +43,52 @@ static int check_tensor(void *ctx, const pc_dump_api *api, const pc_dump_arg *ar
     return 0;
 }
 
-static void usage(FILE *out)
+static void print_usage(FILE *out, const pc_args_command *cmd)
 {
-    fprintf(out, "usage: precheck check_dump -api_info DUMP_JSON\n\n"
-                 "Reads an msprobe dump.json as run_ut does, loads every real tensor file of a "
+    (void)cmd;
+    fprintf(out, "usage: precheck check_dump -api_info DUMP_JSON\n");
+}
+
+static void print_help(FILE *out, const pc_args_command *cmd)
+{
+    print_usage(out, cmd);
+    fprintf(out, "\nReads an msprobe dump.json as run_ut does, loads every real tensor file of a "
                  "tensor-mode\ndump and checks it against its record: dtype, shape, and the "
                  "Max/Min/Mean/Norm\nstatistics msprobe wrote. For a statistics-mode dump it "
                  "checks that every tensor\nrecord describes a tensor that can be generated.\n\n"
                  "options:\n"
-                 "  -api_info, --api_info DUMP_JSON   the dump.json to check\n"
-                 "  -h, --help                        this help\n\n"
+                 "  -api_info, --api_info_file DUMP_JSON   the dump.json to check\n"
+                 "  -h, --help                             this help\n\n"
                  "Exit status: 0 when everything matches, 1 when something does not or the "
                  "dump cannot be\nread, 2 for a usage error. MSPROBE_LOG_LEVEL=0 also lists "
                  "norms that match only within\nhalf-precision reduction error.\n");
 }
 
+static int take(void *ctx, const pc_args_command *cmd, int id, char **values, int count)
+{
+    (void)cmd;
+    (void)count;
+    if (id == PC_FLAG_API_INFO)
+        *(const char **)ctx = values[0];
+    return PC_ARGS_RUN;
+}
+
+static const pc_args_command command = {
+    .prog = "precheck check_dump",
+    .table = pc_flags,
+    .options = (const int[]){PC_FLAG_HELP, PC_FLAG_API_INFO, -1},
+    .print_usage = print_usage,
+    .print_help = print_help,
+};
+
 int pc_cli_check_dump(int argc, char **argv)
 {
     const char *api_info = NULL;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-            usage(stdout);
-            return 0;
-        }
-        if ((strcmp(argv[i], "-api_info") == 0 || strcmp(argv[i], "--api_info") == 0) &&
-            i + 1 < argc) {
-            api_info = argv[++i];
-            continue;
-        }
-        fprintf(stderr, "precheck check_dump: unexpected argument '%s'\n\n", argv[i]);
-        usage(stderr);
-        return 2;
-    }
-    if (!api_info) {
-        fprintf(stderr, "precheck check_dump: -api_info DUMP_JSON is required\n\n");
-        usage(stderr);
-        return 2;
-    }
+    int rc = pc_args_parse(&command, argc, argv, take, &api_info, NULL);
+    if (rc != PC_ARGS_RUN)
+        return rc;
+    if (!api_info)
+        return pc_args_usage_error(&command, "-api_info DUMP_JSON is required");
     char resolved[PC_PATH_BUFFER_SIZE];
     if (pc_path_check(api_info, PC_PATH_FILE, PC_PATH_READ, ".json", resolved, sizeof resolved)) {
         pc_log_error("%s", pc_error_message());

@@ -7,18 +7,26 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/flags.h"
 #include "precheck/compare/compare.h"
 #include "precheck/io/npy.h"
 #include "precheck/io/pt.h"
 
-static void usage(FILE *out)
+static void print_usage(FILE *out, const pc_args_command *cmd)
 {
+    (void)cmd;
+    fprintf(out, "usage: precheck compare -bench BENCH -device DEVICE [-api_name NAME]\n"
+                 "                        [--bench msprobe|fp64] [-precision N] [--threads N]\n"
+                 "                        [--cosine-blas-order]\n");
+}
+
+static void print_help(FILE *out, const pc_args_command *cmd)
+{
+    print_usage(out, cmd);
     fprintf(out,
-            "usage: precheck compare -bench BENCH -device DEVICE [-api_name NAME]\n"
-            "                        [--bench msprobe|fp64] [-precision N] [--threads N]\n"
-            "                        [--cosine-blas-order]\n\n"
-            "Compares one device output with its bench output the way run_ut does and prints "
+            "\nCompares one device output with its bench output the way run_ut does and prints "
             "the\ndetails CSV header and the row run_ut would write for it.\n\n"
             "options:\n"
             "  -bench, --bench_path FILE     the bench tensor (.pt or .npy)\n"
@@ -37,6 +45,66 @@ static void usage(FILE *out)
             "Exit status: 0 when the row was printed, 1 when a file cannot be read, 2 for a usage\n"
             "error.\n");
 }
+
+typedef struct compare_args {
+    const char *bench_path, *device_path, *api_name;
+    bool fp64;
+    int precision;
+    pc_compare_options opt;
+} compare_args;
+
+static int take(void *ctx, const pc_args_command *cmd, int id, char **values, int count)
+{
+    compare_args *a = ctx;
+    const char *v = count ? values[0] : NULL;
+    char *end;
+    switch ((pc_flag)id) {
+    case PC_FLAG_BENCH_PATH:
+        a->bench_path = v;
+        break;
+    case PC_FLAG_DEVICE_PATH:
+        a->device_path = v;
+        break;
+    case PC_FLAG_API_NAME:
+        a->api_name = v;
+        break;
+    case PC_FLAG_BENCH:
+        if (strcmp(v, "fp64") != 0 && strcmp(v, "msprobe") != 0)
+            return pc_args_usage_error(cmd, "--bench takes msprobe or fp64, not '%s'", v);
+        a->fp64 = strcmp(v, "fp64") == 0;
+        break;
+    case PC_FLAG_PRECISION: {
+        long p = strtol(v, &end, 10);
+        if (end == v || *end || p < 0 || p > PC_CSV_MAX_PRECISION)
+            return pc_args_usage_error(cmd, "-precision takes 0..%d", PC_CSV_MAX_PRECISION);
+        a->precision = (int)p;
+        break;
+    }
+    case PC_FLAG_THREADS: {
+        long t = strtol(v, &end, 10);
+        if (end == v || *end || t < 1 || t > 1024)
+            return pc_args_usage_error(cmd, "--threads takes 1..1024");
+        a->opt.threads = (int)t;
+        break;
+    }
+    case PC_FLAG_COSINE_BLAS_ORDER:
+        a->opt.cosine_blas_order = true;
+        break;
+    default:
+        break;
+    }
+    return PC_ARGS_RUN;
+}
+
+static const pc_args_command command = {
+    .prog = "precheck compare",
+    .table = pc_flags,
+    .options = (const int[]){PC_FLAG_HELP, PC_FLAG_BENCH_PATH, PC_FLAG_DEVICE_PATH,
+                             PC_FLAG_API_NAME, PC_FLAG_BENCH, PC_FLAG_PRECISION, PC_FLAG_THREADS,
+                             PC_FLAG_COSINE_BLAS_ORDER, -1},
+    .print_usage = print_usage,
+    .print_help = print_help,
+};
 
 static bool ends_with(const char *s, const char *suffix)
 {
@@ -72,59 +140,16 @@ static pc_dtype policy_bench_dtype(bool fp64, pc_dtype device, pc_dtype bench)
 
 int pc_cli_compare(int argc, char **argv)
 {
-    const char *bench_path = NULL, *device_path = NULL, *api_name = "Torch.compare.0";
-    bool fp64 = false;
-    pc_compare_options opt = {0};
-    int precision = 14;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        bool has_value = i + 1 < argc;
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            usage(stdout);
-            return 0;
-        } else if ((strcmp(a, "-bench") == 0 || strcmp(a, "--bench_path") == 0) && has_value) {
-            bench_path = argv[++i];
-        } else if ((strcmp(a, "-device") == 0 || strcmp(a, "--device_path") == 0) && has_value) {
-            device_path = argv[++i];
-        } else if ((strcmp(a, "-api_name") == 0 || strcmp(a, "--api_name") == 0) && has_value) {
-            api_name = argv[++i];
-        } else if (strcmp(a, "--bench") == 0 && has_value) {
-            const char *v = argv[++i];
-            if (strcmp(v, "fp64") == 0) {
-                fp64 = true;
-            } else if (strcmp(v, "msprobe") != 0) {
-                fprintf(stderr, "precheck compare: --bench takes msprobe or fp64, not '%s'\n", v);
-                return 2;
-            }
-        } else if (strcmp(a, "-precision") == 0 && has_value) {
-            char *end;
-            long p = strtol(argv[++i], &end, 10);
-            if (*end || p < 0 || p > PC_CSV_MAX_PRECISION) {
-                fprintf(stderr, "precheck compare: -precision takes 0..%d\n", PC_CSV_MAX_PRECISION);
-                return 2;
-            }
-            precision = (int)p;
-        } else if (strcmp(a, "--threads") == 0 && has_value) {
-            char *end;
-            long t = strtol(argv[++i], &end, 10);
-            if (*end || t < 1 || t > 1024) {
-                fprintf(stderr, "precheck compare: --threads takes 1..1024\n");
-                return 2;
-            }
-            opt.threads = (int)t;
-        } else if (strcmp(a, "--cosine-blas-order") == 0) {
-            opt.cosine_blas_order = true;
-        } else {
-            fprintf(stderr, "precheck compare: unexpected argument '%s'\n\n", a);
-            usage(stderr);
-            return 2;
-        }
-    }
-    if (!bench_path || !device_path) {
-        fprintf(stderr, "precheck compare: -bench and -device are required\n\n");
-        usage(stderr);
-        return 2;
-    }
+    compare_args a = {.api_name = "Torch.compare.0", .precision = 14};
+    int parsed = pc_args_parse(&command, argc, argv, take, &a, NULL);
+    if (parsed != PC_ARGS_RUN)
+        return parsed;
+    if (!a.bench_path || !a.device_path)
+        return pc_args_usage_error(&command, "-bench and -device are required");
+    const char *bench_path = a.bench_path, *device_path = a.device_path, *api_name = a.api_name;
+    bool fp64 = a.fp64;
+    pc_compare_options opt = a.opt;
+    int precision = a.precision;
 
     int rc = 1;
     pc_tensor bench = PC_TENSOR_NULL, device = PC_TENSOR_NULL;

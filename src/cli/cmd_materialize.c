@@ -8,17 +8,25 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/flags.h"
 #include "precheck/core/log.h"
 #include "precheck/inputs/inputs.h"
 #include "precheck/inputs/materialize.h"
 #include "precheck/io/path_check.h"
 
-static void usage(FILE *out)
+static void print_usage(FILE *out, const pc_args_command *cmd)
 {
+    (void)cmd;
+    fprintf(out, "usage: precheck materialize -api_info DUMP_JSON -o OUT_DIR [--seed N]\n");
+}
+
+static void print_help(FILE *out, const pc_args_command *cmd)
+{
+    print_usage(out, cmd);
     fprintf(out,
-            "usage: precheck materialize -api_info DUMP_JSON -o OUT_DIR [--seed N]\n\n"
-            "Writes OUT_DIR/dump.json and OUT_DIR/dump_tensor_data/*.pt: the dump with every "
+            "\nWrites OUT_DIR/dump.json and OUT_DIR/dump_tensor_data/*.pt: the dump with every "
             "input tensor\nthat run_ut generates from statistics saved as a file, named as "
             "msprobe names them\n(Functional.linear.0.forward.input.0.pt, "
             "...forward.kwargs.<key>.pt, ...backward.input.0.pt).\nrun_ut on OUT_DIR/dump.json "
@@ -31,7 +39,8 @@ static void usage(FILE *out)
             "are recomputed from the written data.\nRecords that already name a file are kept, "
             "and their files copied.\n\n"
             "options:\n"
-            "  -api_info, --api_info DUMP_JSON   the dump.json to materialise\n"
+            "  -api_info, --api_info_file DUMP_JSON\n"
+            "                                    the dump.json to materialise\n"
             "  -o, --out_path OUT_DIR            where the new dump goes (created; must not hold "
             "a dump.json,\n"
             "                                    its dump_tensor_data must be empty)\n"
@@ -42,48 +51,44 @@ static void usage(FILE *out)
             PC_INPUTS_DEFAULT_SEED);
 }
 
-static int usage_error(const char *fmt, const char *arg)
+static int take(void *ctx, const pc_args_command *cmd, int id, char **values, int count)
 {
-    fprintf(stderr, "precheck materialize: error: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\n\n");
-    usage(stderr);
-    return 2;
+    pc_materialize_options *o = ctx;
+    const char *v = count ? values[0] : NULL; /* every option of materialize takes a value */
+    if (id == PC_FLAG_API_INFO) {
+        o->api_info = v;
+    } else if (id == PC_FLAG_OUT_PATH) {
+        o->out_dir = v;
+    } else if (id == PC_FLAG_SEED) {
+        char *end;
+        errno = 0;
+        long long x = strtoll(v, &end, 10);
+        if (errno || end == v || *end || x < 0)
+            return pc_args_usage_error(cmd, "argument --seed: invalid value: '%s'", v);
+        o->seed = (uint64_t)x;
+    }
+    return PC_ARGS_RUN;
 }
+
+static const pc_args_command command = {
+    .prog = "precheck materialize",
+    .table = pc_flags,
+    .options = (const int[]){PC_FLAG_HELP, PC_FLAG_API_INFO, PC_FLAG_OUT_PATH, PC_FLAG_SEED, -1},
+    .print_usage = print_usage,
+    .print_help = print_help,
+};
 
 int pc_cli_materialize(int argc, char **argv)
 {
     pc_materialize_options o = {.seed = PC_INPUTS_DEFAULT_SEED,
                                 .max_bytes = pc_inputs_default_max_bytes()};
-    for (int i = 1; i < argc; i += 2) { /* every option but -h takes a value */
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            usage(stdout);
-            return 0;
-        }
-        if (!v)
-            return usage_error("unrecognized or incomplete argument: %s", a);
-        if (strcmp(a, "-api_info") == 0 || strcmp(a, "--api_info") == 0 ||
-            strcmp(a, "--api_info_file") == 0) {
-            o.api_info = v;
-        } else if (strcmp(a, "-o") == 0 || strcmp(a, "--out_path") == 0) {
-            o.out_dir = v;
-        } else if (strcmp(a, "--seed") == 0) {
-            char *end;
-            errno = 0;
-            long long x = strtoll(v, &end, 10);
-            if (errno || end == v || *end || x < 0)
-                return usage_error("argument --seed: invalid value: '%s'", v);
-            o.seed = (uint64_t)x;
-        } else {
-            return usage_error("unrecognized arguments: %s", a);
-        }
-    }
+    int rc = pc_args_parse(&command, argc, argv, take, &o, NULL);
+    if (rc != PC_ARGS_RUN)
+        return rc;
     if (!o.api_info)
-        return usage_error("%s", "-api_info DUMP_JSON is required");
+        return pc_args_usage_error(&command, "-api_info DUMP_JSON is required");
     if (!o.out_dir)
-        return usage_error("%s", "-o OUT_DIR is required");
+        return pc_args_usage_error(&command, "-o OUT_DIR is required");
     if (pc_path_check(o.api_info, PC_PATH_FILE, PC_PATH_READ, ".json", NULL, 0)) {
         pc_log_error("%s", pc_error_message());
         return 1;

@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/flags.h"
 #include "precheck/compare/standard.h"
 #include "precheck/core/log.h"
 #include "precheck/dump/dump.h"
@@ -16,10 +18,16 @@
 #include "precheck/ops/op.h"
 #include "precheck/runner/runner.h"
 
-static void usage(FILE *out)
+static void print_usage(FILE *out, const pc_args_command *cmd)
 {
-    fprintf(out, "usage: precheck ops [--json] [--dump DUMP_JSON]\n\n"
-                 "Lists every API name precheck supports (as a dump names it: Functional.x, "
+    (void)cmd;
+    fprintf(out, "usage: precheck ops [--json] [--dump DUMP_JSON]\n");
+}
+
+static void print_help(FILE *out, const pc_args_command *cmd)
+{
+    print_usage(out, cmd);
+    fprintf(out, "\nLists every API name precheck supports (as a dump names it: Functional.x, "
                  "Torch.x,\nTensor.x), the op it runs, the form of the call (plain, swapped: "
                  "reflected operands,\ninplace), the comparison standard msprobe selects by "
                  "name for float outputs\n(integer and bool outputs are always compared "
@@ -207,26 +215,39 @@ static int print_coverage(const char *path, bool json)
     return 0;
 }
 
+typedef struct ops_args {
+    bool json;
+    const char *dump;
+} ops_args;
+
+static int take(void *ctx, const pc_args_command *cmd, int id, char **values, int count)
+{
+    (void)cmd;
+    (void)count;
+    ops_args *a = ctx;
+    if (id == PC_FLAG_JSON)
+        a->json = true;
+    else if (id == PC_FLAG_DUMP)
+        a->dump = values[0];
+    return PC_ARGS_RUN;
+}
+
+static const pc_args_command command = {
+    .prog = "precheck ops",
+    .table = pc_flags,
+    .options = (const int[]){PC_FLAG_HELP, PC_FLAG_JSON, PC_FLAG_DUMP, -1},
+    .print_usage = print_usage,
+    .print_help = print_help,
+};
+
 int pc_cli_ops(int argc, char **argv)
 {
-    bool json = false;
-    const char *dump = NULL;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-            usage(stdout);
-            return 0;
-        }
-        if (strcmp(argv[i], "--json") == 0 || strcmp(argv[i], "-json") == 0) {
-            json = true;
-            continue;
-        }
-        if (strcmp(argv[i], "--dump") == 0 && i + 1 < argc) {
-            dump = argv[++i];
-            continue;
-        }
-        fprintf(stderr, "precheck ops: unknown argument '%s' (try --help)\n", argv[i]);
-        return 2;
-    }
+    ops_args a = {0};
+    int rc = pc_args_parse(&command, argc, argv, take, &a, NULL);
+    if (rc != PC_ARGS_RUN)
+        return rc;
+    bool json = a.json;
+    const char *dump = a.dump;
     if (dump)
         return print_coverage(dump, json);
     if (json)

@@ -3,35 +3,52 @@
  * options, then the runner.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/flags.h"
+#include "precheck/backends/backend.h"
 #include "precheck/core/log.h"
 #include "precheck/inputs/inputs.h"
 #include "precheck/report/sink.h"
 #include "precheck/runner/runner.h"
 
-static void usage(FILE *out, bool multi)
+/* What the usage and help texts need: the name the command was called by (run_ut, or msprobe's
+ * newer acc_check) and whether it is the multi-process one. */
+typedef struct command_info {
+    const char *name;
+    bool multi;
+} command_info;
+
+static void print_usage(FILE *out, const pc_args_command *cmd)
 {
-    const char *cmd = multi ? "multi_run_ut" : "run_ut";
+    const command_info *c = cmd->data;
+    int w = (int)strlen(c->name);
     fprintf(out,
             "usage: precheck %s -api_info DUMP_JSON [-o OUT_DIR] [-save_error_data] [-j]\n"
             "       %*s [-d ID [ID ...]] [-csv_path RESULT_CSV] [-f] [-config CONFIG_JSON]%s\n"
             "       %*s [--backend cpu|torch:DEVICE|replay|faulty:...] [--python PYTHON]\n"
             "       %*s [--bench msprobe|fp64] [--seed N] [--timeout S]\n"
             "       %*s [--jobs N] [--max-memory MB] [--config_yaml CONFIG_YAML] [--no-progress]\n"
-            "       %*s [--bench-cache DIR]\n\n",
-            cmd, (int)strlen(cmd), "", multi ? " [-n N]" : "", (int)strlen(cmd), "",
-            (int)strlen(cmd), "", (int)strlen(cmd), "", (int)strlen(cmd), "");
+            "       %*s [--bench-cache DIR] [--fail-on error|warning] [--progress-interval S]\n",
+            c->name, w, "", c->multi ? " [-n N]" : "", w, "", w, "", w, "", w, "");
+}
+
+static void print_help(FILE *out, const pc_args_command *cmd)
+{
+    const command_info *c = cmd->data;
+    print_usage(out, cmd);
     fprintf(out,
-            "Replays every API of an msprobe dump on the device under test and on a "
+            "\nReplays every API of an msprobe dump on the device under test and on a "
             "high-precision\nCPU benchmark, compares outputs and input gradients, and writes "
             "accuracy_checking_result_<ts>.csv\nand accuracy_checking_details_<ts>.csv under "
             "OUT_DIR, as msprobe's %s does.\n\n",
-            cmd);
+            c->multi ? "multi_run_ut" : "run_ut");
     fprintf(out,
             "msprobe's options:\n"
             "  -api_info, --api_info_file DUMP_JSON  the dump.json to replay\n"
@@ -52,7 +69,7 @@ static void usage(FILE *out, bool multi)
             "  -config, --config_path CONFIG_JSON\n"
             "                               white_list/black_list/error_data_path from a msprobe "
             "config.json\n");
-    if (multi)
+    if (c->multi)
         fprintf(out, "  -n, --num_splits N           worker processes, 1..64 (default 8; at most "
                      "8 per device id)\n");
     fprintf(out,
@@ -93,13 +110,13 @@ static void usage(FILE *out, bool multi)
             "  --no-progress                no progress bar on stderr (nor, when stderr is "
             "not a terminal,\n"
             "                               the progress line in the log)\n"
+            "  --progress-interval S        when stderr is not a terminal: a progress line in "
+            "the log\n"
+            "                               every S seconds (default 30)\n"
             "  --fail-on error|warning      exit %d when an API has an error (warning: an "
             "error or a\n"
             "                               Warning): a CI gate (default off: msprobe's exit "
             "codes)\n"
-            "  --progress-interval S        when stderr is not a terminal: a progress line in "
-            "the log\n"
-            "                               every S seconds (default 30)\n"
             "  --bench-cache DIR            keep the bench's results in DIR and reuse them where "
             "the op,\n"
             "                               its inputs and the bench policy are the same (the "
@@ -107,19 +124,13 @@ static void usage(FILE *out, bool multi)
             "                               machine's run on the same dump, a rerun); made if "
             "missing\n"
             "  -h, --help                   this help\n\n"
+            "Options are spelled as msprobe's argparse takes them: --out_path=DIR, -oDIR, "
+            "-d0,\n"
+            "and any unambiguous prefix of a long option (--api_info, --out).\n\n"
             "Exit status: 0 done, 1 failed (see the log), 2 usage error, 130 interrupted (the "
             "log says\nhow to resume with -csv_path). A crashing or hanging API does not stop "
             "the run: it gets\na SKIP row saying what happened.\n",
             PC_INPUTS_DEFAULT_SEED, PC_EXIT_FAILED_CHECK);
-}
-
-static int usage_error(bool multi, const char *fmt, const char *arg)
-{
-    fprintf(stderr, "precheck %s: error: ", multi ? "multi_run_ut" : "run_ut");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\n\n");
-    usage(stderr, multi);
-    return 2;
 }
 
 static bool parse_long(const char *s, long long *out)
@@ -133,143 +144,249 @@ static bool parse_long(const char *s, long long *out)
     return true;
 }
 
-static bool is(const char *a, const char *x, const char *y)
+/* What the options give, before the run is set up from it. */
+typedef struct run_args {
+    pc_run_options o;
+    long long num_splits;
+    bool jobs_given;
+} run_args;
+
+static int take(void *ctx, const pc_args_command *cmd, int id, char **values, int count)
 {
-    return strcmp(a, x) == 0 || (y && strcmp(a, y) == 0);
+    run_args *a = ctx;
+    pc_run_options *o = &a->o;
+    const char *v = count ? values[0] : NULL;
+    switch ((pc_flag)id) {
+    case PC_FLAG_API_INFO:
+        o->api_info = v;
+        break;
+    case PC_FLAG_OUT_PATH:
+        o->out_path = v;
+        break;
+    case PC_FLAG_SAVE_ERROR_DATA:
+        o->save_error_data = true;
+        break;
+    case PC_FLAG_JIT_COMPILE:
+        o->jit_compile = true; /* NPU only */
+        break;
+    case PC_FLAG_DEVICE: {
+        /* msprobe's -d: each value an int (argparse converts them all first), then its action
+         * checks that none is there twice and none is negative; the last -d counts */
+        long long ids[PC_RUN_MAX_DEVICES];
+        if (count > PC_RUN_MAX_DEVICES)
+            return pc_args_usage_error(cmd, "too many device ids");
+        for (int k = 0; k < count; k++)
+            if (!parse_long(values[k], &ids[k]))
+                return pc_args_usage_error(cmd, "argument -d/--device: invalid int value: '%s'",
+                                           values[k]);
+        for (int k = 0; k < count; k++)
+            for (int j = 0; j < k; j++)
+                if (ids[j] == ids[k])
+                    return pc_args_usage_error(cmd, "device id must be unique");
+        for (int k = 0; k < count; k++) {
+            if (ids[k] < 0)
+                return pc_args_usage_error(cmd, "device id must be greater than or equal to 0");
+            if (ids[k] > INT_MAX)
+                return pc_args_usage_error(cmd, "argument -d/--device: invalid int value: '%s'",
+                                           values[k]);
+            o->device_ids[k] = (int)ids[k];
+        }
+        o->device_count = count;
+        break;
+    }
+    case PC_FLAG_RESULT_CSV_PATH:
+        o->csv_path = v;
+        break;
+    case PC_FLAG_FILTER_API:
+        o->filter_api = true;
+        break;
+    case PC_FLAG_CONFIG_PATH:
+        o->config_path = v;
+        break;
+    case PC_FLAG_NUM_SPLITS:
+        if (!parse_long(v, &a->num_splits))
+            return pc_args_usage_error(cmd, "argument -n/--num_splits: invalid int value: '%s'", v);
+        if (a->num_splits < 1 || a->num_splits > 64)
+            return pc_args_usage_error(cmd,
+                                       "argument -n/--num_splits: invalid choice: '%s' "
+                                       "(choose from 1 to 64)",
+                                       v);
+        break;
+    case PC_FLAG_CONFIG_YAML:
+        o->config_yaml = v;
+        break;
+    case PC_FLAG_BACKEND:
+        /* an unknown name is a usage error now; its options are the backend's to judge */
+        if (!pc_backend_name_known(v)) {
+            char choices[256];
+            pc_backend_choices(choices, sizeof choices);
+            return pc_args_usage_error(
+                cmd, "argument --backend: invalid choice: '%s' (choose from %s)", v, choices);
+        }
+        o->backend = v;
+        break;
+    case PC_FLAG_PYTHON:
+        if (!*v)
+            return pc_args_usage_error(cmd, "argument --python: expected an interpreter");
+        o->python = v;
+        break;
+    case PC_FLAG_BENCH:
+        if (strcmp(v, "msprobe") != 0 && strcmp(v, "fp64") != 0)
+            return pc_args_usage_error(cmd,
+                                       "argument --bench: invalid choice: '%s' (choose from "
+                                       "'msprobe', 'fp64')",
+                                       v);
+        o->bench_policy = v;
+        break;
+    case PC_FLAG_SEED: {
+        long long x;
+        if (!parse_long(v, &x) || x < 0)
+            return pc_args_usage_error(cmd, "argument --seed: invalid value: '%s'", v);
+        o->seed = (uint64_t)x;
+        break;
+    }
+    case PC_FLAG_TIMEOUT: {
+        char *end;
+        double t = strtod(v, &end);
+        if (end == v || *end || !(t >= 0))
+            return pc_args_usage_error(cmd, "argument --timeout: invalid value: '%s'", v);
+        o->timeout_s = t;
+        break;
+    }
+    case PC_FLAG_BENCH_CACHE:
+        if (!*v)
+            return pc_args_usage_error(cmd, "argument --bench-cache: expected a directory");
+        o->bench_cache = v;
+        break;
+    case PC_FLAG_MAX_MEMORY: {
+        char *end;
+        double mb = strtod(v, &end);
+        if (end == v || *end || !(mb > 0))
+            return pc_args_usage_error(cmd, "argument --max-memory: invalid value: '%s' (MB > 0)",
+                                       v);
+        o->max_memory_mb = mb;
+        break;
+    }
+    case PC_FLAG_JOBS: {
+        long long x;
+        if (!parse_long(v, &x) || x < 0 || x > PC_RUN_MAX_WORKERS)
+            return pc_args_usage_error(cmd, "argument --jobs: invalid value: '%s' (0..64)", v);
+        o->workers = (int)x;
+        a->jobs_given = true;
+        break;
+    }
+    case PC_FLAG_NO_PROGRESS:
+        o->progress = false;
+        break;
+    case PC_FLAG_PROGRESS_INTERVAL: {
+        char *end;
+        double t = strtod(v, &end);
+        if (end == v || *end || !(t > 0))
+            return pc_args_usage_error(cmd, "argument --progress-interval: invalid value: '%s'", v);
+        o->progress_interval_s = t;
+        break;
+    }
+    case PC_FLAG_FAIL_ON:
+        if (strcmp(v, "error") == 0)
+            o->fail_on = PC_FAIL_ERROR;
+        else if (strcmp(v, "warning") == 0)
+            o->fail_on = PC_FAIL_WARNING;
+        else
+            return pc_args_usage_error(cmd,
+                                       "argument --fail-on: invalid choice: '%s' (choose from "
+                                       "'error', 'warning')",
+                                       v);
+        break;
+    default:
+        break;
+    }
+    return PC_ARGS_RUN;
 }
+
+static const int run_ut_flags[] = {
+    PC_FLAG_HELP,
+    PC_FLAG_API_INFO,
+    PC_FLAG_OUT_PATH,
+    PC_FLAG_SAVE_ERROR_DATA,
+    PC_FLAG_JIT_COMPILE,
+    PC_FLAG_DEVICE,
+    PC_FLAG_RESULT_CSV_PATH,
+    PC_FLAG_FILTER_API,
+    PC_FLAG_CONFIG_PATH,
+    PC_FLAG_BACKEND,
+    PC_FLAG_PYTHON,
+    PC_FLAG_BENCH,
+    PC_FLAG_SEED,
+    PC_FLAG_TIMEOUT,
+    PC_FLAG_MAX_MEMORY,
+    PC_FLAG_JOBS,
+    PC_FLAG_CONFIG_YAML,
+    PC_FLAG_NO_PROGRESS,
+    PC_FLAG_BENCH_CACHE,
+    PC_FLAG_PROGRESS_INTERVAL,
+    PC_FLAG_FAIL_ON,
+    -1,
+};
+/* msprobe adds -n after the run_ut flags */
+static const int multi_run_ut_flags[] = {
+    PC_FLAG_HELP,
+    PC_FLAG_API_INFO,
+    PC_FLAG_OUT_PATH,
+    PC_FLAG_SAVE_ERROR_DATA,
+    PC_FLAG_JIT_COMPILE,
+    PC_FLAG_DEVICE,
+    PC_FLAG_RESULT_CSV_PATH,
+    PC_FLAG_FILTER_API,
+    PC_FLAG_CONFIG_PATH,
+    PC_FLAG_NUM_SPLITS,
+    PC_FLAG_BACKEND,
+    PC_FLAG_PYTHON,
+    PC_FLAG_BENCH,
+    PC_FLAG_SEED,
+    PC_FLAG_TIMEOUT,
+    PC_FLAG_MAX_MEMORY,
+    PC_FLAG_JOBS,
+    PC_FLAG_CONFIG_YAML,
+    PC_FLAG_NO_PROGRESS,
+    PC_FLAG_BENCH_CACHE,
+    PC_FLAG_PROGRESS_INTERVAL,
+    PC_FLAG_FAIL_ON,
+    -1,
+};
 
 static int run(int argc, char **argv, bool multi)
 {
-    pc_run_options o = {
-        .backend = "cpu",
-        .bench_policy = "msprobe",
-        .seed = PC_INPUTS_DEFAULT_SEED,
-        .workers = 1,
-        .progress = true,
+    command_info info = {argv[0], multi};
+    char prog[64];
+    snprintf(prog, sizeof prog, "precheck %s", argv[0]);
+    pc_args_command cmd = {
+        .prog = prog,
+        .table = pc_flags,
+        .options = multi ? multi_run_ut_flags : run_ut_flags,
+        .print_usage = print_usage,
+        .print_help = print_help,
+        .data = &info,
     };
-    long long num_splits = 8;
-    bool jobs_given = false;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (is(a, "-h", "--help")) {
-            usage(stdout, multi);
-            return 0;
-        }
-        if (is(a, "-save_error_data", NULL)) {
-            o.save_error_data = true;
-        } else if (is(a, "-j", "--jit_compile")) {
-            o.jit_compile = true; /* NPU only */
-        } else if (is(a, "-f", "--filter_api")) {
-            o.filter_api = true;
-        } else if (is(a, "--no-progress", NULL)) {
-            o.progress = false;
-        } else if (is(a, "-d", "--device")) {
-            int n = 0;
-            while (i + 1 < argc &&
-                   (argv[i + 1][0] != '-' || (argv[i + 1][1] >= '0' && argv[i + 1][1] <= '9'))) {
-                long long id;
-                if (!parse_long(argv[i + 1], &id))
-                    return usage_error(multi, "argument -d/--device: invalid int value: '%s'",
-                                       argv[i + 1]);
-                if (id < 0)
-                    return usage_error(multi, "%s", "device id must be greater than or equal to 0");
-                for (int k = 0; k < n; k++)
-                    if (o.device_ids[k] == id)
-                        return usage_error(multi, "%s", "device id must be unique");
-                if (n == PC_RUN_MAX_DEVICES)
-                    return usage_error(multi, "%s", "too many device ids");
-                o.device_ids[n++] = (int)id;
-                i++;
-            }
-            if (n == 0)
-                return usage_error(multi, "%s",
-                                   "argument -d/--device: expected at least one argument");
-            o.device_count = n;
-        } else if (!v) {
-            return usage_error(multi, "unrecognized or incomplete argument: %s", a);
-        } else if (is(a, "-api_info", "--api_info_file")) {
-            o.api_info = v, i++;
-        } else if (is(a, "-o", "--out_path")) {
-            o.out_path = v, i++;
-        } else if (is(a, "-csv_path", "--result_csv_path")) {
-            o.csv_path = v, i++;
-        } else if (is(a, "-config", "--config_path")) {
-            o.config_path = v, i++;
-        } else if (is(a, "--config_yaml", NULL)) {
-            o.config_yaml = v, i++;
-        } else if (is(a, "--backend", NULL)) {
-            o.backend = v, i++;
-        } else if (is(a, "--python", NULL)) {
-            if (!*v)
-                return usage_error(multi, "%s", "argument --python: expected an interpreter");
-            o.python = v, i++;
-        } else if (is(a, "--bench", NULL)) {
-            if (strcmp(v, "msprobe") != 0 && strcmp(v, "fp64") != 0)
-                return usage_error(multi,
-                                   "argument --bench: invalid choice: '%s' (choose from "
-                                   "'msprobe', 'fp64')",
-                                   v);
-            o.bench_policy = v, i++;
-        } else if (is(a, "--seed", NULL)) {
-            long long x;
-            if (!parse_long(v, &x) || x < 0)
-                return usage_error(multi, "argument --seed: invalid value: '%s'", v);
-            o.seed = (uint64_t)x, i++;
-        } else if (is(a, "--timeout", NULL)) {
-            char *end;
-            double t = strtod(v, &end);
-            if (end == v || *end || !(t >= 0))
-                return usage_error(multi, "argument --timeout: invalid value: '%s'", v);
-            o.timeout_s = t, i++;
-        } else if (is(a, "--bench-cache", NULL)) {
-            if (!*v)
-                return usage_error(multi, "%s", "argument --bench-cache: expected a directory");
-            o.bench_cache = v, i++;
-        } else if (is(a, "--fail-on", NULL)) {
-            if (strcmp(v, "error") == 0)
-                o.fail_on = PC_FAIL_ERROR;
-            else if (strcmp(v, "warning") == 0)
-                o.fail_on = PC_FAIL_WARNING;
-            else
-                return usage_error(multi,
-                                   "argument --fail-on: invalid choice: '%s' (choose from "
-                                   "'error', 'warning')",
-                                   v);
-            i++;
-        } else if (is(a, "--progress-interval", NULL)) {
-            char *end;
-            double t = strtod(v, &end);
-            if (end == v || *end || !(t > 0))
-                return usage_error(multi, "argument --progress-interval: invalid value: '%s'", v);
-            o.progress_interval_s = t, i++;
-        } else if (is(a, "--max-memory", NULL)) {
-            char *end;
-            double mb = strtod(v, &end);
-            if (end == v || *end || !(mb > 0))
-                return usage_error(multi, "argument --max-memory: invalid value: '%s' (MB > 0)", v);
-            o.max_memory_mb = mb, i++;
-        } else if (is(a, "--jobs", NULL)) {
-            long long x;
-            if (!parse_long(v, &x) || x < 0 || x > PC_RUN_MAX_WORKERS)
-                return usage_error(multi, "argument --jobs: invalid value: '%s' (0..64)", v);
-            o.workers = (int)x, jobs_given = true, i++;
-        } else if (multi && is(a, "-n", "--num_splits")) {
-            if (!parse_long(v, &num_splits) || num_splits < 1 || num_splits > 64)
-                return usage_error(multi,
-                                   "argument -n/--num_splits: invalid choice: '%s' "
-                                   "(choose from 1 to 64)",
-                                   v);
-            i++;
-        } else {
-            return usage_error(multi, "unrecognized arguments: %s", a);
-        }
-    }
+    run_args a = {
+        .o =
+            {
+                .backend = "cpu",
+                .bench_policy = "msprobe",
+                .seed = PC_INPUTS_DEFAULT_SEED,
+                .workers = 1,
+                .progress = true,
+            },
+        .num_splits = 8,
+    };
+    int rc = pc_args_parse(&cmd, argc, argv, take, &a, NULL);
+    if (rc != PC_ARGS_RUN)
+        return rc;
+    pc_run_options o = a.o;
+    long long num_splits = a.num_splits;
+    bool jobs_given = a.jobs_given;
     /* a real device: one worker per -d id, as msprobe's multi_run_ut gives each its own */
     if (!multi && !jobs_given && o.device_count > 1 && strncmp(o.backend, "torch:", 6) == 0)
         o.workers = o.device_count;
-    o.argc = argc;
-    o.argv = argv;
     if (multi) {
         o.multi = true;
         int devices = o.device_count ? o.device_count : 1;
@@ -282,6 +399,8 @@ static int run(int argc, char **argv, bool multi)
         if (!jobs_given)
             o.workers = (int)num_splits;
     }
+    o.argc = argc;
+    o.argv = argv;
     return pc_run_ut(&o);
 }
 

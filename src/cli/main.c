@@ -2,10 +2,13 @@
  * precheck's command line: subcommand dispatch and the commands that are not a pipeline of
  * their own. Exit codes: 0 success, 1 a failure while working, 2 a usage error.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/flags.h"
 #include "precheck/core/convert.h"
 #include "precheck/core/dtype.h"
 #include "precheck/core/log.h"
@@ -15,39 +18,114 @@ typedef struct cli_command {
     const char *name;
     const char *summary;
     int (*run)(int argc, char **argv);
+    bool kernels; /* it runs kernels: OpenMP and OpenBLAS share the cores (threads.h) */
 } cli_command;
 
 static int cmd_dtypes(int argc, char **argv);
 
 static const cli_command commands[] = {
+    {"acc_check", "msprobe's current name of run_ut", pc_cli_run_ut, true},
     {"api_precision_compare", "judge NPU run_ut details against GPU ones (msprobe's standards)",
-     pc_cli_api_precision_compare},
+     pc_cli_api_precision_compare, false},
     {"check_dump", "check that an msprobe dump and its tensor files are readable and agree",
-     pc_cli_check_dump},
-    {"compare", "the details row run_ut writes for one bench/device tensor pair", pc_cli_compare},
-    {"dtypes", "print the dtype table with msprobe's per-dtype thresholds", cmd_dtypes},
+     pc_cli_check_dump, false},
+    {"compare", "the details row run_ut writes for one bench/device tensor pair", pc_cli_compare,
+     true},
+    {"dtypes", "print the dtype table with msprobe's per-dtype thresholds", cmd_dtypes, false},
     {"materialize", "save the inputs run_ut generates for a statistics dump as a tensor dump",
-     pc_cli_materialize},
+     pc_cli_materialize, true},
+    {"multi_acc_check", "msprobe's current name of multi_run_ut", pc_cli_multi_run_ut, true},
     {"multi_run_ut", "run_ut with N worker processes (the same CSVs, row for row)",
-     pc_cli_multi_run_ut},
-    {"ops", "list the API names precheck runs: op, standard, backward", pc_cli_ops},
+     pc_cli_multi_run_ut, true},
+    {"ops", "list the API names precheck runs: op, standard, backward", pc_cli_ops, false},
     {"run_overflow_check", "does an API's inf/NaN reproduce on the device? (log lines only)",
-     pc_cli_run_overflow_check},
+     pc_cli_run_overflow_check, true},
     {"run_ut", "replay a dump's APIs on the device and the bench, write the accuracy CSVs",
-     pc_cli_run_ut},
+     pc_cli_run_ut, true},
 };
 enum { COMMAND_COUNT = sizeof commands / sizeof commands[0] };
 
-static void print_usage(FILE *out)
+static const cli_command *find_command(const char *name)
 {
+    for (int i = 0; i < COMMAND_COUNT; i++)
+        if (strcmp(name, commands[i].name) == 0)
+            return &commands[i];
+    return NULL;
+}
+
+static void print_usage(FILE *out, const pc_args_command *cmd)
+{
+    (void)cmd;
     fprintf(out, "usage: precheck <command> [options]\n"
-                 "       precheck --help | --version\n\n"
-                 "precheck replays the PyTorch API calls of an msprobe dump and checks their "
+                 "       precheck --help | --version\n");
+}
+
+static void print_help(FILE *out, const pc_args_command *cmd)
+{
+    print_usage(out, cmd);
+    fprintf(out, "\nprecheck replays the PyTorch API calls of an msprobe dump and checks their "
                  "accuracy.\n\ncommands:\n");
     for (int i = 0; i < COMMAND_COUNT; i++)
         fprintf(out, "  %-22s %s\n", commands[i].name, commands[i].summary);
-    fprintf(out, "\nmsprobe's spelling 'precheck -f pytorch <command> ...' is accepted too.\n"
-                 "Run 'precheck <command> --help' for a command's options.\n");
+    fprintf(out, "\nmsprobe's spelling 'precheck -f pytorch <command> ...' is accepted too, and "
+                 "so are\nmsprobe's spellings of options: --out_path=DIR, -oDIR, -d0, unique "
+                 "prefixes (--out).\nRun 'precheck <command> --help' for a command's options.\n");
+}
+
+static int take_top(void *ctx, const pc_args_command *cmd, int id, char **values, int count)
+{
+    (void)count;
+    if (id == PC_FLAG_VERSION) {
+        printf("precheck %s\n", PC_VERSION_STRING);
+        return 0;
+    }
+    if (id == PC_FLAG_FRAMEWORK) {
+        if (strcmp(values[0], "pytorch") != 0)
+            return pc_args_usage_error(cmd,
+                                       "argument -f/--framework: invalid choice: '%s' (only the "
+                                       "pytorch framework is supported)",
+                                       values[0]);
+        *(bool *)ctx = true;
+    }
+    return PC_ARGS_RUN;
+}
+
+/* The top level: options before the command's name (msprobe's -f pytorch among them). */
+static const pc_args_command top = {
+    .prog = "precheck",
+    .table = pc_flags,
+    .options = (const int[]){PC_FLAG_HELP, PC_FLAG_FRAMEWORK, PC_FLAG_VERSION, -1},
+    .print_usage = print_usage,
+    .print_help = print_help,
+    .stops_at_argument = true,
+};
+
+static void print_dtypes_usage(FILE *out, const pc_args_command *cmd)
+{
+    (void)cmd;
+    fprintf(out, "usage: precheck dtypes\n");
+}
+
+static void print_dtypes_help(FILE *out, const pc_args_command *cmd)
+{
+    print_dtypes_usage(out, cmd);
+    fprintf(out, "\nPrints every element type precheck knows: its torch name, size, float "
+                 "format,\nand the thresholds msprobe's precision standards use for it as "
+                 "the device dtype.\n");
+}
+
+static const pc_args_command dtypes_command = {
+    .prog = "precheck dtypes",
+    .table = pc_flags,
+    .options = (const int[]){PC_FLAG_HELP, -1},
+    .print_usage = print_dtypes_usage,
+    .print_help = print_dtypes_help,
+};
+
+static int take_nothing(void *ctx, const pc_args_command *cmd, int id, char **values, int count)
+{
+    (void)ctx, (void)cmd, (void)id, (void)values, (void)count;
+    return PC_ARGS_RUN;
 }
 
 static const char *fmt_pow2(char *buf, size_t size, double v)
@@ -62,17 +140,9 @@ static const char *fmt_pow2(char *buf, size_t size, double v)
 
 static int cmd_dtypes(int argc, char **argv)
 {
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-            printf("usage: precheck dtypes\n\n"
-                   "Prints every element type precheck knows: its torch name, size, float "
-                   "format,\nand the thresholds msprobe's precision standards use for it as "
-                   "the device dtype.\n");
-            return 0;
-        }
-        fprintf(stderr, "precheck dtypes: unknown argument '%s' (try --help)\n", argv[i]);
-        return 2;
-    }
+    int rc = pc_args_parse(&dtypes_command, argc, argv, take_nothing, NULL, NULL);
+    if (rc != PC_ARGS_RUN)
+        return rc;
     printf("%-20s %4s %4s %-16s %-16s %-16s %-16s %-16s %s\n", "dtype", "size", "mant", "eps",
            "small_value", "rtol", "atol(abs)", "atol(bench)", "min_error");
     for (int d = 0; d < PC_DTYPE_COUNT; d++) {
@@ -94,44 +164,38 @@ static int cmd_dtypes(int argc, char **argv)
 int main(int argc, char **argv)
 {
     /* the commands that run kernels: OpenMP and OpenBLAS share the cores (threads.h) */
-    for (int i = 1; i < argc && i < 4; i++)
-        if (strcmp(argv[i], "run_ut") == 0 || strcmp(argv[i], "multi_run_ut") == 0 ||
-            strcmp(argv[i], "compare") == 0 || strcmp(argv[i], "materialize") == 0 ||
-            strcmp(argv[i], "run_overflow_check") == 0) {
+    for (int i = 1; i < argc && i < 4; i++) {
+        const cli_command *c = find_command(argv[i]);
+        if (c && c->kernels) {
             pc_threads_prefer_passive(argv);
             break;
         }
+    }
     pc_log_init_from_env();
-    if (argc < 2) {
-        print_usage(stderr);
+    bool framework = false;
+    int next;
+    int rc = pc_args_parse(&top, argc, argv, take_top, &framework, &next);
+    if (rc != PC_ARGS_RUN)
+        return rc;
+    if (next == argc) {
+        /* msprobe prints its help and exits 0 when it has fewer than 4 argv entries:
+         * "msprobe -f pytorch" */
+        if (framework) {
+            print_help(stdout, &top);
+            return 0;
+        }
+        print_help(stderr, &top);
         return 2;
     }
-    /* msprobe's spelling: msprobe -f pytorch <command> ... */
-    if (argc >= 3 && (strcmp(argv[1], "-f") == 0 || strcmp(argv[1], "--framework") == 0)) {
-        if (strcmp(argv[2], "pytorch") != 0) {
-            fprintf(stderr, "precheck: -f %s: only the pytorch framework is supported\n", argv[2]);
-            return 2;
-        }
-        argc -= 2;
-        argv += 2;
-        if (argc < 2) {
-            print_usage(stderr);
-            return 2;
-        }
-    }
-    const char *cmd = argv[1];
-    if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "help") == 0) {
-        print_usage(stdout);
+    const char *name = argv[next];
+    if (strcmp(name, "help") == 0) {
+        print_help(stdout, &top);
         return 0;
     }
-    if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0) {
-        printf("precheck %s\n", PC_VERSION_STRING);
-        return 0;
-    }
-    for (int i = 0; i < COMMAND_COUNT; i++)
-        if (strcmp(cmd, commands[i].name) == 0)
-            return commands[i].run(argc - 1, argv + 1);
-    fprintf(stderr, "precheck: unknown command '%s'\n\n", cmd);
-    print_usage(stderr);
+    const cli_command *c = find_command(name);
+    if (c)
+        return c->run(argc - next, argv + next);
+    fprintf(stderr, "precheck: unknown command '%s'\n\n", name);
+    print_help(stderr, &top);
     return 2;
 }

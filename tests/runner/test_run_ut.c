@@ -602,8 +602,9 @@ static void test_usage_and_input_errors(void **state)
     assert_true(contains(log, "'bogus:x' is not FAULT:OP"));
     PC_TEST_FMT(args, "run_ut -api_info %s/gpt_stats/step0/rank/dump.json --backend nosuch -o %s",
                 DUMPS, dir);
-    assert_int_equal(run(NULL, args, log), 1);
-    assert_true(contains(log, "precheck has no backend 'nosuch'"));
+    assert_int_equal(run(NULL, args, log), 2); /* a usage error, before the run starts */
+    assert_true(contains(log, "argument --backend: invalid choice: 'nosuch' (choose from cpu, "
+                              "torch:DEVICE, replay, faulty:FAULT:OP)"));
     assert_int_equal(run(NULL, "run_ut --help", log), 0);
     assert_true(contains(log, "--timeout"));
     assert_int_equal(run(NULL, "-f pytorch multi_run_ut --help", log), 0);

@@ -115,6 +115,14 @@ extern const pc_backend_vtable pc_backend_faulty;
  * none (plug-ins are found by pc_backend_open_spec). */
 const pc_backend_vtable *pc_backend_find(const char *name);
 
+/* Whether spec ("NAME" or "NAME:OPTIONS") names a backend pc_backend_open_spec would find: a
+ * built-in one, a plug-in precheck knows of (built or not), or a plug-in file where plug-ins
+ * are looked for. Its options are not looked at: the backend judges them when it opens. */
+bool pc_backend_name_known(const char *spec);
+/* The backends --backend takes, for a user: "cpu, torch:DEVICE, replay, faulty:FAULT:OP" (cut
+ * to fit buf). */
+void pc_backend_choices(char *buf, size_t size);
+
 /* Opens a backend from a vtable (host NULL: defaults); PC_ERR_UNSUPPORTED when its
  * abi_version is not ours. */
 pc_status pc_backend_open(pc_backend *out, const pc_backend_vtable *vt, const char *options,
