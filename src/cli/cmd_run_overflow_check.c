@@ -7,18 +7,28 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/flags.h"
 #include "precheck/inputs/inputs.h"
 #include "precheck/runner/runner.h"
 
 #define CMD "run_overflow_check"
 
-static void usage(FILE *out)
+static void print_usage(FILE *out, const pc_args_command *cmd)
 {
+    (void)cmd;
     fprintf(out,
             "usage: precheck " CMD " -api_info DUMP_JSON [-j VALUE] [-d ID]\n"
-            "       %*s [--backend cpu|torch:DEVICE|faulty:...] [--python PYTHON] [--seed N]\n\n"
-            "Runs the forward of every API of an msprobe dump on precheck's reference device in "
+            "       %*s [--backend cpu|torch:DEVICE|faulty:...] [--python PYTHON] [--seed N]\n",
+            (int)strlen(CMD), "");
+}
+
+static void print_help(FILE *out, const pc_args_command *cmd)
+{
+    print_usage(out, cmd);
+    fprintf(out,
+            "\nRuns the forward of every API of an msprobe dump on precheck's reference device in "
             "the\ndumped dtypes and on the device under test, and says per API whether the "
             "overflow\n(inf or NaN in the outputs) agrees, as msprobe's " CMD " does: log lines "
             "only,\nno files.\n\n"
@@ -40,16 +50,7 @@ static void usage(FILE *out)
             "  --seed N                     seed of the generated inputs (default %d)\n"
             "  -h, --help                   this help\n\n"
             "Exit status: 0 it ran (whatever it found), 1 failed (see the log), 2 usage error.\n",
-            (int)strlen(CMD), "", PC_INPUTS_DEFAULT_SEED);
-}
-
-static int usage_error(const char *fmt, const char *arg)
-{
-    fprintf(stderr, "precheck " CMD ": error: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\n\n");
-    usage(stderr);
-    return 2;
+            PC_INPUTS_DEFAULT_SEED);
 }
 
 static bool parse_long(const char *s, long long *out)
@@ -63,77 +64,58 @@ static bool parse_long(const char *s, long long *out)
     return true;
 }
 
-/* argparse takes the next word as an option's value unless it looks like an option ("-x"; a
- * negative number such as "-1" is a value). */
-static const char *value_of(int argc, char **argv, int i)
+static int take(void *ctx, const pc_args_command *cmd, int id, char **values, int count)
 {
-    if (i + 1 >= argc)
-        return NULL;
-    const char *v = argv[i + 1];
-    if (v[0] == '-' && v[1] && !(v[1] >= '0' && v[1] <= '9') && v[1] != '.')
-        return NULL;
-    return v;
+    pc_overflow_options *o = ctx;
+    const char *v = count ? values[0] : "";
+    long long x;
+    switch ((pc_flag)id) {
+    case PC_FLAG_API_INFO:
+        o->api_info = v;
+        break;
+    case PC_FLAG_JIT_COMPILE_VALUE:
+        o->jit_compile = true; /* msprobe passes the string on: any value is true */
+        break;
+    case PC_FLAG_DEVICE_ONE:
+        if (!parse_long(v, &x) || x < -2147483647 || x > 2147483647)
+            return pc_args_usage_error(cmd, "argument -d/--device: invalid int value: '%s'", v);
+        o->device_id = (int)x;
+        break;
+    case PC_FLAG_BACKEND:
+        o->backend = v;
+        break;
+    case PC_FLAG_PYTHON:
+        if (!*v)
+            return pc_args_usage_error(cmd, "argument --python: expected an interpreter");
+        o->python = v;
+        break;
+    case PC_FLAG_SEED:
+        if (!parse_long(v, &x) || x < 0)
+            return pc_args_usage_error(cmd, "argument --seed: invalid value: '%s'", v);
+        o->seed = (uint64_t)x;
+        break;
+    default:
+        break;
+    }
+    return PC_ARGS_RUN;
 }
 
-static bool is(const char *a, const char *x, const char *y)
-{
-    return strcmp(a, x) == 0 || (y && strcmp(a, y) == 0);
-}
-
-/* The flag as argparse names it in messages, NULL for an unknown one (all take a value). */
-static const char *flag_name(const char *a)
-{
-    static const char *const flags[][3] = {
-        {"-api_info", "--api_info_file", "-api_info/--api_info_file"},
-        {"-j", "--jit_compile", "-j/--jit_compile"},
-        {"-d", "--device", "-d/--device"},
-        {"--backend", "--backend", "--backend"},
-        {"--python", "--python", "--python"},
-        {"--seed", "--seed", "--seed"},
-    };
-    for (size_t k = 0; k < sizeof flags / sizeof flags[0]; k++)
-        if (is(a, flags[k][0], flags[k][1]))
-            return flags[k][2];
-    return NULL;
-}
+/* msprobe's _run_overflow_check_parser: -api_info required, -j with a value, one -d */
+static const pc_args_command command = {
+    .prog = "precheck " CMD,
+    .table = pc_flags,
+    .options = (const int[]){PC_FLAG_HELP, PC_FLAG_API_INFO, PC_FLAG_JIT_COMPILE_VALUE,
+                             PC_FLAG_DEVICE_ONE, PC_FLAG_BACKEND, PC_FLAG_PYTHON, PC_FLAG_SEED, -1},
+    .required = (const int[]){PC_FLAG_API_INFO, -1},
+    .print_usage = print_usage,
+    .print_help = print_help,
+};
 
 int pc_cli_run_overflow_check(int argc, char **argv)
 {
     pc_overflow_options o = {.seed = PC_INPUTS_DEFAULT_SEED, .progress = true};
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (is(a, "-h", "--help")) {
-            usage(stdout);
-            return 0;
-        }
-        const char *flag = flag_name(a);
-        if (!flag)
-            return usage_error("unrecognized arguments: %s", a);
-        const char *v = value_of(argc, argv, i++);
-        if (!v)
-            return usage_error("argument %s: expected one argument", flag);
-        long long x;
-        if (is(a, "-api_info", "--api_info_file")) {
-            o.api_info = v;
-        } else if (is(a, "-j", "--jit_compile")) {
-            o.jit_compile = true; /* msprobe passes the string on: any value is true */
-        } else if (is(a, "-d", "--device")) {
-            if (!parse_long(v, &x) || x < -2147483647 || x > 2147483647)
-                return usage_error("argument -d/--device: invalid int value: '%s'", v);
-            o.device_id = (int)x;
-        } else if (is(a, "--backend", NULL)) {
-            o.backend = v;
-        } else if (is(a, "--python", NULL)) {
-            if (!*v)
-                return usage_error("%s", "argument --python: expected an interpreter");
-            o.python = v;
-        } else {
-            if (!parse_long(v, &x) || x < 0)
-                return usage_error("argument --seed: invalid value: '%s'", v);
-            o.seed = (uint64_t)x;
-        }
-    }
-    if (!o.api_info)
-        return usage_error("%s", "the following arguments are required: -api_info/--api_info_file");
+    int rc = pc_args_parse(&command, argc, argv, take, &o, NULL);
+    if (rc != PC_ARGS_RUN)
+        return rc;
     return pc_run_overflow_check(&o);
 }

@@ -21,6 +21,8 @@ const pc_args_option pc_flags[PC_FLAG_COUNT] = {
     MSPROBE(FILTER_API, SWITCH, "-f", "--filter_api"),
     MSPROBE(CONFIG_PATH, VALUE, "-config", "--config_path"),
     MSPROBE(NUM_SPLITS, VALUE, "-n", "--num_splits"),
+    MSPROBE(JIT_COMPILE_VALUE, VALUE, "-j", "--jit_compile"),
+    MSPROBE(DEVICE_ONE, VALUE, "-d", "--device"),
 
     MSPROBE(NPU_CSV_PATH, VALUE, "-npu", "--npu_csv_path"),
     MSPROBE(GPU_CSV_PATH, VALUE, "-gpu", "--gpu_csv_path"),

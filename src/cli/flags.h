@@ -24,6 +24,9 @@ typedef enum pc_flag {
     PC_FLAG_FILTER_API,
     PC_FLAG_CONFIG_PATH,
     PC_FLAG_NUM_SPLITS,
+    /* msprobe's run_overflow_check (spec run_ut.md §1.3): -j takes a value, -d one id */
+    PC_FLAG_JIT_COMPILE_VALUE,
+    PC_FLAG_DEVICE_ONE,
     /* msprobe's api_precision_compare (spec compare.md §9.1) */
     PC_FLAG_NPU_CSV_PATH,
     PC_FLAG_GPU_CSV_PATH,
