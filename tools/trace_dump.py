@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""A small API tracer that writes msprobe-style statistics dumps of toy training steps.
+"""A small API tracer that writes msprobe-style dumps (statistics or tensor mode) of toy steps.
 
 precheck's coverage test needs dumps of LLaMA-, BERT-, ViT-, MoE- and ResNet-style training
 steps, and no msprobe is at hand. This script stands in for msprobe's L1 dumper: for the length
