@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""A small API tracer that writes msprobe-style statistics dumps of toy training steps.
+"""A small API tracer that writes msprobe-style dumps (statistics or tensor mode) of toy steps.
 
 precheck's coverage test needs dumps of LLaMA-, BERT-, ViT-, MoE- and ResNet-style training
 steps, and no msprobe is at hand. This script stands in for msprobe's L1 dumper: for the length
@@ -16,6 +16,7 @@ Run with Debian's Python, which has torch 1.13 (CPU):
     /usr/bin/python3 tools/trace_dump.py                 # every model into tests/fixtures/coverage
     /usr/bin/python3 tools/trace_dump.py --out DIR llama resnet
     /usr/bin/python3 tools/trace_dump.py --check         # against the real msprobe dumps
+    /usr/bin/python3 tools/trace_dump.py --tensor        # tensor-mode dumps: tests/fixtures/check_dump
 
 Each model writes DIR/<model>/dump.json. --check rebuilds the models of the real msprobe dumps
 in tests/fixtures/msprobe/dumps, traces them and compares the records (names, order, argument
@@ -26,6 +27,7 @@ import argparse
 import json
 import math
 import os
+import shutil
 import sys
 
 import torch
@@ -168,13 +170,20 @@ class Tracer:
 
     Only the outermost wrapped call is recorded: calls made while a recorded call runs (torch's
     Python code calling other wrapped APIs, and the tracer's own statistics) go straight to the
-    original function and do not advance the call counters."""
+    original function and do not advance the call counters.
 
-    def __init__(self):
+    With tensor_dir, the dump is a tensor-mode one (msprobe's task "tensor"): every tensor is also
+    saved there as msprobe's dumper saves it, torch.save of t.clone().contiguous().detach() into
+    "<record name>.<input|kwargs|output>.<index path>.pt", named by the record's data_name; the
+    statistics stay those of the tensor as the API saw it (a strided view stays a view)."""
+
+    def __init__(self, tensor_dir=None, data_dir_label=None):
         self.data = {}
         self.counters = {}
         self.depth = 0
         self.saved = []
+        self.tensor_dir = tensor_dir
+        self.data_dir_label = data_dir_label
 
     # -- installing the wrappers --
 
@@ -235,18 +244,19 @@ class Tracer:
 
     def _call(self, prefix, name, orig, args, kwargs):
         # inputs are described before the call, so in-place APIs show the values they read
-        in_args = [self.arg(a) for a in args]
-        in_kwargs = {k: self.arg(v, k) for k, v in kwargs.items()}
-        out = orig(*args, **kwargs)
         base = "%s.%s." % (prefix, name)
         n = self.counters.get(base, 0)
+        fwd = "%s%d.forward" % (base, n)
+        in_args = [self.arg(a, file="%s.input.%d" % (fwd, i)) for i, a in enumerate(args)]
+        in_kwargs = {k: self.arg(v, k, file="%s.kwargs.%s" % (fwd, k)) for k, v in kwargs.items()}
+        out = orig(*args, **kwargs)
         self.counters[base] = n + 1
         outs = list(out) if isinstance(out, (tuple, list)) else [out]
-        self.data["%s%d.forward" % (base, n)] = {
+        self.data[fwd] = {
             "input_args": in_args,
             "input_kwargs": in_kwargs,
             "is_recompute": False,
-            "output": [self.arg(o) for o in outs],
+            "output": [self.arg(o, file="%s.output.%d" % (fwd, i)) for i, o in enumerate(outs)],
         }
         if "dropout" in name and _dropout_p(args, kwargs) == 0:
             return out  # msprobe writes no backward record for a dropout with p == 0
@@ -264,8 +274,10 @@ class Tracer:
             tracer.depth += 1
             try:
                 tracer.data[key] = {
-                    "input": [tracer.arg(g) for g in grad_outputs],
-                    "output": [tracer.arg(g) for g in grad_inputs],
+                    "input": [tracer.arg(g, file="%s.input.%d" % (key, i))
+                              for i, g in enumerate(grad_outputs)],
+                    "output": [tracer.arg(g, file="%s.output.%d" % (key, i))
+                               for i, g in enumerate(grad_inputs)],
                 }
             finally:
                 tracer.depth -= 1
@@ -274,11 +286,17 @@ class Tracer:
 
     # -- argument records --
 
-    def arg(self, v, key=None, level=0):
+    def arg(self, v, key=None, level=0, file=None):
+        """The record of v; file is the tensor file name it gets in tensor mode, without .pt."""
         if level > 400:
             return {}
         if isinstance(v, torch.Tensor):
-            return tensor_record(v)
+            rec = tensor_record(v)
+            if self.tensor_dir is not None and file is not None and _has_data(v):
+                rec["data_name"] = file + ".pt"
+                torch.save(v.clone().contiguous().detach(), os.path.join(self.tensor_dir,
+                                                                         rec["data_name"]))
+            return rec
         if v is None:
             return None
         if key == "dtype" and isinstance(v, torch.dtype):
@@ -304,21 +322,34 @@ class Tracer:
         if isinstance(v, torch.Size):
             return {"type": "torch.Size", "value": list(v)}
         if isinstance(v, tuple) and hasattr(v, "_fields"):  # namedtuple
-            return {f: self.arg(x, None, level + 1) for f, x in zip(v._fields, v)}
+            return {f: self.arg(x, None, level + 1, _sub(file, f)) for f, x in zip(v._fields, v)}
         if isinstance(v, (list, tuple)):
-            return [self.arg(x, None, level + 1) for x in v]
+            return [self.arg(x, None, level + 1, _sub(file, i)) for i, x in enumerate(v)]
         if isinstance(v, dict):
-            return {str(k): self.arg(x, None, level + 1) for k, x in v.items()}
+            return {str(k): self.arg(x, None, level + 1, _sub(file, k)) for k, x in v.items()}
         return {}  # dtype or device passed positionally, functions, generators...
 
     def dump(self):
+        tensor = self.tensor_dir is not None
         return {
-            "task": "statistics",
+            "task": "tensor" if tensor else "statistics",
             "level": "L1",
             "framework": "pytorch",
-            "dump_data_dir": None,
+            "dump_data_dir": self.data_dir_label if tensor else None,
             "data": self.data,
         }
+
+
+def _sub(file, key):
+    return None if file is None else "%s.%s" % (file, key)
+
+
+def _has_data(t):
+    """msprobe saves no file for a tensor without storage (an empty one, a meta tensor)."""
+    try:
+        return t.storage().data_ptr() != 0
+    except (RuntimeError, NotImplementedError):
+        return False
 
 
 def _slice_part(x):
@@ -464,6 +495,22 @@ class LlamaLayer(nn.Module):
         return x + self.mlp(self.post_attention_layernorm(x))
 
 
+def causal_mask(attention_mask, dtype, device):
+    """transformers' 4D mask for eager attention: causal, plus the padding of each row; the
+    masked places hold torch.finfo(dtype).min."""
+    b, s = attention_mask.shape
+    min_dtype = torch.finfo(dtype).min
+    cache_position = torch.arange(0, s, device=device)
+    mask = torch.full((s, s), fill_value=min_dtype, dtype=dtype, device=device)
+    mask = torch.triu(mask, diagonal=1)
+    mask *= torch.arange(s, device=device) > cache_position.reshape(-1, 1)
+    mask = mask[None, None, :, :].expand(b, 1, -1, -1).clone()
+    padding = mask[:, :, :, :s] + attention_mask[:, None, None, :]
+    padding = padding == 0
+    mask[:, :, :, :s] = mask[:, :, :, :s].masked_fill(padding, min_dtype)
+    return mask
+
+
 class Llama(nn.Module):
     def __init__(self, vocab=64, d=32, heads=4, kv_heads=2, inter=64, layers=2):
         super().__init__()
@@ -473,25 +520,11 @@ class Llama(nn.Module):
         self.norm = RMSNorm(d)
         self.lm_head = nn.Linear(d, vocab, bias=False)
 
-    def causal_mask(self, attention_mask, dtype, device):
-        """transformers' 4D mask for eager attention: causal, plus the padding of each row."""
-        b, s = attention_mask.shape
-        min_dtype = torch.finfo(dtype).min
-        cache_position = torch.arange(0, s, device=device)
-        mask = torch.full((s, s), fill_value=min_dtype, dtype=dtype, device=device)
-        mask = torch.triu(mask, diagonal=1)
-        mask *= torch.arange(s, device=device) > cache_position.reshape(-1, 1)
-        mask = mask[None, None, :, :].expand(b, 1, -1, -1).clone()
-        padding = mask[:, :, :, :s] + attention_mask[:, None, None, :]
-        padding = padding == 0
-        mask[:, :, :, :s] = mask[:, :, :, :s].masked_fill(padding, min_dtype)
-        return mask
-
     def forward(self, ids, attention_mask):
         h = self.embed_tokens(ids)
         pos = torch.arange(0, ids.shape[1], device=ids.device).unsqueeze(0)
         cos, sin = self.rotary(h, pos)
-        mask = self.causal_mask(attention_mask, h.dtype, ids.device)
+        mask = causal_mask(attention_mask, h.dtype, ids.device)
         for layer in self.layers:
             h = layer(h, cos, sin, mask)
         return self.lm_head(self.norm(h))
@@ -922,6 +955,52 @@ def cnn_check_step(model, batch):
     F.cross_entropy(model(images), labels).backward()
 
 
+# ---- small tensor-mode dumps for check_dump's tests (--tensor, into tests/fixtures/check_dump):
+# statistics that torch computes with a rounding precheck cannot reproduce from the saved files ----
+
+
+class MaskedAttention(nn.Module):
+    """One causal self-attention layer as transformers' eager attention computes it: the additive
+    mask of causal_mask (finfo(dtype).min above the diagonal and on the padding), a fused qkv
+    projection split into heads (q, k and v are strided views of its output), scores + mask,
+    softmax in float32, an output projection. torch's float32 sum over the mask overflows (Mean
+    -inf); in bfloat16, torch 1.13 reduces the strided q/k/v views in bfloat16 (Norm far off)."""
+
+    def __init__(self, d, heads):
+        super().__init__()
+        self.h = heads
+        self.qkv = nn.Linear(d, 3 * d, bias=False)
+        self.o = nn.Linear(d, d, bias=False)
+
+    def forward(self, x, attention_mask):
+        b, s, d = x.shape
+        mask = causal_mask(attention_mask, x.dtype, x.device)
+        q, k, v = self.qkv(x).split(d, dim=-1)
+        q, k, v = (z.view(b, s, self.h, d // self.h).transpose(1, 2) for z in (q, k, v))
+        w = torch.matmul(q, k.transpose(2, 3)) / math.sqrt(d // self.h)
+        w = F.softmax(w + mask, dim=-1, dtype=torch.float32).to(q.dtype)
+        o = torch.matmul(w, v).transpose(1, 2).reshape(b, s, d)
+        return self.o(o)
+
+
+def attn_batch(b, s, d, dtype):
+    attention_mask = torch.ones(b, s, dtype=torch.int64)
+    attention_mask[-1, s - 2:] = 0  # right padding
+    return torch.randn(b, s, d).to(dtype), attention_mask
+
+
+def attn_step(model, batch):
+    x, attention_mask = batch
+    model(x, attention_mask).float().pow(2).mean().backward()
+
+
+TENSOR_MODELS = {
+    "attn_mask_fp32": (lambda: MaskedAttention(8, 2),
+                       lambda: attn_batch(2, 8, 8, torch.float32), attn_step),
+    "attn_bf16": (lambda: MaskedAttention(32, 2).to(torch.bfloat16),
+                  lambda: attn_batch(2, 16, 32, torch.bfloat16), attn_step),
+}
+
 MODELS = {
     "llama": (Llama, llama_batch, llama_step),
     "llama_bf16": (Llama, llama_batch, lambda m, b: llama_step(m, b, torch.bfloat16)),
@@ -937,14 +1016,15 @@ CHECKS = {
 }
 
 
-def trace(entry):
-    """One training step of a model, traced (the batch is made before); returns the dump."""
+def trace(entry, tensor_dir=None, data_dir_label=None):
+    """One training step of a model, traced (the batch is made before); returns the dump. With
+    tensor_dir, a tensor-mode dump whose files go there."""
     torch.manual_seed(1234)
     make, batch, step = entry
     model = make()
     model.train()
     data = batch()
-    tracer = Tracer()
+    tracer = Tracer(tensor_dir, data_dir_label)
     with tracer:
         step(model, data)
     return tracer.dump()
@@ -1038,22 +1118,35 @@ def check_stats(rank_dir, name):
 def main(argv):
     root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--out", default=os.path.join(root, "tests", "fixtures", "coverage"))
+    ap.add_argument("--out", help="default: tests/fixtures/coverage, with --tensor "
+                    "tests/fixtures/check_dump")
     ap.add_argument("--check", action="store_true",
                     help="compare the tracer with the real msprobe dumps in "
                     "tests/fixtures/msprobe/dumps")
+    ap.add_argument("--tensor", action="store_true",
+                    help="tensor-mode dumps (every tensor saved); models: " +
+                    ", ".join(TENSOR_MODELS) + " (default), or any of the others")
     ap.add_argument("models", nargs="*", help="some of: " + ", ".join(MODELS) + " (default: all)")
     args = ap.parse_args(argv)
     torch.set_num_threads(1)
     if args.check:
         return check(os.path.join(root, "tests", "fixtures", "msprobe", "dumps"))
+    models = dict(MODELS, **TENSOR_MODELS) if args.tensor else MODELS
+    out = args.out or os.path.join(root, "tests", "fixtures",
+                                   "check_dump" if args.tensor else "coverage")
     for name in args.models:
-        if name not in MODELS:
+        if name not in models:
             ap.error("unknown model '%s'" % name)
-    for name in args.models or list(MODELS):
-        d = trace(MODELS[name])
-        path = os.path.join(args.out, name, "dump.json")
+    for name in args.models or list(TENSOR_MODELS if args.tensor else MODELS):
+        path = os.path.join(out, name, "dump.json")
         os.makedirs(os.path.dirname(path), exist_ok=True)
+        if args.tensor:
+            tensor_dir = os.path.join(out, name, "dump_tensor_data")
+            shutil.rmtree(tensor_dir, ignore_errors=True)
+            os.makedirs(tensor_dir)
+            d = trace(models[name], tensor_dir, name + "/dump_tensor_data")
+        else:
+            d = trace(models[name])
         with open(path, "w") as f:
             json.dump(d, f, indent=1)
             f.write("\n")
