@@ -637,6 +637,35 @@ def late_wrap_cases():
     case("Tensor.pow", [ints([3], "i32", 1, 4), S(2 ** 31)], backward=False)
 
 
+def outer_cases():
+    """outer and ger: torch 1.13 computes self.reshape(n, 1) * vec2 (mul's promotion; the
+    gradients are mul's, summed over the broadcast dimension)."""
+    for dt in FLOATS:
+        case("Torch.outer", [rnd([5], dt), rnd([7], dt)])
+    case("Torch.outer", [rnd([40], "f32"), rnd([300], "f32")])
+    case("Torch.outer", [rnd([300], "f64"), rnd([33], "f64")])
+    case("Torch.outer", [rnd([33], "bf16"), rnd([70], "bf16")])
+    case("Torch.outer", [rnd([4], "f16"), rnd([3], "f32")])
+    case("Torch.outer", [rnd([4], "bf16"), rnd([3], "f16")])
+    case("Torch.outer", [ints([4], "i64"), rnd([3], "f32")])
+    case("Torch.outer", [ints([4], "i64"), ints([3], "i32")], backward=False)
+    case("Torch.outer", [ints([4], "bool", 0, 2), ints([3], "bool", 0, 2)], backward=False)
+    case("Torch.outer", [rnd([0], "f32"), rnd([3], "f32")])
+    case("Torch.outer", [special("f32"), special("f32")], backward=False)
+    # the rotary table of transformers' LLaMA: positions x inverse frequencies
+    t = torch.arange(16, dtype=torch.float32)
+    inv_freq = 1.0 / (10000 ** (torch.arange(0, 8, 2).float() / 8))
+    case("Torch.outer", [t, inv_freq], backward=False)
+    case("Tensor.outer", [rnd([6], "f32"), rnd([2], "f32")])
+    case("Tensor.outer", [rnd([6], "bf16"), rnd([5], "bf16")], {})
+    case("Torch.ger", [rnd([3], "f32"), rnd([4], "f32")])
+    case("Tensor.ger", [rnd([3], "f64"), rnd([4], "f64")])
+    case("Torch.outer", [rnd([3], "f32")], {"vec2": rnd([2], "f32")})
+    case("Torch.outer", [rnd([2, 3], "f32"), rnd([2], "f32")], backward=False)
+    case("Torch.outer", [rnd([3], "f32"), rnd([2, 2], "f32")], backward=False)
+    case("Tensor.ger", [rnd([], "f32"), rnd([2], "f32")], backward=False)
+
+
 def late_elementwise_cases():
     """Cases added after the first ones: called last, so that the earlier cases keep their ids
     and random data."""
@@ -644,6 +673,7 @@ def late_elementwise_cases():
     late_binary_cases()
     late_ternary_cases()
     late_wrap_cases()
+    outer_cases()
 
 
 def elementwise_cases(g):
