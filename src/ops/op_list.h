@@ -106,6 +106,9 @@ PC_FAM_CAST(DOUBLE, "double(Tensor input, MemoryFormat memory_format=preserve_fo
 PC_FAM_CAST(LONG, "long(Tensor input, MemoryFormat memory_format=preserve_format) -> Tensor", PC_DTYPE_I64, NULL)
 PC_FAM_CAST(INT, "int(Tensor input, MemoryFormat memory_format=preserve_format) -> Tensor", PC_DTYPE_I32, NULL)
 PC_FAM_CAST(BOOL, "bool(Tensor input, MemoryFormat memory_format=preserve_format) -> Tensor", PC_DTYPE_BOOL, NULL)
+PC_FAM_CAST(BYTE, "byte(Tensor input, MemoryFormat memory_format=preserve_format) -> Tensor", PC_DTYPE_U8, NULL)
+PC_FAM_CAST(CHAR, "char(Tensor input, MemoryFormat memory_format=preserve_format) -> Tensor", PC_DTYPE_I8, NULL)
+PC_FAM_CAST(SHORT, "short(Tensor input, MemoryFormat memory_format=preserve_format) -> Tensor", PC_DTYPE_I16, NULL)
 PC_FAM_CAST(TO, "to(Tensor input, ScalarType dtype, bool non_blocking=False, bool copy=False, *, MemoryFormat? memory_format=None) -> Tensor", PC_CAST_TO_ARG, pc_k_cast_backward)
 X(TYPE_AS, "type_as(Tensor input, Tensor other) -> Tensor", true, pc_k_cast_forward, pc_k_cast_backward, PC_CAST_TYPE_AS, 0u)
 

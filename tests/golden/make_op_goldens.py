@@ -666,6 +666,28 @@ def outer_cases():
     case("Tensor.ger", [rnd([], "f32"), rnd([2], "f32")], backward=False)
 
 
+def late_name_cases():
+    """The casts to uint8, int8 and int16 (values inside the target's range: torch's
+    out-of-range float casts are undefined), and torch's in-place functions (torch.exp_(x))."""
+    small = torch.tensor([0.0, 1.5, 2.9, 100.7, 7.0, 1e-8, 30.5, 126.9], dtype=torch.float64)
+    for c in ["byte", "char", "short"]:
+        for dt in FLOATS:
+            case("Tensor." + c, [small.to(DT[dt])], backward=False)
+        case("Tensor." + c, [ints([5], "i64", 0, 100)], backward=False)
+        case("Tensor." + c, [ints([4], "bool", 0, 2)], backward=False)
+    case("Tensor.char", [torch.tensor([-3.7, -100.2, 5.5])], backward=False)
+    case("Tensor.short", [torch.tensor([-30000.5, 1234.9, -0.5])], backward=False)
+    for api in ["exp_", "sqrt_", "rsqrt_", "sigmoid_", "tanh_", "sin_", "cos_", "erf_", "log_",
+                "abs_", "neg_", "negative_", "reciprocal_", "square_"]:
+        pos = api in ("sqrt_", "rsqrt_", "log_")
+        case("Torch." + api, [rnd([2, 3], "f32", positive=pos)], inplace=True)
+    case("Torch.exp_", [rnd([4], "bf16")], inplace=True)
+    case("Torch.clamp_", [rnd([5], "f32")], {"min": S(-0.5), "max": S(0.5)}, inplace=True)
+    case("Torch.clip_", [rnd([5], "f32"), S(-1.0)], inplace=True)
+    case("Torch.clamp_min_", [rnd([5], "f32"), S(0.1)], inplace=True)
+    case("Torch.clamp_max_", [rnd([5], "f16"), S(0.1)], inplace=True)
+
+
 def late_elementwise_cases():
     """Cases added after the first ones: called last, so that the earlier cases keep their ids
     and random data."""
@@ -674,6 +696,7 @@ def late_elementwise_cases():
     late_ternary_cases()
     late_wrap_cases()
     outer_cases()
+    late_name_cases()
 
 
 def elementwise_cases(g):
