@@ -886,6 +886,239 @@ def resnet_step(model, batch):
     loss.backward()
 
 
+class MegatronRotary(nn.Module):
+    """Megatron-core's RotaryEmbedding: the table is rebuilt in every forward, positions x
+    inverse frequencies through torch.outer (so the step's dump holds Torch.outer)."""
+
+    def __init__(self, dim, base=10000.0):
+        super().__init__()
+        inv = 1.0 / (base ** (torch.arange(0, dim, 2, dtype=torch.float32) / dim))
+        self.register_buffer("inv_freq", inv, persistent=False)
+
+    def forward(self, max_seq_len):
+        seq = torch.arange(max_seq_len, device=self.inv_freq.device, dtype=self.inv_freq.dtype)
+        freqs = torch.outer(seq, self.inv_freq)
+        emb = torch.cat((freqs, freqs), dim=-1)
+        return emb[:, None, None, :]
+
+
+def megatron_rotate_half(x):
+    x1, x2 = torch.chunk(x, 2, dim=-1)
+    return torch.cat((-x2, x1), dim=-1)
+
+
+def megatron_apply_rotary(t, freqs):
+    rot_dim = freqs.shape[-1]
+    t, t_pass = t[..., :rot_dim], t[..., rot_dim:]
+    cos_ = torch.cos(freqs).to(t.dtype)
+    sin_ = torch.sin(freqs).to(t.dtype)
+    t = (t * cos_) + (megatron_rotate_half(t) * sin_)
+    return torch.cat((t, t_pass), dim=-1)
+
+
+class MegatronRMSNorm(nn.Module):
+    def __init__(self, d, eps=1e-5):
+        super().__init__()
+        self.eps, self.weight = eps, nn.Parameter(torch.ones(d))
+
+    def forward(self, x):
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) * self.weight
+
+
+class MegatronAttention(nn.Module):
+    """Megatron-core's SelfAttention + DotProductAttention, sequence first ([s, b, h]): fused
+    QKV linear, rotary on q and k, the query groups repeated (repeat_interleave), scores by
+    baddbmm (beta 0, alpha 1/sqrt(d)), the fused softmax's fallback (masked_fill_ with -10000,
+    softmax), bmm with the values."""
+
+    def __init__(self, d, heads, groups):
+        super().__init__()
+        self.np, self.ng, self.hn = heads, groups, d // heads
+        self.linear_qkv = nn.Linear(d, (heads + 2 * groups) * self.hn, bias=False)
+        self.linear_proj = nn.Linear(d, d, bias=False)
+
+    def forward(self, x, mask, rotary):
+        s, b, _ = x.shape
+        qkv = self.linear_qkv(x).view(s, b, self.ng, (self.np // self.ng + 2) * self.hn)
+        q, k, v = torch.split(qkv, [self.np // self.ng * self.hn, self.hn, self.hn], dim=3)
+        q = q.reshape(s, b, self.np, self.hn)
+        q, k = megatron_apply_rotary(q, rotary), megatron_apply_rotary(k, rotary)
+        k = k.repeat_interleave(self.np // self.ng, dim=2)
+        v = v.repeat_interleave(self.np // self.ng, dim=2)
+        q, k = q.reshape(s, b * self.np, self.hn), k.reshape(s, b * self.np, self.hn)
+        # Megatron takes the (ignored, beta=0) buffer from torch.empty; zeros keep the dump the
+        # same at every regeneration (torch.zeros is not wrapped)
+        buf = torch.zeros(b * self.np, s, s, dtype=q.dtype, device=q.device)
+        scores = torch.baddbmm(buf, q.transpose(0, 1), k.transpose(0, 1).transpose(1, 2),
+                               beta=0.0, alpha=1.0 / math.sqrt(self.hn))
+        scores = scores.view(b, self.np, s, s)
+        scores.masked_fill_(mask, -10000.0)
+        probs = F.softmax(scores, dim=-1)
+        probs = F.dropout(probs, p=0.0, training=self.training)
+        v = v.reshape(s, b * self.np, self.hn)
+        ctx = torch.bmm(probs.view(b * self.np, s, s), v.transpose(0, 1))
+        ctx = ctx.view(b, self.np, s, self.hn).permute(2, 0, 1, 3).contiguous()
+        return self.linear_proj(ctx.view(s, b, -1))
+
+
+class MegatronMLP(nn.Module):
+    """linear_fc1 to twice the FFN width, SwiGLU (chunk, silu, mul), linear_fc2."""
+
+    def __init__(self, d, ffn):
+        super().__init__()
+        self.linear_fc1 = nn.Linear(d, 2 * ffn, bias=False)
+        self.linear_fc2 = nn.Linear(ffn, d, bias=False)
+
+    def forward(self, x):
+        a, g = torch.chunk(self.linear_fc1(x), 2, dim=-1)
+        return self.linear_fc2(F.silu(a) * g)
+
+
+class MegatronMoE(nn.Module):
+    """Megatron-core's MoE layer on one rank: TopKRouter (top-k of the logits, softmax of
+    them; Switch load-balancing loss), the dropless all-gather token dispatcher (masked_select,
+    nonzero, gather, histc token counts, argsort), SequentialMLP experts over cumsum ranges,
+    and the unpermutation (scatter, scatter_add)."""
+
+    def __init__(self, d, ffn, experts, topk):
+        super().__init__()
+        self.e, self.k = experts, topk
+        self.router = nn.Parameter(torch.randn(experts, d) * 0.1)
+        self.experts = nn.ModuleList(MegatronMLP(d, ffn) for _ in range(experts))
+
+    def forward(self, x):
+        shape = x.shape
+        h = x.view(-1, shape[-1])
+        logits = F.linear(h, self.router)
+        top_logits, indices = torch.topk(logits, k=self.k, dim=1)
+        scores = torch.softmax(top_logits, dim=-1, dtype=torch.float32).type_as(logits)
+        probs = torch.softmax(logits, dim=-1, dtype=torch.float32)
+        mask = F.one_hot(indices, num_classes=self.e).sum(dim=1)
+        aux = torch.sum(torch.mean(probs, dim=0) * torch.mean(mask.float(), dim=0)) * self.e
+        local_mask = (indices >= 0) & (indices <= self.e - 1)
+        local_indices = indices.masked_select(local_mask)
+        local_probs = scores.masked_select(local_mask)
+        local_map = local_mask.nonzero()[:, 0]
+        local_map = local_map.view(-1, 1).expand(-1, h.shape[-1])
+        local_h = torch.gather(h, 0, local_map)
+        with torch.no_grad():
+            # Megatron passes the int64 indices; torch 1.13's CPU has no integer histc (CUDA
+            # has), and run_ut gives histc float32 inputs anyway (its CONVERT_API)
+            tokens = torch.histc(local_indices.float(), bins=self.e, min=0, max=self.e - 1)
+            tokens = tokens.cpu().to(torch.long)
+        order = torch.argsort(local_indices, dim=0)
+        permuted = torch.gather(local_h, 0, order.view(-1, 1).expand(-1, h.shape[-1]))
+        out_local = torch.zeros_like(permuted)
+        bounds = torch.cat((torch.zeros(1, dtype=torch.long), torch.cumsum(tokens, dim=0)))
+        for i, expert in enumerate(self.experts):
+            start, end = bounds[i], bounds[i + 1]
+            out_local[start:end] = expert(permuted[start:end])
+        back = torch.zeros_like(out_local)
+        back = back.scatter(0, order.view(-1, 1).expand(-1, h.shape[-1]), out_local)
+        back = back * local_probs.to(dtype=h.dtype).view(-1, 1)
+        total = torch.zeros(h.shape, dtype=h.dtype, device=h.device)
+        total = total.scatter_add(0, local_map, back)
+        return total.view(shape), aux
+
+
+class MegatronLayer(nn.Module):
+    def __init__(self, d, heads, groups, ffn, moe):
+        super().__init__()
+        self.input_layernorm = MegatronRMSNorm(d)
+        self.self_attention = MegatronAttention(d, heads, groups)
+        self.pre_mlp_layernorm = MegatronRMSNorm(d)
+        self.mlp = MegatronMoE(d, ffn, 4, 2) if moe else MegatronMLP(d, ffn)
+
+    def forward(self, x, mask, rotary):
+        x = x + self.self_attention(self.input_layernorm(x), mask, rotary)
+        out = self.mlp(self.pre_mlp_layernorm(x))
+        out, aux = out if isinstance(out, tuple) else (out, None)
+        return x + out, aux
+
+
+class VocabParallelCrossEntropy(torch.autograd.Function):
+    """Megatron's cross entropy on one rank (its own forward and backward): the logits' max
+    subtracted, the target logit picked, exp in place (out=), log of the sum; the backward
+    writes softmax - onehot through __setitem__ and scales it in place."""
+
+    @staticmethod
+    def forward(ctx, logits, target):
+        logits_max = torch.max(logits, dim=-1)[0]
+        logits = logits - logits_max.unsqueeze(dim=-1)
+        vocab = logits.shape[-1]
+        target_mask = (target < 0) | (target >= vocab)
+        masked_target = target.clone()
+        masked_target[target_mask] = 0
+        logits_2d = logits.view(-1, vocab)
+        masked_target_1d = masked_target.view(-1)
+        arange_1d = torch.arange(start=0, end=logits_2d.size()[0], device=logits_2d.device)
+        predicted = logits_2d[arange_1d, masked_target_1d].clone().contiguous().view_as(target)
+        predicted[target_mask] = 0.0
+        exp_logits = logits
+        torch.exp(logits, out=exp_logits)
+        sum_exp = exp_logits.sum(dim=-1)
+        loss = torch.log(sum_exp) - predicted
+        exp_logits.div_(sum_exp.unsqueeze(dim=-1))
+        ctx.save_for_backward(exp_logits, target_mask, masked_target_1d)
+        return loss
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        softmax, target_mask, masked_target_1d = ctx.saved_tensors
+        grad_input = softmax
+        grad_2d = grad_input.view(-1, softmax.shape[-1])
+        arange_1d = torch.arange(start=0, end=grad_2d.size()[0], device=grad_2d.device)
+        update = 1.0 - target_mask.view(-1).float()
+        grad_2d[arange_1d, masked_target_1d] -= update
+        grad_input.mul_(grad_output.unsqueeze(dim=-1))
+        return grad_input, None
+
+
+class MegatronLlama(nn.Module):
+    """A LLaMA as Megatron-core (MindSpeed) builds it, sequence first: embedding, rotary table
+    by torch.outer, causal mask from tril (< 0.5), a dense and an MoE layer, final RMSNorm,
+    output layer, Megatron's cross entropy and the masked mean of the losses."""
+
+    def __init__(self, vocab=64, d=32, heads=4, groups=2, ffn=32):
+        super().__init__()
+        self.embedding = nn.Embedding(vocab, d)
+        self.rotary = MegatronRotary(d // heads)
+        self.layers = nn.ModuleList([MegatronLayer(d, heads, groups, ffn, False),
+                                     MegatronLayer(d, heads, groups, ffn, True)])
+        self.final_layernorm = MegatronRMSNorm(d)
+        self.output_layer = nn.Linear(d, vocab, bias=False)
+
+    def forward(self, ids, labels):
+        b, s = ids.shape
+        mask = torch.tril(torch.ones((1, s, s), device=ids.device)).view(1, 1, s, s) < 0.5
+        x = self.embedding(ids).transpose(0, 1).contiguous()
+        rotary = self.rotary(s)
+        aux = 0.0
+        for layer in self.layers:
+            x, a = layer(x, mask, rotary)
+            if a is not None:
+                aux = aux + a
+        logits = self.output_layer(self.final_layernorm(x)).transpose(0, 1).contiguous()
+        losses = VocabParallelCrossEntropy.apply(logits.float(), labels)
+        return losses, aux
+
+
+def megatron_batch():
+    ids = torch.randint(0, 64, (2, 8))
+    labels = torch.roll(ids, -1, dims=1)
+    loss_mask = torch.ones(2, 8)
+    loss_mask[:, -1] = 0
+    return ids, labels, loss_mask
+
+
+def megatron_step(model, batch):
+    ids, labels, loss_mask = batch
+    losses, aux = model(ids, labels)
+    loss_mask = loss_mask.view(-1).float()
+    loss = torch.sum(losses.view(-1) * loss_mask) / loss_mask.sum()
+    (loss + 0.01 * aux).backward()
+
+
 # ---- the models of the two real msprobe dumps in tests/fixtures/msprobe/dumps, rebuilt from
 # what their records show, so that --check can compare this tracer's records with msprobe's ----
 
@@ -1008,6 +1241,7 @@ MODELS = {
     "vit": (Vit, vit_batch, vit_step),
     "moe": (Moe, moe_batch, moe_step),
     "resnet": (ResNet, resnet_batch, resnet_step),
+    "llama_megatron": (MegatronLlama, megatron_batch, megatron_step),
 }
 
 CHECKS = {
@@ -1151,7 +1385,7 @@ def main(argv):
             json.dump(d, f, indent=1)
             f.write("\n")
         fwd = sum(k.endswith(".forward") for k in d["data"])
-        print("%-11s %4d forward, %4d backward records, %7d bytes -> %s"
+        print("%-14s %4d forward, %4d backward records, %7d bytes -> %s"
               % (name, fwd, len(d["data"]) - fwd, os.path.getsize(path), os.path.relpath(path)))
     return 0
 

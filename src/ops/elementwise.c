@@ -24,6 +24,8 @@
 
 #include "precheck/core/convert.h"
 #include "ops_impl.h"
+#include "reduction_impl.h"
+#include "shape_impl.h"
 
 enum { EW_DIV_TRUE, EW_DIV_TRUNC, EW_DIV_FLOOR };
 
@@ -2058,5 +2060,140 @@ pc_status pc_k_cast_backward(const pc_op_call *call, pc_compute compute, const p
     if (st == PC_OK)
         st = cast_or_share(&out->grads[0], &g, x->dtype);
     pc_tensor_free(&g);
+    return st;
+}
+
+/* ---- outer (ger): torch 1.13 computes self.reshape({n, 1}) * vec2 ---- */
+
+/* call with its self seen as the column [n, 1]: *col holds the new reference, call->args[0]
+ * of *out borrows it (the other tensors are call's; nothing of *out is freed but *col). */
+static pc_status outer_call(const pc_op_call *call, pc_op_call *out, pc_tensor *col)
+{
+    static const char *const names[2] = {"self", "vec2"};
+    for (int i = 0; i < 2; i++) {
+        const pc_tensor *t = pc_call_tensor(call, i);
+        if (t->rank != 1)
+            return pc_error_set(PC_ERR_INVALID, "%s: outer: Expected 1-D argument %s, but got %d-D",
+                                call->full_name, names[i], t->rank);
+    }
+    const pc_tensor *x = pc_call_tensor(call, 0);
+    int64_t shape[2] = {x->shape[0], 1}, strides[2] = {x->strides[0], 1};
+    pc_status st = pc_tensor_view(col, x, shape, strides, 2, x->offset);
+    if (st != PC_OK)
+        return pc_error_prefix(st, "%s", call->full_name);
+    *out = *call;
+    out->args[0].tensor = *col;
+    return PC_OK;
+}
+
+pc_status pc_k_outer_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out)
+{
+    pc_op_call c;
+    pc_tensor col = PC_TENSOR_NULL;
+    pc_status st = outer_call(call, &c, &col);
+    if (st == PC_OK)
+        st = pc_k_binary_forward(&c, compute, out);
+    pc_tensor_free(&col);
+    return st;
+}
+
+/*
+ * Gradient of input which (0: self, 1: vec2) of outer, as autograd forms mul's: the products
+ * P = dy * other, each rounded to the result dtype (the device's float opmath products of two
+ * values of at most float precision are exact in double, so rounding them once is the float
+ * product), then P summed over the other input's dimension in torch 1.13's CPU order where the
+ * reduction group knows it (float32, float64; P is a contiguous [n, m]: self's sum is an inner
+ * reduction, vec2's an outer one), else compensated; the sum rounded to the result dtype, then
+ * cast to the input's dtype as the autograd engine does.
+ */
+static pc_status outer_grad(const pc_op_call *call, pc_compute compute, const pc_tensor *dy,
+                            pc_dtype od, int which, pc_tensor *g)
+{
+    const pc_tensor *x = pc_call_tensor(call, 0), *y = pc_call_tensor(call, 1);
+    int64_t n = x->shape[0], m = y->shape[0];
+    pc_tensor d64 = PC_TENSOR_NULL, o64 = PC_TENSOR_NULL, prod = PC_TENSOR_NULL;
+    pc_tensor buf = PC_TENSOR_NULL;
+    double *sums = NULL;
+    int64_t shape[2] = {n, m};
+    pc_status st = pc_tensor_cast(&d64, dy, PC_DTYPE_F64);
+    if (st == PC_OK && !pc_tensor_is_contiguous(&d64)) {
+        pc_tensor c = PC_TENSOR_NULL;
+        st = pc_tensor_contiguous(&c, &d64);
+        pc_tensor_free(&d64);
+        d64 = c;
+    }
+    if (st == PC_OK)
+        st = pc_tensor_cast(&o64, which == 0 ? y : x, PC_DTYPE_F64);
+    if (st == PC_OK)
+        st = pc_tensor_alloc_uninit(&prod, PC_DTYPE_F64, shape, 2);
+    if (st != PC_OK)
+        goto done;
+    const double *dv = pc_tensor_data(&d64);
+    double *pv = pc_tensor_data(&prod);
+    for (int64_t i = 0; i < n; i++) {
+        for (int64_t j = 0; j < m; j++) {
+            int64_t k = which == 0 ? j : i;
+            double o = pc_tensor_get(&o64, &k);
+            pv[i * m + j] = pc_rd_round(compute, od, dv[i * m + j] * o);
+        }
+    }
+    pc_value dim = {.kind = PC_VALUE_INT, .i = which == 0 ? 1 : 0, .src_pos = -1};
+    pc_rd_plan p;
+    if ((st = pc_rd_plan_make(call, &prod, &dim, false, &p)) != PC_OK)
+        goto done;
+    if ((st = pc_rd_load(&p, &prod, PC_DTYPE_F64, &buf)) != PC_OK)
+        goto done;
+    sums = malloc((size_t)(p.outer > 0 ? p.outer : 1) * sizeof *sums);
+    if (!sums) {
+        st = pc_rd_nomem(call);
+        goto done;
+    }
+    const double *v = pc_tensor_data(&buf);
+    pc_dtype sd = compute == PC_COMPUTE_BENCH ? PC_DTYPE_F64 : od;
+    if (!pc_rd_torch_sums(&p, sd, v, sums))
+        for (int64_t o = 0; o < p.outer; o++)
+            sums[o] = pc_rd_sum(v + o * p.inner, p.inner, 1);
+    pc_tensor s = PC_TENSOR_NULL;
+    if ((st = pc_shape_store(&s, od, p.out_shape, p.out_rank, sums)) != PC_OK)
+        goto done;
+    const pc_tensor *in = which == 0 ? x : y;
+    if (in->dtype == od) {
+        *g = s;
+    } else {
+        st = pc_tensor_cast(g, &s, in->dtype);
+        pc_tensor_free(&s);
+    }
+done:
+    free(sums);
+    pc_tensor_free(&d64);
+    pc_tensor_free(&o64);
+    pc_tensor_free(&prod);
+    pc_tensor_free(&buf);
+    return st;
+}
+
+pc_status pc_k_outer_backward(const pc_op_call *call, pc_compute compute, const pc_tensor *grad_out,
+                              pc_op_grads *out)
+{
+    pc_op_call c;
+    pc_tensor col = PC_TENSOR_NULL;
+    pc_status st = outer_call(call, &c, &col);
+    pc_tensor_free(&col);
+    if (st != PC_OK)
+        return st;
+    pc_result_type rt = PC_RESULT_TYPE_INIT;
+    pc_result_type_add_tensor(&rt, pc_call_tensor(call, 0), false);
+    pc_result_type_add_tensor(&rt, pc_call_tensor(call, 1), false);
+    pc_dtype od = pc_result_type_get(&rt);
+    if (!pc_dtype_is_float(od))
+        return PC_OK;
+    const pc_tensor *x = pc_call_tensor(call, 0), *y = pc_call_tensor(call, 1);
+    if (grad_out->rank != 2 || grad_out->shape[0] != x->shape[0] ||
+        grad_out->shape[1] != y->shape[0])
+        return pc_error_set(PC_ERR_INVALID, "%s: the gradient's shape is not the output's",
+                            call->full_name);
+    for (int i = 0; i < 2 && st == PC_OK; i++)
+        if (wants_grad(call, i))
+            st = outer_grad(call, compute, grad_out, od, i, &out->grads[i]);
     return st;
 }

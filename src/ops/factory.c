@@ -1,8 +1,9 @@
 /*
- * Factories: arange, full, full_like, ones_like, zeros_like. No gradients (torch's results do
- * not require grad). The dtype rules are torch's: arange of Python ints gives int64, with any
- * float the default dtype (float32); full infers bool, int64 or float32 from its fill value;
- * the *_like ops keep the input's dtype; dtype= overrides each.
+ * Factories: arange, full, zeros, ones, eye, full_like, ones_like, zeros_like. No gradients
+ * (torch's results do not require grad). The dtype rules are torch's: arange of Python ints
+ * gives int64, with any float the default dtype (float32); full infers bool, int64 or float32
+ * from its fill value; zeros, ones and eye give the default dtype; the *_like ops keep the
+ * input's dtype; dtype= overrides each.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -100,8 +101,40 @@ static pc_status fill_range_check(const pc_op_call *call, pc_dtype d, double v)
     return PC_OK;
 }
 
-/* full(size, fill_value), full_like(input, fill_value), ones_like(input), zeros_like(input),
- * each with dtype= among its keyword arguments. */
+/* The shape of size (an int[] argument), checked as torch checks it. */
+static pc_status size_arg(const pc_op_call *call, const int64_t **shape, int *rank)
+{
+    *shape = call->args[0].ints;
+    *rank = call->args[0].nints;
+    for (int i = 0; i < *rank; i++) {
+        if ((*shape)[i] < 0) {
+            char buf[PC_SHAPE_FORMAT_MAX];
+            pc_shape_format(buf, sizeof buf, *shape, *rank);
+            return pc_error_set(PC_ERR_INVALID,
+                                "%s: Trying to create tensor with negative dimension %lld: %s",
+                                call->full_name, (long long)(*shape)[i], buf);
+        }
+    }
+    return PC_OK;
+}
+
+/* eye(n, m=None): ones on the diagonal of an [n, m] (m = n) matrix. */
+static pc_status eye_shape(const pc_op_call *call, int64_t *shape)
+{
+    const pc_value *n = &call->args[0], *m = &call->args[1];
+    shape[0] = n->i;
+    shape[1] = m->kind == PC_VALUE_NONE ? n->i : m->i;
+    if (shape[0] < 0)
+        return pc_error_set(PC_ERR_INVALID, "%s: n must be greater or equal to 0, got %lld",
+                            call->full_name, (long long)shape[0]);
+    if (shape[1] < 0)
+        return pc_error_set(PC_ERR_INVALID, "%s: m must be greater or equal to 0, got %lld",
+                            call->full_name, (long long)shape[1]);
+    return PC_OK;
+}
+
+/* full(size, fill_value), zeros(size), ones(size), eye(n, m), full_like(input, fill_value),
+ * ones_like(input), zeros_like(input), each with dtype= among its keyword arguments. */
 pc_status pc_k_fill_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out)
 {
     (void)compute;
@@ -112,22 +145,22 @@ pc_status pc_k_fill_forward(const pc_op_call *call, pc_compute compute, pc_op_re
     const pc_value *dt = dt_arg >= 0 ? &call->args[dt_arg] : NULL;
     pc_dtype od;
     const int64_t *shape;
+    int64_t eye[2];
     int rank;
-    if (param == PC_FILL_FULL) {
-        od = fill->kind == PC_VALUE_BOOL  ? PC_DTYPE_BOOL
-             : fill->kind == PC_VALUE_INT ? PC_DTYPE_I64
-                                          : PC_DTYPE_F32;
-        shape = call->args[0].ints;
-        rank = call->args[0].nints;
-        for (int i = 0; i < rank; i++) {
-            if (shape[i] < 0) {
-                char buf[PC_SHAPE_FORMAT_MAX];
-                pc_shape_format(buf, sizeof buf, shape, rank);
-                return pc_error_set(PC_ERR_INVALID,
-                                    "%s: Trying to create tensor with negative dimension %lld: %s",
-                                    call->full_name, (long long)shape[i], buf);
-            }
-        }
+    pc_status st;
+    if (param == PC_FILL_FULL || param == PC_FILL_ZEROS || param == PC_FILL_ONES) {
+        od = !fill                         ? PC_DTYPE_F32
+             : fill->kind == PC_VALUE_BOOL ? PC_DTYPE_BOOL
+             : fill->kind == PC_VALUE_INT  ? PC_DTYPE_I64
+                                           : PC_DTYPE_F32;
+        if ((st = size_arg(call, &shape, &rank)) != PC_OK)
+            return st;
+    } else if (param == PC_FILL_EYE) {
+        od = PC_DTYPE_F32;
+        if ((st = eye_shape(call, eye)) != PC_OK)
+            return st;
+        shape = eye;
+        rank = 2;
     } else {
         const pc_tensor *x = pc_call_tensor(call, 0);
         od = x->dtype;
@@ -136,7 +169,7 @@ pc_status pc_k_fill_forward(const pc_op_call *call, pc_compute compute, pc_op_re
     }
     if (dt && dt->kind == PC_VALUE_DTYPE)
         od = dt->dtype;
-    pc_status st = factory_dtype_check(call, od);
+    st = factory_dtype_check(call, od);
     if (st != PC_OK)
         return st;
     if (fill && (st = fill_range_check(call, od, scalar_of(fill))) != PC_OK)
@@ -144,8 +177,13 @@ pc_status pc_k_fill_forward(const pc_op_call *call, pc_compute compute, pc_op_re
     pc_tensor t = PC_TENSOR_NULL;
     if ((st = pc_tensor_alloc(&t, od, shape, rank)) != PC_OK)
         return pc_error_prefix(st, "%s", call->full_name);
-    if (param == PC_FILL_ONES_LIKE) {
+    if (param == PC_FILL_ONES_LIKE || param == PC_FILL_ONES) {
         pc_tensor_fill(&t, 1.0);
+    } else if (param == PC_FILL_EYE) {
+        char *p = pc_tensor_data(&t);
+        size_t sz = pc_dtype_size(od);
+        for (int64_t i = 0; i < shape[0] && i < shape[1]; i++)
+            pc_element_store(p + (size_t)(i * shape[1] + i) * sz, od, 1.0, 0.0);
     } else if (fill && od == PC_DTYPE_I64 && fill->kind != PC_VALUE_FLOAT) {
         int64_t *p = pc_tensor_data(&t); /* exact beyond 2^53 */
         for (int64_t i = 0; i < pc_tensor_numel(&t); i++)

@@ -83,6 +83,11 @@ pc_status pc_k_einsum_forward(const pc_op_call *call, pc_compute compute, pc_op_
 pc_status pc_k_einsum_backward(const pc_op_call *call, pc_compute compute,
                                const pc_tensor *grad_out, pc_op_grads *out);
 
+/* ---- cdist (functional_dist.c) ---- */
+pc_status pc_k_cdist_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
+pc_status pc_k_cdist_backward(const pc_op_call *call, pc_compute compute, const pc_tensor *grad_out,
+                              pc_op_grads *out);
+
 /* ---- scaled_dot_product_attention (functional_sdpa.c) ---- */
 pc_status pc_k_sdpa_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
 pc_status pc_k_sdpa_backward(const pc_op_call *call, pc_compute compute, const pc_tensor *grad_out,

@@ -152,5 +152,7 @@ pc_status pc_idx_acc_store(pc_idx_acc *a, const pc_op_call *call, const int64_t 
 
 /* bincount (indexing_misc.c) */
 pc_status pc_k_bincount_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
+/* histc (indexing_misc.c): counts in bins equal parts of [min, max], in the input's dtype */
+pc_status pc_k_histc_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
 
 #endif

@@ -8,8 +8,10 @@
  * gradient back through the same map. Where torch's backward is an index_add
  * (repeat_interleave is index_select underneath) the repeats add in order, each sum stored in
  * the dtype on the device; tile's backward is torch's sum over the repeat dims, taken in
- * double and rounded once (as repeat's in the shape group).
+ * double and rounded once (as repeat's in the shape group). Also bincount and histc (counts,
+ * forward only).
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -583,5 +585,107 @@ pc_status pc_k_bincount_forward(const pc_op_call *call, pc_compute compute, pc_o
         out->count = 1;
     }
     pc_tensor_free(&v);
+    return st;
+}
+
+/* ---- histc ---- */
+
+/* v rounded to the dtype the position arithmetic runs in: float opmath for float32 and the
+ * half types (the device), double for float64 and the bench. */
+static double histc_round(bool f32, double v)
+{
+    return f32 ? (double)(float)v : v;
+}
+
+/*
+ * histc(input, bins, min, max): counts of the elements in bins equal parts of [min, max] (min =
+ * max: the input's own extremes; equal extremes widened by 1 each way), torch 1.13's CPU
+ * arithmetic: the outer edges in the input's dtype, an element's bin (x - lo) * bins / (hi - lo)
+ * truncated, each step rounded to the compute dtype, x = hi in the last bin, elements outside
+ * [lo, hi] and NaN not counted. The counts are exact, rounded once to the input's dtype (torch's
+ * CPU adds ones in bfloat16 for a bfloat16 input, inexact beyond 256). Float inputs only: run_ut
+ * gives integer ones as float32 (its CONVERT_API, inputs.c).
+ */
+pc_status pc_k_histc_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out)
+{
+    const pc_tensor *x = pc_call_tensor(call, 0);
+    int64_t bins = call->args[1].i;
+    double lo = call->args[2].f, hi = call->args[3].f;
+    if (!pc_dtype_is_float(x->dtype) || pc_dtype_is_complex(x->dtype))
+        return pc_error_set(PC_ERR_INVALID, "%s: \"histogram_cpu\" not implemented for '%s'",
+                            call->full_name, pc_torch_type_name(x->dtype));
+    if (x->dtype == PC_DTYPE_F8E4M3FN || x->dtype == PC_DTYPE_F8E5M2)
+        return pc_error_set(PC_ERR_UNSUPPORTED, "%s: histc of %s is not supported by precheck",
+                            call->full_name, pc_dtype_name(x->dtype));
+    if (bins <= 0)
+        return pc_error_set(PC_ERR_INVALID,
+                            "%s: torch.histogram(): bins must be > 0, but got %lld for "
+                            "dimension 0",
+                            call->full_name, (long long)bins);
+    pc_tensor xd = PC_TENSOR_NULL;
+    pc_status st = pc_tensor_cast(&xd, x, PC_DTYPE_F64);
+    if (st != PC_OK)
+        return pc_error_prefix(st, "%s", call->full_name);
+    if (!pc_tensor_is_contiguous(&xd)) {
+        pc_tensor c = PC_TENSOR_NULL;
+        st = pc_tensor_contiguous(&c, &xd);
+        pc_tensor_free(&xd);
+        if (st != PC_OK)
+            return pc_error_prefix(st, "%s", call->full_name);
+        xd = c;
+    }
+    const double *v = pc_tensor_data(&xd);
+    int64_t n = pc_tensor_numel(x);
+    if (lo == hi && n > 0) { /* aminmax: NaN wins */
+        lo = hi = v[0];
+        for (int64_t i = 0; i < n; i++) {
+            if (isnan(v[i]) || isnan(lo)) {
+                lo = hi = NAN;
+                break;
+            }
+            lo = v[i] < lo ? v[i] : lo;
+            hi = v[i] > hi ? v[i] : hi;
+        }
+    }
+    if (lo == hi) {
+        lo -= 1;
+        hi += 1;
+    }
+    if (!isfinite(lo) || !isfinite(hi)) {
+        pc_tensor_free(&xd);
+        return pc_error_set(PC_ERR_INVALID, "%s: torch.histc: range of [%g, %g] is not finite",
+                            call->full_name, lo, hi);
+    }
+    if (!(lo < hi)) {
+        pc_tensor_free(&xd);
+        return pc_error_set(PC_ERR_INVALID, "%s: torch.histc: max must be larger than min",
+                            call->full_name);
+    }
+    /* the outer bin edges: linspace(lo, hi, bins + 1)'s ends, in the input's dtype */
+    lo = pc_round_to_dtype(lo, x->dtype);
+    hi = pc_round_to_dtype(hi, x->dtype);
+    bool f32 = compute == PC_COMPUTE_DEVICE && x->dtype != PC_DTYPE_F64;
+    double width = histc_round(f32, hi - lo);
+    double *counts = calloc((size_t)bins, sizeof *counts);
+    if (!counts) {
+        pc_tensor_free(&xd);
+        return pc_idx_nomem(call);
+    }
+    for (int64_t i = 0; i < n; i++) {
+        double e = v[i];
+        if (!(e >= lo && e <= hi))
+            continue;
+        double q =
+            histc_round(f32, histc_round(f32, histc_round(f32, e - lo) * (double)bins) / width);
+        int64_t pos = (int64_t)q;
+        if (pos >= bins) /* x = hi (and a quotient rounded up to bins) */
+            pos = bins - 1;
+        counts[pos] += 1;
+    }
+    st = pc_shape_store(&out->tensors[0], x->dtype, &bins, 1, counts);
+    if (st == PC_OK)
+        out->count = 1;
+    free(counts);
+    pc_tensor_free(&xd);
     return st;
 }

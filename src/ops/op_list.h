@@ -91,6 +91,9 @@ PC_FAM_BINARY(BITWISE_XOR, "bitwise_xor(Tensor input, Tensor other) -> Tensor", 
 X(ADDCMUL, "addcmul(Tensor input, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor", false, pc_k_ternary_forward, pc_k_ternary_backward, PC_TERNARY_ADDCMUL, 0u)
 X(ADDCDIV, "addcdiv(Tensor input, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor", false, pc_k_ternary_forward, pc_k_ternary_backward, PC_TERNARY_ADDCDIV, 0u)
 X(LERP, "lerp(Tensor input, Tensor end, Tensor weight) -> Tensor", false, pc_k_ternary_forward, pc_k_ternary_backward, PC_TERNARY_LERP, 4u)
+/* torch 1.13: self.reshape({n, 1}) * vec2 (mul's promotion, kernels and gradients); ger is outer */
+X(OUTER, "outer(Tensor input, Tensor vec2) -> Tensor", false, pc_k_outer_forward, pc_k_outer_backward, PC_BINARY_MUL, 0u)
+X(GER, "ger(Tensor input, Tensor vec2) -> Tensor", false, pc_k_outer_forward, pc_k_outer_backward, PC_BINARY_MUL, 0u)
 X(CLAMP, "clamp(Tensor input, Tensor? min=None, Tensor? max=None) -> Tensor", true, pc_k_clamp_forward, pc_k_clamp_backward, PC_CLAMP_BOTH, 6u)
 X(CLAMP_MIN, "clamp_min(Tensor input, Tensor min) -> Tensor", true, pc_k_clamp_forward, pc_k_clamp_backward, PC_CLAMP_MIN, 2u)
 X(CLAMP_MAX, "clamp_max(Tensor input, Tensor max) -> Tensor", true, pc_k_clamp_forward, pc_k_clamp_backward, PC_CLAMP_MAX, 2u)
@@ -103,6 +106,9 @@ PC_FAM_CAST(DOUBLE, "double(Tensor input, MemoryFormat memory_format=preserve_fo
 PC_FAM_CAST(LONG, "long(Tensor input, MemoryFormat memory_format=preserve_format) -> Tensor", PC_DTYPE_I64, NULL)
 PC_FAM_CAST(INT, "int(Tensor input, MemoryFormat memory_format=preserve_format) -> Tensor", PC_DTYPE_I32, NULL)
 PC_FAM_CAST(BOOL, "bool(Tensor input, MemoryFormat memory_format=preserve_format) -> Tensor", PC_DTYPE_BOOL, NULL)
+PC_FAM_CAST(BYTE, "byte(Tensor input, MemoryFormat memory_format=preserve_format) -> Tensor", PC_DTYPE_U8, NULL)
+PC_FAM_CAST(CHAR, "char(Tensor input, MemoryFormat memory_format=preserve_format) -> Tensor", PC_DTYPE_I8, NULL)
+PC_FAM_CAST(SHORT, "short(Tensor input, MemoryFormat memory_format=preserve_format) -> Tensor", PC_DTYPE_I16, NULL)
 PC_FAM_CAST(TO, "to(Tensor input, ScalarType dtype, bool non_blocking=False, bool copy=False, *, MemoryFormat? memory_format=None) -> Tensor", PC_CAST_TO_ARG, pc_k_cast_backward)
 X(TYPE_AS, "type_as(Tensor input, Tensor other) -> Tensor", true, pc_k_cast_forward, pc_k_cast_backward, PC_CAST_TYPE_AS, 0u)
 

@@ -24,6 +24,9 @@ X(WHERE_COND, "where(Tensor condition) -> Tensor[]", true, pc_k_nonzero_forward,
 /* counts of non-negative integers (weights: their sums, float32 weights in float32, others in
  * float64) */
 X(BINCOUNT, "bincount(Tensor input, Tensor? weights=None, int minlength=0) -> Tensor", false, pc_k_bincount_forward, NULL, 0, 0u)
+/* counts (exact) of a float tensor in bins equal parts of [min, max] (min = max: its extremes); not
+ * differentiable in torch */
+X(HISTC, "histc(Tensor input, int bins=100, Scalar min=0, Scalar max=0) -> Tensor", true, pc_k_histc_forward, NULL, 0, 0u)
 /* x[indices] = value (indexing_setitem.c): the result is the modified x; value a tensor or a
  * Python number */
 X(SETITEM, "__setitem__(Tensor input, Index indices, Tensor value) -> Tensor", true, pc_k_setitem_forward, pc_k_setitem_backward, 0, 4u)

@@ -43,15 +43,22 @@ X(TRIL, "tril(Tensor input, int diagonal=0) -> Tensor", true, pc_k_tri_forward, 
 X(TRIU, "triu(Tensor input, int diagonal=0) -> Tensor", true, pc_k_tri_forward, pc_k_tri_backward, PC_TRI_UPPER, 0u)
 X(SUM, "sum(Tensor input, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", false, pc_k_reduce_forward, pc_k_reduce_backward, PC_REDUCE_SUM, 0u)
 X(MEAN, "mean(Tensor input, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", false, pc_k_reduce_forward, pc_k_reduce_backward, PC_REDUCE_MEAN, 0u)
-/* max/min(other) (the element-wise form) does not bind: 'dim' is an int */
 X(MAX, "max(Tensor input, int? dim=None, bool keepdim=False) -> (Tensor values, Tensor indices)", true, pc_k_extreme_forward, pc_k_extreme_backward, PC_EXTREME_MAX, 0u)
 X(MIN, "min(Tensor input, int? dim=None, bool keepdim=False) -> (Tensor values, Tensor indices)", true, pc_k_extreme_forward, pc_k_extreme_backward, PC_EXTREME_MIN, 0u)
+/* max(input, other), min(input, other): torch's element-wise overloads (maximum, minimum and
+ * their gradients); their name rows come after the reductions', so pc_op_bind_overloads tries
+ * them when a tensor stands where 'dim' is */
+X(MAX_OTHER, "max(Tensor input, Tensor other) -> Tensor", true, pc_k_binary_forward, pc_k_binary_backward, PC_BINARY_MAXIMUM, 0u)
+X(MIN_OTHER, "min(Tensor input, Tensor other) -> Tensor", true, pc_k_binary_forward, pc_k_binary_backward, PC_BINARY_MINIMUM, 0u)
 X(AMAX, "amax(Tensor input, int[1] dim=[], bool keepdim=False) -> Tensor", true, pc_k_amax_forward, pc_k_amax_backward, PC_EXTREME_MAX, 0u)
 X(AMIN, "amin(Tensor input, int[1] dim=[], bool keepdim=False) -> Tensor", true, pc_k_amax_forward, pc_k_amax_backward, PC_EXTREME_MIN, 0u)
 X(ARGMAX, "argmax(Tensor input, int? dim=None, bool keepdim=False) -> Tensor", true, pc_k_argmax_forward, NULL, PC_EXTREME_MAX, 0u)
 X(ARGMIN, "argmin(Tensor input, int? dim=None, bool keepdim=False) -> Tensor", true, pc_k_argmax_forward, NULL, PC_EXTREME_MIN, 0u)
 X(ARANGE, "arange(Scalar start, Scalar? end=None, Scalar step=1, *, ScalarType? dtype=None, " PC_FACTORY_TAIL ") -> Tensor", false, pc_k_arange_forward, NULL, 0, 0u)
 PC_FAM_ALLOC(FULL, "full(int[] size, Scalar fill_value, *, ScalarType? dtype=None, " PC_FACTORY_TAIL ") -> Tensor", PC_FILL_FULL)
+PC_FAM_ALLOC(ZEROS, "zeros(int[] size, *, ScalarType? dtype=None, " PC_FACTORY_TAIL ") -> Tensor", PC_FILL_ZEROS)
+PC_FAM_ALLOC(ONES, "ones(int[] size, *, ScalarType? dtype=None, " PC_FACTORY_TAIL ") -> Tensor", PC_FILL_ONES)
+PC_FAM_ALLOC(EYE, "eye(int n, int? m=None, *, ScalarType? dtype=None, " PC_FACTORY_TAIL ") -> Tensor", PC_FILL_EYE)
 PC_FAM_ALLOC(FULL_LIKE, "full_like(Tensor input, Scalar fill_value, *, ScalarType? dtype=None, " PC_FACTORY_TAIL ", MemoryFormat? memory_format=None) -> Tensor", PC_FILL_FULL_LIKE)
 PC_FAM_ALLOC(ONES_LIKE, "ones_like(Tensor input, *, ScalarType? dtype=None, " PC_FACTORY_TAIL ", MemoryFormat? memory_format=None) -> Tensor", PC_FILL_ONES_LIKE)
 PC_FAM_ALLOC(ZEROS_LIKE, "zeros_like(Tensor input, *, ScalarType? dtype=None, " PC_FACTORY_TAIL ", MemoryFormat? memory_format=None) -> Tensor", PC_FILL_ZEROS_LIKE)

@@ -120,6 +120,10 @@ pc_status pc_k_where_backward(const pc_op_call *call, pc_compute compute, const 
 pc_status pc_k_masked_fill_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
 pc_status pc_k_masked_fill_backward(const pc_op_call *call, pc_compute compute,
                                     const pc_tensor *grad_out, pc_op_grads *out);
+/* outer(self, vec2) = self.reshape(n, 1) * vec2: mul's kernels (op param PC_BINARY_MUL) */
+pc_status pc_k_outer_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
+pc_status pc_k_outer_backward(const pc_op_call *call, pc_compute compute, const pc_tensor *grad_out,
+                              pc_op_grads *out);
 pc_status pc_k_cast_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
 pc_status pc_k_cast_backward(const pc_op_call *call, pc_compute compute, const pc_tensor *grad_out,
                              pc_op_grads *out);

@@ -35,7 +35,15 @@ enum { PC_JOIN_CAT, PC_JOIN_STACK };
 enum { PC_TRI_LOWER, PC_TRI_UPPER };
 enum { PC_REDUCE_SUM, PC_REDUCE_MEAN };
 enum { PC_EXTREME_MAX, PC_EXTREME_MIN };
-enum { PC_FILL_FULL, PC_FILL_FULL_LIKE, PC_FILL_ONES_LIKE, PC_FILL_ZEROS_LIKE };
+enum {
+    PC_FILL_FULL,
+    PC_FILL_FULL_LIKE,
+    PC_FILL_ONES_LIKE,
+    PC_FILL_ZEROS_LIKE,
+    PC_FILL_ZEROS,
+    PC_FILL_ONES,
+    PC_FILL_EYE
+};
 
 pc_status pc_k_view_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
 pc_status pc_k_view_backward(const pc_op_call *call, pc_compute compute, const pc_tensor *grad_out,

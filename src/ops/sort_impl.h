@@ -1,6 +1,6 @@
 /* Private to src/ops: the kernels of the "sort" group of ops (rows in op_list_sort.h): sort,
- * argsort, msort, topk, kthvalue, median and NPU.npu_sort_v2 (sort.c), and
- * NPU.npu_moe_gating_top_k_softmax (sort_moe.c). */
+ * argsort, msort, topk, kthvalue, median and NPU.npu_sort_v2 (sort.c), unique and
+ * unique_consecutive (sort_unique.c), and NPU.npu_moe_gating_top_k_softmax (sort_moe.c). */
 #ifndef PC_OPS_SORT_IMPL_H
 #define PC_OPS_SORT_IMPL_H
 
@@ -37,6 +37,14 @@ pc_status pc_k_kthvalue_backward(const pc_op_call *call, pc_compute compute,
 pc_status pc_k_median_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
 pc_status pc_k_median_backward(const pc_op_call *call, pc_compute compute,
                                const pc_tensor *grad_out, pc_op_grads *out);
+
+/* unique or unique_consecutive (op param of the unique rows). */
+enum { PC_UNIQUE_SORTED, PC_UNIQUE_CONSECUTIVE };
+
+/* unique(input, sorted, return_inverse, return_counts, dim) and unique_consecutive(input,
+ * return_inverse, return_counts, dim) -> values, then the inverse indices and the counts when
+ * asked for (int64); the sorted order also for sorted=False. Forward only. */
+pc_status pc_k_unique_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
 
 /* npu_moe_gating_top_k_softmax(x, finished, k) -> (y, expert_idx, row_idx), msprobe's bench
  * (spec §B.4): the float32 softmax of the last dim cast back to x's dtype, its stable

@@ -637,6 +637,57 @@ def late_wrap_cases():
     case("Tensor.pow", [ints([3], "i32", 1, 4), S(2 ** 31)], backward=False)
 
 
+def outer_cases():
+    """outer and ger: torch 1.13 computes self.reshape(n, 1) * vec2 (mul's promotion; the
+    gradients are mul's, summed over the broadcast dimension)."""
+    for dt in FLOATS:
+        case("Torch.outer", [rnd([5], dt), rnd([7], dt)])
+    case("Torch.outer", [rnd([40], "f32"), rnd([300], "f32")])
+    case("Torch.outer", [rnd([300], "f64"), rnd([33], "f64")])
+    case("Torch.outer", [rnd([33], "bf16"), rnd([70], "bf16")])
+    case("Torch.outer", [rnd([4], "f16"), rnd([3], "f32")])
+    case("Torch.outer", [rnd([4], "bf16"), rnd([3], "f16")])
+    case("Torch.outer", [ints([4], "i64"), rnd([3], "f32")])
+    case("Torch.outer", [ints([4], "i64"), ints([3], "i32")], backward=False)
+    case("Torch.outer", [ints([4], "bool", 0, 2), ints([3], "bool", 0, 2)], backward=False)
+    case("Torch.outer", [rnd([0], "f32"), rnd([3], "f32")])
+    case("Torch.outer", [special("f32"), special("f32")], backward=False)
+    # the rotary table of transformers' LLaMA: positions x inverse frequencies
+    t = torch.arange(16, dtype=torch.float32)
+    inv_freq = 1.0 / (10000 ** (torch.arange(0, 8, 2).float() / 8))
+    case("Torch.outer", [t, inv_freq], backward=False)
+    case("Tensor.outer", [rnd([6], "f32"), rnd([2], "f32")])
+    case("Tensor.outer", [rnd([6], "bf16"), rnd([5], "bf16")], {})
+    case("Torch.ger", [rnd([3], "f32"), rnd([4], "f32")])
+    case("Tensor.ger", [rnd([3], "f64"), rnd([4], "f64")])
+    case("Torch.outer", [rnd([3], "f32")], {"vec2": rnd([2], "f32")})
+    case("Torch.outer", [rnd([2, 3], "f32"), rnd([2], "f32")], backward=False)
+    case("Torch.outer", [rnd([3], "f32"), rnd([2, 2], "f32")], backward=False)
+    case("Tensor.ger", [rnd([], "f32"), rnd([2], "f32")], backward=False)
+
+
+def late_name_cases():
+    """The casts to uint8, int8 and int16 (values inside the target's range: torch's
+    out-of-range float casts are undefined), and torch's in-place functions (torch.exp_(x))."""
+    small = torch.tensor([0.0, 1.5, 2.9, 100.7, 7.0, 1e-8, 30.5, 126.9], dtype=torch.float64)
+    for c in ["byte", "char", "short"]:
+        for dt in FLOATS:
+            case("Tensor." + c, [small.to(DT[dt])], backward=False)
+        case("Tensor." + c, [ints([5], "i64", 0, 100)], backward=False)
+        case("Tensor." + c, [ints([4], "bool", 0, 2)], backward=False)
+    case("Tensor.char", [torch.tensor([-3.7, -100.2, 5.5])], backward=False)
+    case("Tensor.short", [torch.tensor([-30000.5, 1234.9, -0.5])], backward=False)
+    for api in ["exp_", "sqrt_", "rsqrt_", "sigmoid_", "tanh_", "sin_", "cos_", "erf_", "log_",
+                "abs_", "neg_", "negative_", "reciprocal_", "square_"]:
+        pos = api in ("sqrt_", "rsqrt_", "log_")
+        case("Torch." + api, [rnd([2, 3], "f32", positive=pos)], inplace=True)
+    case("Torch.exp_", [rnd([4], "bf16")], inplace=True)
+    case("Torch.clamp_", [rnd([5], "f32")], {"min": S(-0.5), "max": S(0.5)}, inplace=True)
+    case("Torch.clip_", [rnd([5], "f32"), S(-1.0)], inplace=True)
+    case("Torch.clamp_min_", [rnd([5], "f32"), S(0.1)], inplace=True)
+    case("Torch.clamp_max_", [rnd([5], "f16"), S(0.1)], inplace=True)
+
+
 def late_elementwise_cases():
     """Cases added after the first ones: called last, so that the earlier cases keep their ids
     and random data."""
@@ -644,6 +695,8 @@ def late_elementwise_cases():
     late_binary_cases()
     late_ternary_cases()
     late_wrap_cases()
+    outer_cases()
+    late_name_cases()
 
 
 def elementwise_cases(g):

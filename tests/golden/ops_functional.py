@@ -326,9 +326,46 @@ def sdpa_cases(g):
                rnd([5, 6], "f32")], {"is_causal": S(True)})
 
 
+def cdist_cases(g):
+    """cdist (issue 22): the direct kernel (p = 0, 1, 2, inf and others; p = 2 with at most 25
+    rows on both sides) and torch's matrix-product path (p = 2 with more rows, or
+    compute_mode='use_mm_for_euclid_dist'). torch 1.13's CPU has no half cdist (bfloat16 only
+    through the product path): float16 cases keep the float64 side, no bfloat16 ones."""
+    torch.manual_seed(606)
+    S, case, rnd = g.S, g.case, g.rnd
+    A = "Torch.cdist"
+    for dt in ["f32", "f64"]:
+        x1, x2 = rnd([5, 4], dt), rnd([6, 4], dt)
+        x2[2] = x1[1]  # a distance of 0
+        for p in [2.0, 1.0, 0.0, float("inf"), 0.5, 1.5, 3.0]:
+            case(A, [x1, x2], {"p": S(p)})
+        case(A, [rnd([7, 64], dt), rnd([3, 64], dt)])
+        case(A, [rnd([30, 8], dt), rnd([7, 8], dt)])
+        case(A, [rnd([4, 5], dt), rnd([40, 5], dt)], {"p": S(2.0)})
+        case(A, [rnd([30, 8], dt), rnd([7, 8], dt)], {"compute_mode": "donot_use_mm_for_euclid_dist"})
+        case(A, [rnd([3, 6], dt), rnd([4, 6], dt)], {"compute_mode": "use_mm_for_euclid_dist"})
+        case(A, [rnd([2, 1, 5, 3], dt), rnd([3, 6, 3], dt)])
+        case(A, [rnd([2, 1, 5, 3], dt), rnd([3, 6, 3], dt)], {"p": S(1.0)})
+        case(A, [rnd([2, 30, 4], dt), rnd([2, 10, 4], dt)])
+        case(A, [rnd([2, 3, 2], dt), rnd([2, 4, 2], dt)], {"compute_mode": "use_mm_for_euclid_dist"})
+        case(A, [rnd([1, 30, 4], dt), rnd([5, 4], dt)])
+        case(A, [rnd([3, 30, 4], dt), rnd([5, 4], dt)])
+    case(A, [rnd([5, 4], "f16"), rnd([6, 4], "f16")])
+    case(A, [rnd([0, 3], "f32"), rnd([4, 3], "f32")])
+    case(A, [rnd([3, 0], "f32"), rnd([5, 0], "f32")])
+    case(A, [rnd([3], "f32"), rnd([5, 3], "f32")], backward=False)
+    case(A, [rnd([3, 2], "f32"), rnd([5, 3], "f32")], backward=False)
+    case(A, [g.ints([3, 2], "i64"), g.ints([5, 2], "i64")], backward=False)
+    case(A, [rnd([3, 2], "f32"), rnd([5, 2], "f32")], {"p": S(-1.0)}, backward=False)
+    case(A, [rnd([3, 2], "f32"), rnd([5, 2], "f64")], backward=False)
+    case(A, [rnd([3, 2], "f32"), rnd([5, 2], "f32")], {"compute_mode": "bogus"}, backward=False)
+    case(A, [rnd([2, 3, 2], "f32"), rnd([3, 5, 2], "f32")], backward=False)
+
+
 def cases(g):
     loss_cases(g)
     norm_cases(g)
     pad_cases(g)
     einsum_cases(g)
     sdpa_cases(g)
+    cdist_cases(g)

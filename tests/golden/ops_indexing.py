@@ -442,6 +442,39 @@ def where_bincount_cases(g):
     case("Torch.bincount", [ints([5], "i64", 0, 3), rnd([4], "f32")], backward=False)
 
 
+def histc_cases(g):
+    """histc (issue 22): float inputs (run_ut converts integer ones to float32 first, as
+    Megatron's MoE token counts histc(indices, bins=E, min=0, max=E - 1) reach it); appended
+    last."""
+    rnd, ints, S, case = g.rnd, g.ints, g.S, g.case
+    t = g.torch
+    for dt in ["f32", "f64"]:
+        x = rnd([200], dt, scale=3)
+        case("Torch.histc", [x], {"bins": S(10), "min": S(-5), "max": S(5)}, backward=False)
+        case("Torch.histc", [x], backward=False)
+        case("Tensor.histc", [x, S(7)], backward=False)
+        case("Torch.histc", [rnd([1000], dt)], {"bins": S(37)}, backward=False)
+    case("Torch.histc", [rnd([50], "bf16")], {"bins": S(8), "min": S(-3), "max": S(3)}, backward=False)
+    case("Torch.histc", [rnd([50], "bf16")], {"bins": S(5)}, backward=False)
+    case("Torch.histc", [rnd([50], "f16")], {"bins": S(5), "min": S(-3), "max": S(3)}, backward=False)
+    for e in [4, 8, 7]:
+        idx = ints([64], "i64", 0, e).float()
+        case("Torch.histc", [idx], {"bins": S(e), "min": S(0), "max": S(e - 1)}, backward=False)
+    case("Torch.histc", [ints([3, 5], "i64", 0, 6).double()], {"bins": S(6), "min": S(0), "max": S(6)}, backward=False)
+    case("Torch.histc", [t.tensor([0.0, 1, 2, 3, 3, 4, 5.5, -1, 7])], {"bins": S(4), "min": S(0), "max": S(4)}, backward=False)
+    # no NaN: torch 1.13's CPU counts one into the first bin (its range check lets NaN through);
+    # torch's CUDA kernel and later CPU kernels skip NaN, as precheck does
+    case("Torch.histc", [t.tensor([1.0, 3.0, 2.0, float("inf"), float("-inf")])], {"bins": S(3), "min": S(0), "max": S(3)}, backward=False)
+    case("Torch.histc", [t.tensor([2.0, 2.0, 2.0])], {"bins": S(4)}, backward=False)
+    case("Torch.histc", [t.tensor(1.5)], {"bins": S(3)}, backward=False)
+    case("Torch.histc", [rnd([0], "f32")], {"bins": S(4)}, backward=False)
+    case("Torch.histc", [rnd([4], "f32")], {"bins": S(0)}, backward=False)
+    case("Torch.histc", [rnd([4], "f32")], {"min": S(3), "max": S(1)}, backward=False)
+    case("Torch.histc", [rnd([4], "f32")], {"min": S(float("nan")), "max": S(1)}, backward=False)
+    case("Torch.histc", [t.tensor([1.0, float("inf")])], {"bins": S(3)}, backward=False)
+    case("Torch.histc", [ints([4], "i64", 0, 3)], backward=False)
+
+
 def cases(g):
     base_rec = g.rec
 
@@ -460,7 +493,7 @@ def cases(g):
         for seed, section in enumerate([select_cases, add_cases, copy_fill_cases, gather_cases,
                                         scatter_cases, mask_cases, setitem_cases, map_cases,
                                         put_cases, take_cases, range_cases,
-                                        keyword_cases, where_bincount_cases]):
+                                        keyword_cases, where_bincount_cases, histc_cases]):
             g.torch.manual_seed(2000 + seed)
             section(g)
     finally:

@@ -237,6 +237,10 @@ def late_cases(g):
     case("Functional.linear", [rnd([0, 5], "f32"), rnd([3, 5], "f32"), rnd([3], "f32")])
     case("Functional.softmax", [rnd([2, 0], "f32"), S(1)])
     case("Functional.log_softmax", [rnd([0, 4], "f32"), S(1)])
+    # Torch.layer_norm (issue 22): the aten argument order, cudnn_enable included
+    case("Torch.layer_norm", [rnd([3, 8], "f32"), [8], rnd([8], "f32"), rnd([8], "f32"), S(1e-5),
+                              S(True)])
+    case("Torch.layer_norm", [rnd([2, 4], "f64"), [4]])
 
 
 def cases(g):

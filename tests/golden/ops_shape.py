@@ -518,11 +518,50 @@ def index_dtype_cases(g):
         g.rec, g.torch_fn = base_rec, base_fn
 
 
+def late_cases(g):
+    """Added after the sections above (issue 22): the element-wise overloads of max/min (a
+    tensor where the reductions' dim is: torch's maximum/minimum), and zeros, ones, eye."""
+    S, rnd, ints, case = g.S, g.rnd, g.ints, g.case
+    t = g.torch
+    for dt in FLOATS:
+        case("Torch.max", [rnd([2, 3], dt), rnd([2, 3], dt)])
+        case("Torch.min", [rnd([2, 3], dt), rnd([3], dt)])
+    case("Tensor.max", [rnd([2, 3], "f32"), rnd([], "f32")])
+    case("Tensor.min", [rnd([2, 1], "bf16"), rnd([4], "bf16")])
+    case("Tensor.max", [rnd([3], "f32")], {"other": rnd([3], "f32")})
+    case("Torch.max", [rnd([3], "f16"), rnd([3], "f32")])
+    # transformers' LLaMA (4.28-4.30): attn_weights clamped from below by the dtype's lowest
+    case("Torch.max", [rnd([2, 4, 4], "f32"), t.tensor(t.finfo(t.float32).min)])
+    ties = t.tensor([1.0, 2.0, float("nan"), -0.0, 3.0])
+    case("Torch.max", [ties, t.tensor([1.0, 5.0, 0.0, 0.0, float("nan")])])
+    case("Torch.min", [ties, t.tensor([1.0, 5.0, 0.0, 0.0, float("nan")])])
+    case("Torch.max", [ints([4], "i64"), ints([4], "i32")], backward=False)
+    case("Tensor.min", [ints([4], "bool", 0, 2), ints([4], "bool", 0, 2)], backward=False)
+    case("Torch.max", [rnd([2, 3], "f32"), rnd([4], "f32")], backward=False)
+    case("Torch.max", [rnd([2, 3], "f32"), S(1)])  # still the reduction over dim 1
+    case("Torch.zeros", [[2, 3]], backward=False)
+    case("Torch.zeros", [S(2), S(3)], backward=False)
+    case("Torch.zeros", [t.Size([4])], {"dtype": t.int64}, backward=False)
+    case("Torch.zeros", [[]], {"dtype": t.bfloat16}, backward=False)
+    case("Torch.zeros", [[2, 0]], {"dtype": t.bool}, backward=False)
+    case("Torch.zeros", [[3, -1]], backward=False)
+    case("Torch.ones", [[2, 3]], backward=False)
+    case("Torch.ones", [S(5)], {"dtype": t.float16}, backward=False)
+    case("Torch.ones", [t.Size([2, 2])], {"dtype": t.bool}, backward=False)
+    case("Torch.ones", [[3]], {"dtype": t.int32, "requires_grad": S(False)}, backward=False)
+    case("Torch.eye", [S(3)], backward=False)
+    case("Torch.eye", [S(2), S(4)], backward=False)
+    case("Torch.eye", [S(4), S(2)], {"dtype": t.int64}, backward=False)
+    case("Torch.eye", [S(0)], backward=False)
+    case("Torch.eye", [S(-1)], backward=False)
+    case("Torch.eye", [S(2), S(-3)], backward=False)
+
+
 def cases(g):
     # each section draws from its own seed, so that adding cases to one leaves the data of the
     # others (and the ULP limits pinned on them) alone
     for seed, section in enumerate([view_cases, join_cases, split_cases, tri_cases, reduce_cases,
                                     extreme_cases, factory_cases, index_cases,
-                                    index_dtype_cases]):
+                                    index_dtype_cases, late_cases]):
         g.torch.manual_seed(1000 + seed)
         section(g)

@@ -247,6 +247,62 @@ def nanmedian_cases(g):
     c("Torch.nanmedian", [g.ints([4], "bool", 0, 2)], backward=False)
 
 
+def unique_sorted(x, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    """torch.unique as torch's CUDA kernel computes it: in sorted order for either value of
+    sorted (torch 1.13's CPU kernel gives its hash set's order for sorted=False)."""
+    return torch.unique(x, sorted=True, return_inverse=return_inverse,
+                        return_counts=return_counts, dim=dim)
+
+
+def unique_cases(g):
+    """unique and unique_consecutive (issue 22). No NaN in unique without dim: torch 1.13's CPU
+    kernel sorts NaNs among the numbers there (precheck puts each NaN after them, as sort and
+    torch's CUDA kernel do)."""
+    S, case, ints, rnd = g.S, g.case, g.ints, g.rnd
+    g.register("Tensor.unique", unique_sorted)
+    g.register("Torch.unique", unique_sorted)
+    kw = {"return_inverse": S(True), "return_counts": S(True)}
+    for dt in g.FLOATS:
+        x = tied(g, [4, 5], dt, hi=6) * 0.5 - 1
+        case("Tensor.unique", [x], backward=False)
+        case("Tensor.unique", [x], kw, backward=False)
+        case("Tensor.unique", [x], {"dim": S(1), "return_counts": S(True)}, backward=False)
+        case("Torch.unique_consecutive", [x.flatten()], kw, backward=False)
+    for dt in ["i64", "i32", "u8", "bool"]:
+        lo, hi = (0, 2) if dt == "bool" else (0, 7)
+        x = ints([3, 6], dt, lo, hi)
+        case("Tensor.unique", [x], kw, backward=False)
+        case("Tensor.unique", [x], {"sorted": S(False), "return_counts": S(True)}, backward=False)
+        case("Tensor.unique", [x], {"dim": S(0), "return_inverse": S(True)}, backward=False)
+    case("Tensor.unique", [ints([40], "i64", 0, 12)], {"sorted": S(False)}, backward=False)
+    case("Tensor.unique", [ints([2, 3], "i64", -4, 4), S(True), S(True)], backward=False)
+    case("Torch.unique", [rnd([10], "f32")], {"return_inverse": S(True)}, backward=False)
+    case("Tensor.unique", [torch.tensor([0.0, -0.0, 1.0, -0.0])], kw, backward=False)
+    case("Tensor.unique", [torch.tensor([-0.0, 0.0, 1.0])], kw, backward=False)
+    case("Tensor.unique", [torch.tensor(2.5)], kw, backward=False)
+    case("Tensor.unique", [rnd([0, 3], "f32")], kw, backward=False)
+    case("Tensor.unique", [rnd([0, 3], "f32")], {"dim": S(0), "return_counts": S(True)}, backward=False)
+    rows = torch.tensor([[1, 2, 3], [0, 5, 5], [1, 2, 3], [1, 2, 2], [0, 5, 5]])
+    case("Tensor.unique", [rows], {"dim": S(0), **kw}, backward=False)
+    case("Tensor.unique", [rows.t().contiguous()], {"dim": S(-1), **kw}, backward=False)
+    case("Tensor.unique", [tied(g, [3, 2, 4], "f32", hi=2)], {"dim": S(1), **kw}, backward=False)
+    n = float("nan")
+    case("Tensor.unique", [torch.tensor([[2.0, n], [2.0, n], [1.0, 0.0]])], {"dim": S(0), **kw}, backward=False)
+    case("Tensor.unique", [rnd([2, 3], "f32")], {"dim": S(2)}, backward=False)
+    case("Tensor.unique", [torch.tensor(1.0)], {"dim": S(0)}, backward=False)
+    case("Tensor.unique", [rnd([2, 0], "f32")], {"dim": S(0)}, backward=False)
+    seq = torch.tensor([3, 3, 1, 1, 3, 2, 2, 2, 0])
+    case("Torch.unique_consecutive", [seq], backward=False)
+    case("Tensor.unique_consecutive", [seq], {"return_counts": S(True)}, backward=False)
+    case("Tensor.unique_consecutive", [seq.reshape(3, 3)], kw, backward=False)
+    case("Tensor.unique_consecutive", [torch.tensor([1.0, 1.0, n, n, 2.0, -0.0, 0.0])], kw, backward=False)
+    blocks = torch.tensor([[1, 1], [1, 1], [2, 2], [1, 1]])
+    case("Torch.unique_consecutive", [blocks], {"dim": S(0), **kw}, backward=False)
+    case("Torch.unique_consecutive", [blocks], {"dim": S(1), **kw}, backward=False)
+    case("Torch.unique_consecutive", [rnd([4], "bf16").round()], {"dim": S(0)}, backward=False)
+    case("Torch.unique_consecutive", [rnd([2], "f32")], {"dim": S(3)}, backward=False)
+
+
 def cases(g):
     sort_cases(g)
     topk_cases(g)
@@ -254,3 +310,4 @@ def cases(g):
     npu_cases(g)
     large_tie_cases(g)
     nanmedian_cases(g)
+    unique_cases(g)
