@@ -16,9 +16,9 @@
 #include "precheck/io/pt.h"
 #include "report_impl.h"
 
-#define SAMPLE_MAX    1200
+#define SAMPLE_MAX    500
 #define CHUNK         65536
-#define OUTPUTS_SHOWN 4
+#define OUTPUTS_SHOWN 3
 
 /* Only names msprobe allows (letters, digits, _ . -) become file names: a crafted name never
  * leaves the error-data folder. */

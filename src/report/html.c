@@ -99,6 +99,27 @@ static void td_text(html_buf *b, const char *text, const char *cls, size_t max)
     hb_raw(b, "</td>");
 }
 
+/* A message on one line (cut with an ellipsis by the style sheet), the whole of it in the title;
+ * msprobe's messages start with a line break. */
+static void td_msg(html_buf *b, const char *first, const char *second)
+{
+    first = first ? first + strspn(first, " \n") : "";
+    second = second ? second + strspn(second, " \n") : "";
+    hb_raw(b, "<td class=\"msg1\" data-k=\"");
+    hb_text_cut(b, *first ? first : second, 200);
+    hb_raw(b, "\" title=\"");
+    hb_text_cut(b, first, 1000);
+    if (*first && *second)
+        hb_raw(b, "\n");
+    hb_text_cut(b, second, 1000);
+    hb_raw(b, "\">");
+    hb_text_cut(b, first, 300);
+    if (*first && *second)
+        hb_raw(b, " ");
+    hb_text_cut(b, second, 300);
+    hb_raw(b, "</td>");
+}
+
 static void td_verdict(html_buf *b, rep_verdict v, const char *text)
 {
     hb_fmt(b, "<td data-k=\"%d\">",
@@ -551,7 +572,7 @@ static void api_table(html_buf *b, const rep_model *m, const size_t *order)
                 td_num(b, w ? w->cell[shown_metrics[j]] : "", bad);
             }
             const char *msg = a->fwd == RV_SKIP && a->message[0] ? a->message : w ? w->message : "";
-            td_text(b, msg, "msg", 300);
+            td_msg(b, msg, NULL);
         }
         if (compare) {
             if (cw) {
@@ -568,15 +589,7 @@ static void api_table(html_buf *b, const rep_model *m, const size_t *order)
                 td_num(b, cw ? cw->cell[compare_cols[j].col] : "", bad);
             }
             /* the result row's message (topk's note, a SKIP's reason), then the row's */
-            hb_raw(b, "<td class=\"msg\" data-k=\"");
-            hb_text_cut(b, a->cmessage[0] || !cw ? a->cmessage : cw->cell[CC_MESSAGE], 200);
-            hb_raw(b, "\">");
-            hb_text_cut(b, a->cmessage, 300);
-            if (cw && a->cmessage[0] && cw->cell[CC_MESSAGE][0])
-                hb_raw(b, "\n");
-            if (cw)
-                hb_text_cut(b, cw->cell[CC_MESSAGE], 300);
-            hb_raw(b, "</td>");
+            td_msg(b, a->cmessage, cw ? cw->cell[CC_MESSAGE] : NULL);
         }
         hb_raw(b, "</tr>");
     }

@@ -839,7 +839,9 @@ static void rank_api(rep_api *a)
     }
     int r0 = table_rank(a->fwd) > table_rank(a->bwd) ? table_rank(a->fwd) : table_rank(a->bwd);
     int r1 = table_rank(a->cfwd) > table_rank(a->cbwd) ? table_rank(a->cfwd) : table_rank(a->cbwd);
-    a->severity = r1 * 8 + r0;
+    /* api_precision_compare's errors first (the verdict msprobe users act on), then run_ut's
+     * order, then the rest of api_precision_compare's */
+    a->severity = (r1 == 4) * 64 + r0 * 8 + r1;
     a->badness = a->worst >= 0 ? a->rows[a->worst].badness : 0;
 }
 

@@ -14,6 +14,7 @@
  *     errors.
  */
 #include "pc_test.h"
+#include "pc_run_ut_test.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -335,40 +336,6 @@ static void test_crafted_folder(void **state)
 
 /* ---- a real run ---- */
 
-/* The result CSV's rows: names and the two verdicts. */
-typedef struct result_rows {
-    char name[64][96];
-    char fwd[64][16], bwd[64][16];
-    int n;
-} result_rows;
-
-static void read_result(const char *dir, const char *prefix, result_rows *r)
-{
-    char path[1024];
-    pc_test_find_file(dir, prefix, path, sizeof path);
-    char *text = pc_test_slurp(path, NULL);
-    r->n = 0;
-    char *line = strstr(text, "\r\n");
-    while (line && line[2] && r->n < 64) {
-        line += 2;
-        char *end = strstr(line, "\r\n");
-        assert_non_null(end);
-        *end = 0;
-        char *c1 = strchr(line, ','), *c2 = c1 ? strchr(c1 + 1, ',') : NULL;
-        assert_non_null(c2);
-        *c1 = *c2 = 0;
-        char *c3 = strchr(c2 + 1, ',');
-        if (c3)
-            *c3 = 0;
-        snprintf(r->name[r->n], sizeof r->name[0], "%s", line);
-        snprintf(r->fwd[r->n], sizeof r->fwd[0], "%s", c1 + 1);
-        snprintf(r->bwd[r->n], sizeof r->bwd[0], "%s", c2 + 1);
-        r->n++;
-        line = end;
-    }
-    free(text);
-}
-
 static void assert_count(const char *page, const char *id, size_t n)
 {
     char want[160];
@@ -395,20 +362,21 @@ static void test_real_run(void **state)
     pc_test_find_file(dir, "precheck_report_", path, sizeof path);
     char *page = pc_test_slurp(path, NULL);
     assert_page_is_ours(page);
-    result_rows r;
-    read_result(dir, "accuracy_checking_result_", &r);
-    assert_int_equal(r.n, 43);
+    pc_test_status_row r[64];
+    pc_test_find_file(dir, "accuracy_checking_result_", path, sizeof path);
+    int nr = pc_test_read_results(path, r, 64);
+    assert_int_equal(nr, 43);
     size_t c[2][5] = {{0}};
     static const char *const words[5] = {"pass", "Warning", "error", "SKIP", " "};
     static const char *const ids[5] = {"pass", "warning", "error", "skip", "none"};
-    for (int i = 0; i < r.n; i++) {
+    for (int i = 0; i < nr; i++) {
         char want[200];
-        PC_TEST_FMT(want, "<tr data-name=\"%s\"", r.name[i]);
+        PC_TEST_FMT(want, "<tr data-name=\"%s\"", r[i].name);
         if (count(page, want) != 1)
-            fail_msg("API %s is not one row of the page", r.name[i]);
+            fail_msg("API %s is not one row of the page", r[i].name);
         for (int v = 0; v < 5; v++) {
-            c[0][v] += strcmp(r.fwd[i], words[v]) == 0;
-            c[1][v] += strcmp(r.bwd[i], words[v]) == 0;
+            c[0][v] += strcmp(r[i].fwd, words[v]) == 0;
+            c[1][v] += strcmp(r[i].bwd, words[v]) == 0;
         }
     }
     for (int v = 0; v < 4; v++) {
