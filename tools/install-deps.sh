@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages precheck needs to build and test (run as root).
-# The README's dependency table says why each one is here.
+# docs/development.md's dependency table says why each one is here.
 set -euo pipefail
 # python3-dev and libdlpack-dev: the headers of the torch backend plug-in (built when present)
 build="build-essential cmake libyaml-dev libopenblas-dev python3-dev libdlpack-dev"
