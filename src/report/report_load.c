@@ -781,6 +781,9 @@ static pc_status read_compare_details(rep_model *m)
 
 /* ---- the order of the table ---- */
 
+/* msprobe's row for a None output: a SKIP row that leaves its direction's verdict alone. */
+#define NONE_OUTPUT "Bench output is None, skip this test."
+
 /* error, Warning, then what did not run (SKIP, other words), then pass, then nothing. */
 static int table_rank(rep_verdict v)
 {
@@ -821,21 +824,23 @@ static void rank_api(rep_api *a)
         if (sv > ws)
             a->cworst = (long)i;
     }
-    /* an API known only from its details rows: its verdicts from them */
+    /* an API known only from its details rows: its verdicts from them, as msprobe made them
+     * (a SKIP row of a None output leaves the verdict pass; a direction is SKIP when its one
+     * row is the SKIP row of a message) */
     if (a->fwd == RV_NONE && a->n_rows) {
         pc_verdict f[2] = {PC_VERDICT_PASS, PC_VERDICT_PASS};
-        bool any[2] = {false, false}, skip[2] = {false, false};
+        size_t rows[2] = {0, 0};
+        bool skip[2] = {false, false};
         for (size_t i = 0; i < a->n_rows; i++) {
             int d = a->rows[i].backward;
             rep_verdict s = a->rows[i].status;
-            any[d] = true;
-            skip[d] = skip[d] || s == RV_SKIP;
+            rows[d]++;
+            skip[d] = s == RV_SKIP && strcmp(a->rows[i].message, NONE_OUTPUT) != 0;
             if (s == RV_ERROR || (s == RV_WARNING && f[d] != PC_VERDICT_ERROR))
                 f[d] = (pc_verdict)s;
         }
-        a->fwd = any[0] ? (rep_verdict)f[0] : RV_NONE;
-        a->bwd =
-            any[1] ? (skip[1] && f[1] == PC_VERDICT_PASS ? RV_SKIP : (rep_verdict)f[1]) : RV_SPACE;
+        a->fwd = !rows[0] ? RV_NONE : rows[0] == 1 && skip[0] ? RV_SKIP : (rep_verdict)f[0];
+        a->bwd = !rows[1] ? RV_SPACE : rows[1] == 1 && skip[1] ? RV_SKIP : (rep_verdict)f[1];
     }
     int r0 = table_rank(a->fwd) > table_rank(a->bwd) ? table_rank(a->fwd) : table_rank(a->bwd);
     int r1 = table_rank(a->cfwd) > table_rank(a->cbwd) ? table_rank(a->cfwd) : table_rank(a->cbwd);
@@ -921,8 +926,13 @@ pc_status rep_model_load(rep_model *m, const pc_report_options *opt)
         st = read_compare_details(m);
     if (st != PC_OK)
         return st;
-    for (size_t i = 0; i < m->n_apis; i++)
+    for (size_t i = 0; i < m->n_apis; i++) {
         rank_api(&m->apis[i]);
+        if (!m->result_csv && m->apis[i].fwd != RV_NONE) { /* counts from the details rows */
+            m->counts[0][m->apis[i].fwd]++;
+            m->counts[1][m->apis[i].bwd]++;
+        }
+    }
     find_error_data(m, opt);
     return PC_OK;
 }

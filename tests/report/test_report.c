@@ -533,6 +533,44 @@ static void test_runs_and_errors(void **state)
     PC_TEST_FMT(args, "report '%s' --run 20250101000000", dir);
     assert_int_equal(pc_test_run_precheck(NULL, args, log), 1);
     assert_true(pc_test_file_contains(log, "its run_ut runs are"));
+    /* a details CSV alone (msprobe killed before its result rows): verdicts and counts from
+     * the rows, equal to what the result CSV says */
+    char alone[600];
+    PC_TEST_FMT(alone, "%s/alone", dir);
+    assert_int_equal(mkdir(alone, 0755), 0);
+    pc_test_find_file(src, "accuracy_checking_details_", from, sizeof from);
+    PC_TEST_FMT(to, "%s/accuracy_checking_details_20260101000000.csv", alone);
+    copy_file(from, to);
+    PC_TEST_FMT(args, "report '%s'", alone);
+    assert_int_equal(pc_test_run_precheck(NULL, args, log), 0);
+    PC_TEST_FMT(page_path, "%s/precheck_report_20260101000000.html", alone);
+    page = pc_test_slurp(page_path, NULL);
+    assert_page_is_ours(page);
+    assert_non_null(strstr(page, "has no result CSV"));
+    static pc_test_status_row rows[64];
+    pc_test_find_file(src, "accuracy_checking_result_", from, sizeof from);
+    int nr = pc_test_read_results(from, rows, 64);
+    /* the APIs with details rows (dropout's have none: they are not on that page) */
+    char *details = pc_test_slurp(to, NULL);
+    size_t fwd_pass = 0, bwd_skip = 0, bwd_pass = 0;
+    for (int i = 0; i < nr; i++) {
+        char row[200];
+        PC_TEST_FMT(row, "\n%s.forward.output.", rows[i].name);
+        if (!strstr(details, row))
+            continue;
+        fwd_pass += strcmp(rows[i].fwd, "pass") == 0;
+        bwd_skip += strcmp(rows[i].bwd, "SKIP") == 0;
+        bwd_pass += strcmp(rows[i].bwd, "pass") == 0;
+    }
+    free(details);
+    char want[128];
+    PC_TEST_FMT(want, "id=\"count-run_ut-forward-pass\">%zu<", fwd_pass);
+    assert_non_null(strstr(page, want));
+    PC_TEST_FMT(want, "id=\"count-run_ut-backward-skip\">%zu<", bwd_skip);
+    assert_non_null(strstr(page, want));
+    PC_TEST_FMT(want, "id=\"count-run_ut-backward-pass\">%zu<", bwd_pass);
+    assert_non_null(strstr(page, want));
+    free(page);
     /* a CSV of the right name and the wrong kind */
     PC_TEST_FMT(to, "%s/accuracy_checking_result_20270101000000.csv", dir);
     FILE *f = fopen(to, "w");
