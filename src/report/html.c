@@ -70,12 +70,18 @@ static void th(html_buf *b, const char *english, const char *msprobe, const char
 }
 
 /* A number cell from a CSV cell: the value to 6 digits, the whole text in its title, data-k
- * for sorting; "bad" marks a value its standard judged an error. */
-static void td_num(html_buf *b, const char *cell, bool bad)
+ * for sorting; "bad" marks a value its standard judged an error. A NaN sorts as the worst
+ * value of its column (nan_worst: -1 where lower is worse, +1 where higher is worse), or last
+ * (0: a NaN that is not an error). */
+static void td_num(html_buf *b, const char *cell, bool bad, int nan_worst)
 {
     double v;
     if (rep_number(cell, &v)) {
-        hb_fmt(b, "<td class=\"num%s\" data-k=\"%.17g\" title=\"", bad ? " bad" : "", v);
+        double k = isnan(v) && nan_worst ? nan_worst * 1e308 : v;
+        if (isnan(k))
+            hb_fmt(b, "<td class=\"num%s\" data-k=\"\" title=\"", bad ? " bad" : "");
+        else
+            hb_fmt(b, "<td class=\"num%s\" data-k=\"%.17g\" title=\"", bad ? " bad" : "", k);
         hb_text(b, cell);
         hb_fmt(b, "\">%.6g</td>", v);
     } else {
@@ -569,7 +575,8 @@ static void api_table(html_buf *b, const rep_model *m, const size_t *order)
             for (size_t j = 0; j < SHOWN_METRICS; j++) {
                 bool bad = w && w->decision.metric == (int)shown_metrics[j] &&
                            rep_verdict_severity(w->status) >= 2;
-                td_num(b, w ? w->cell[shown_metrics[j]] : "", bad);
+                td_num(b, w ? w->cell[shown_metrics[j]] : "", bad,
+                       tally_higher_is_better(shown_metrics[j]) ? -1 : 1);
             }
             const char *msg = a->fwd == RV_SKIP && a->message[0] ? a->message : w ? w->message : "";
             td_msg(b, msg, NULL);
@@ -586,7 +593,8 @@ static void api_table(html_buf *b, const rep_model *m, const size_t *order)
             for (size_t j = 0; j < COMPARE_COLS; j++) {
                 bool bad = cw && compare_cols[j].status_col >= 0 &&
                            strcmp(cw->cell[compare_cols[j].status_col], "error") == 0;
-                td_num(b, cw ? cw->cell[compare_cols[j].col] : "", bad);
+                td_num(b, cw ? cw->cell[compare_cols[j].col] : "", bad,
+                       compare_cols[j].col == CC_THOUSANDTH ? -1 : 0);
             }
             /* the result row's message (topk's note, a SKIP's reason), then the row's */
             td_msg(b, a->cmessage, cw ? cw->cell[CC_MESSAGE] : NULL);
