@@ -10,6 +10,7 @@
  * escaping could still not load or run anything.
  */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,8 @@
 #include "tally.h"
 
 #define ROWS_LISTED 64 /* rows of one API listed under its name */
+
+char *realpath(const char *path, char *resolved); /* POSIX; not declared under strict C11 */
 
 /* ---- small pieces ---- */
 
@@ -245,7 +248,7 @@ static void overview_run_ut(html_buf *b, const rep_model *m)
         device += 19;
     fact(b, "Device tested", device, false);
     fact(b, "Dump", in->dump, false);
-    char started[32], took[64];
+    char started[32], took[256];
     ts_text(started, sizeof started, m->run_ut_ts);
     fact(b, "Started", in->started ? in->started : started, false);
     if (in->seconds >= 0)
@@ -253,7 +256,10 @@ static void overview_run_ut(html_buf *b, const rep_model *m)
     else if (m->run_ut_seconds_from_files >= 0) {
         char s[32];
         fmt_seconds(s, sizeof s, m->run_ut_seconds_from_files);
-        snprintf(took, sizeof took, "about %s (from the files' times)", s);
+        snprintf(took, sizeof took,
+                 "about %s (from the files' times: the result CSV's last change after the start "
+                 "its name gives; meaningless when the files were copied)",
+                 s);
     } else
         took[0] = 0;
     fact(b, "Time taken", took, false);
@@ -1053,7 +1059,8 @@ static void page(html_buf *b, const rep_model *m, const pc_report_options *opt, 
     hb_raw(b, "</title>\n<style>");
     hb_raw(b, report_css);
     hb_raw(b, "</style></head>\n<body>\n<header><h1>precheck report</h1><p class=\"sub\">");
-    hb_text(b, m->dir);
+    char where[PATH_MAX];
+    hb_text(b, realpath(m->dir, where) ? where : m->dir);
     hb_raw(b, " &middot; generated ");
     hb_text(b, when);
     hb_raw(b, " by precheck " PC_VERSION_STRING "</p><nav><a href=\"#overview\">Overview</a>"
