@@ -68,7 +68,7 @@ static void edge_text(char *buf, size_t size, const plot_metric *s, double x)
     if (!s->higher_is_better)
         snprintf(buf, size, "%.3g", x);
     else if (x >= 1e-4 || x <= 0)
-        snprintf(buf, size, "%.*f", x > 0 && x < 1 ? (int)ceil(-log10(x) - 1e-9) + 1 : 2, 1 - x);
+        snprintf(buf, size, "%.*f", x > 0 && x < 1 ? (int)ceil(-log10(x) - 1e-9) : 2, 1 - x);
     else
         snprintf(buf, size, "1-%.2g", x);
 }
