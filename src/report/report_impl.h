@@ -1,10 +1,13 @@
 /*
  * Private to src/report: the HTML report's model of a folder and the pieces that draw it.
- *   report_load.c  finds the runs in the folder and reads their CSVs and JSON into a rep_model;
+ *   report_find.c  finds the runs in the folder, the one to show, and its error data;
+ *   report_load.c  reads their CSVs and JSON into a rep_model;
  *   html_out.c     the page buffer and THE escaping rule (every outside text goes through it);
  *   html_plot.c    inline SVG: stacked count bars, histograms on log bins, scatter plots;
  *   error_data.c   the -save_error_data tensors of the worst APIs, as plots;
- *   html.c         the page itself (pc_report_write).
+ *   html_table.c   the per-API table; html_metrics.c the metric plots; html_coverage.c what ran
+ *                  and what was skipped;
+ *   html.c         the page itself: its head, overview, order of sections (pc_report_write).
  *
  * OWNERSHIP: every string of a rep_model lives in its arena and dies with rep_model_free.
  */
@@ -186,6 +189,12 @@ typedef struct rep_model {
     size_t n_notes;
 } rep_model;
 
+/* report_find.c: the runs of opt->dir and the one of each command to show (m's time stamps,
+ * paths and counts of runs; notes); PC_ERR_NOT_FOUND when there is none or no --run TS. */
+pc_status rep_find_runs(rep_model *m, const pc_report_options *opt);
+/* Where the run's ut_error_data<ts> folder is (m->error_dir, NULL when nowhere). */
+void rep_find_error_data(rep_model *m, const pc_report_options *opt);
+
 /* Finds the runs in opt->dir and reads them. PC_ERR_NOT_FOUND when there is nothing to
  * report on. The model is valid (and must be freed) whatever the status. */
 pc_status rep_model_load(rep_model *m, const pc_report_options *opt);
@@ -195,6 +204,23 @@ void rep_note(rep_model *m, const char *fmt, ...) __attribute__((format(printf, 
 
 /* The cell as a number: Python float() syntax plus "nan"/"inf"; false for blanks and text. */
 bool rep_number(const char *cell, double *out);
+
+/* ---- the page's parts (html_table.c, html_metrics.c, html_coverage.c) ---- */
+
+/* The distinct values of a column, for a filter's choices (at most 64, in first-seen order;
+ * borrowed strings). */
+typedef struct rep_choice {
+    const char *v[64];
+    size_t n;
+} rep_choice;
+void rep_choice_add(rep_choice *c, const char *v);
+
+/* A verdict as a coloured word (text: the cell as written, shown for RV_OTHER). */
+void html_badge(html_buf *b, rep_verdict v, const char *text);
+/* The sections, order: indexes into m->apis, worst first. */
+void html_api_table(html_buf *b, const rep_model *m, const size_t *order);
+void html_metrics_section(html_buf *b, const rep_model *m);
+void html_coverage_section(html_buf *b, const rep_model *m);
 
 /* ---- SVG (html_plot.c) ---- */
 
