@@ -7,6 +7,9 @@ jobs=$(nproc 2>/dev/null || echo 2)
 # the torch backend's tests fail, not skip, when Debian's PyTorch is missing (CI installs it
 # with tools/install-deps.sh); PRECHECK_REQUIRE_TORCH=0 lets a machine without it skip them
 export PRECHECK_REQUIRE_TORCH="${PRECHECK_REQUIRE_TORCH:-1}"
+# the same for the report's browser test (tests/report/test_browser.c) and Debian's chromium;
+# PRECHECK_REQUIRE_CHROMIUM=0 lets a machine without it skip that test
+export PRECHECK_REQUIRE_CHROMIUM="${PRECHECK_REQUIRE_CHROMIUM:-1}"
 
 if command -v clang-format >/dev/null && git rev-parse --git-dir >/dev/null 2>&1; then
     echo "== clang-format"

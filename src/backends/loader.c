@@ -352,7 +352,7 @@ pc_status pc_backend_plugin_load(const char *name, const pc_backend_host *host,
         return pc_error_set(PC_ERR_NOT_FOUND,
                             "the %s backend is a plug-in that this precheck was built without "
                             "(looked for %s): build it with Python's development headers "
-                            "installed (Debian: python3-dev), see README.md",
+                            "installed (Debian: python3-dev), see docs/development.md",
                             name, where);
     }
     *known = true; /* a plug-in file of that name: its errors are its own */

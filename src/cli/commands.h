@@ -9,6 +9,7 @@ int pc_cli_compare(int argc, char **argv);
 int pc_cli_materialize(int argc, char **argv);
 int pc_cli_multi_run_ut(int argc, char **argv);
 int pc_cli_ops(int argc, char **argv);
+int pc_cli_report(int argc, char **argv);
 int pc_cli_run_overflow_check(int argc, char **argv);
 int pc_cli_run_ut(int argc, char **argv);
 

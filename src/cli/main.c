@@ -38,6 +38,8 @@ static const cli_command commands[] = {
     {"multi_run_ut", "run_ut with N worker processes (the same CSVs, row for row)",
      pc_cli_multi_run_ut, true},
     {"ops", "list the API names precheck runs: op, standard, backward", pc_cli_ops, false},
+    {"report", "one self-contained HTML page of a run_ut or api_precision_compare folder",
+     pc_cli_report, false},
     {"run_overflow_check", "does an API's inf/NaN reproduce on the device? (log lines only)",
      pc_cli_run_overflow_check, true},
     {"run_ut", "replay a dump's APIs on the device and the bench, write the accuracy CSVs",

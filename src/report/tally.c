@@ -27,8 +27,8 @@ static bool has(const char *s, const char *needle)
     return strstr(s, needle) != NULL;
 }
 
-/* The kind of a whole-API SKIP, from its message (msprobe's texts and precheck's). */
-static skip_reason api_skip_reason(const char *m)
+/* msprobe's SKIP texts and precheck's, by what they say. */
+skip_reason tally_skip_reason(const char *m)
 {
     if (has(m, "not support for run ut") || has(m, "is not supported by precheck") ||
         has(m, "There is not bench function") || has(m, "object is not callable") ||
@@ -48,34 +48,35 @@ static skip_reason api_skip_reason(const char *m)
     return SKIP_DEVICE_ERROR;
 }
 
-static bool greater_is_better(int metric)
+bool tally_higher_is_better(int metric)
 {
     return metric == PC_METRIC_COSINE || metric == PC_METRIC_REL_ERR_HUNDREDTH ||
            metric == PC_METRIC_REL_ERR_THOUSANDTH || metric == PC_METRIC_REL_ERR_TEN_THOUSANDTH;
 }
 
 /* How far the decision is past its limit (0 within it), NaN and unknown as very far. */
-static double badness(const pc_row_decision *d, pc_verdict status)
+double tally_badness(const pc_row_decision *d, pc_verdict status)
 {
     if (status == PC_VERDICT_PASS || status == PC_VERDICT_SKIP || status == PC_VERDICT_SPACE)
         return 0;
     if (d->metric < 0 || isnan(d->value))
         return 1e300;
-    if (greater_is_better(d->metric))
+    if (tally_higher_is_better(d->metric))
         return (d->limit - d->value) / (1.0 - d->limit);
     return d->limit > 0 ? d->value / d->limit : d->value;
 }
 
-static int severity(pc_verdict v)
+int tally_severity(pc_verdict v)
 {
     return v == PC_VERDICT_ERROR ? 3 : v == PC_VERDICT_WARNING ? 2 : v == PC_VERDICT_PASS ? 1 : 0;
 }
 
 static void consider(tally_row *w, const pc_detail_row *row, bool backward, size_t output)
 {
-    int sv = severity(row->status);
-    double b = badness(&row->decision, row->status);
-    if (w->set && (sv < severity(w->status) || (sv == severity(w->status) && b <= w->badness)))
+    int sv = tally_severity(row->status);
+    double b = tally_badness(&row->decision, row->status);
+    if (w->set &&
+        (sv < tally_severity(w->status) || (sv == tally_severity(w->status) && b <= w->badness)))
         return;
     w->set = true;
     w->backward = backward;
@@ -131,15 +132,16 @@ pc_status tally_add(tally *t, const pc_api_result *res)
     for (size_t i = 0; i < res->n_bwd; i++)
         consider(&a->worst, &res->bwd_rows[i], true, i);
     if (res->forward == PC_VERDICT_SKIP && res->n_fwd > 0) {
-        t->reasons[api_skip_reason(res->fwd_rows[0].message)]++;
+        t->reasons[tally_skip_reason(res->fwd_rows[0].message)]++;
         a->skip_message = copy(res->fwd_rows[0].message, 300, true);
     } else if (res->backward == PC_VERDICT_SKIP && res->n_bwd > 0) {
         t->reasons[SKIP_NO_BACKWARD]++;
         a->skip_message = copy(res->bwd_rows[0].message, 300, true);
     }
-    pc_verdict worst =
-        severity(res->forward) >= severity(res->backward) ? res->forward : res->backward;
-    if (severity(worst) > severity(t->worst_verdict) && severity(worst) >= 2)
+    pc_verdict worst = tally_severity(res->forward) >= tally_severity(res->backward)
+                           ? res->forward
+                           : res->backward;
+    if (tally_severity(worst) > tally_severity(t->worst_verdict) && tally_severity(worst) >= 2)
         t->worst_verdict = worst;
     return PC_OK;
 }
@@ -156,8 +158,8 @@ void tally_free(tally *t)
 
 static bool worse(const tally_row *a, const tally_row *b)
 {
-    return severity(a->status) > severity(b->status) ||
-           (severity(a->status) == severity(b->status) && a->badness > b->badness);
+    return tally_severity(a->status) > tally_severity(b->status) ||
+           (tally_severity(a->status) == tally_severity(b->status) && a->badness > b->badness);
 }
 
 size_t tally_worst(const tally *t, size_t *out, size_t max)
@@ -165,7 +167,7 @@ size_t tally_worst(const tally *t, size_t *out, size_t max)
     size_t k = 0;
     for (size_t i = 0; i < t->n && max > 0; i++) {
         const tally_row *r = &t->apis[i].worst;
-        if (!r->set || severity(r->status) < 2)
+        if (!r->set || tally_severity(r->status) < 2)
             continue;
         size_t pos = k; /* the kept list is worst first; ties keep dump order */
         while (pos > 0 && worse(r, &t->apis[out[pos - 1]].worst))
@@ -192,7 +194,7 @@ void tally_row_text(const tally_row *r, char *buf, size_t size)
         snprintf(buf + n, size - (size_t)n, ": see the row's message");
         return;
     }
-    const char *how = greater_is_better(d->metric) ? "must be >" : "must be <";
+    const char *how = tally_higher_is_better(d->metric) ? "must be >" : "must be <";
     if (d->metric == PC_METRIC_ERROR_RATE)
         how = "must be";
     snprintf(buf + n, size - (size_t)n, ": %s %.6g, %s %g", pc_metric_name((pc_metric)d->metric),

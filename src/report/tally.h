@@ -22,6 +22,16 @@ typedef enum skip_reason {
 } skip_reason;
 
 const char *tally_reason_name(skip_reason r);
+/* The kind of a whole-API SKIP, from its message (msprobe's texts and precheck's). */
+skip_reason tally_skip_reason(const char *message);
+
+/* Whether a larger value of the metric is better (cosine, the shares within a relative error). */
+bool tally_higher_is_better(int metric);
+/* error 3, Warning 2, pass 1, SKIP and SPACE 0: the order "worst first" uses. */
+int tally_severity(pc_verdict v);
+/* How far a row's deciding metric is past its limit (0 within it; NaN and unknown metrics very
+ * far), to order rows of the same severity. */
+double tally_badness(const pc_row_decision *d, pc_verdict status);
 
 /* The row of an API that a person should look at first. */
 typedef struct tally_row {

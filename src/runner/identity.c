@@ -122,6 +122,11 @@ pc_status pc_run_identity_make(pc_run_identity *id, const pc_run_options *o, con
     return PC_OK;
 }
 
+void pc_run_identity_note(pc_run_identity *id, const char *key, const char *value)
+{
+    put(id, key, false, "%s", value);
+}
+
 /* ---- the record file ---- */
 
 void pc_run_identity_path(char *out, size_t size, const char *dir, const char *ts)

@@ -429,6 +429,15 @@ int pc_run_ut(const pc_run_options *o)
         goto out;
     } else {
         created = true;
+        /* the error-data folder first, so that the record says where it is (precheck report
+         * finds the tensors there) */
+        if (o->save_error_data &&
+            error_data_dir(&s, cfg.error_data_path ? cfg.error_data_path : "./", ts) != PC_OK) {
+            fail(pc_error_message());
+            goto out;
+        }
+        if (o->save_error_data)
+            pc_run_identity_note(ident, "error_data", s.error_dir);
         pc_run_identity_path(record, sizeof record, out_dir, ts);
         snprintf(record_path, sizeof record_path, "%s", record);
         if (pc_run_identity_write(ident, record, command) != PC_OK) {
@@ -436,7 +445,7 @@ int pc_run_ut(const pc_run_options *o)
             goto out;
         }
     }
-    if (o->save_error_data &&
+    if (resume && o->save_error_data &&
         error_data_dir(&s, cfg.error_data_path ? cfg.error_data_path : "./", ts) != PC_OK) {
         fail(pc_error_message());
         goto out;

@@ -110,6 +110,8 @@ typedef struct pc_run_identity {
  * effective lists and CSV precision. */
 pc_status pc_run_identity_make(pc_run_identity *id, const pc_run_options *o, const char *dump_path,
                                const pc_api_lists *lists, int precision);
+/* Adds a field that does not decide the rows (the record's "about": where things went). */
+void pc_run_identity_note(pc_run_identity *id, const char *key, const char *value);
 /* <dir>/precheck_run_<ts>.json: the record beside a run's CSVs. */
 void pc_run_identity_path(char *out, size_t size, const char *dir, const char *ts);
 /* Writes the record (atomically) with the run's command line. */

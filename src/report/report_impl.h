@@ -1,0 +1,276 @@
+/*
+ * Private to src/report: the HTML report's model of a folder and the pieces that draw it.
+ *   report_find.c  finds the runs in the folder, the one to show, and its error data;
+ *   report_load.c  reads their CSVs and JSON into a rep_model;
+ *   html_out.c     the page buffer and THE escaping rule (every outside text goes through it);
+ *   html_plot.c    inline SVG: stacked count bars, histograms on log bins, scatter plots;
+ *   error_data.c   the -save_error_data tensors of the worst APIs, as plots;
+ *   html_table.c   the per-API table; html_metrics.c the metric plots; html_coverage.c what ran
+ *                  and what was skipped;
+ *   html.c         the page itself: its head, overview, order of sections (pc_report_write).
+ *
+ * OWNERSHIP: every string of a rep_model lives in its arena and dies with rep_model_free.
+ */
+#ifndef PC_REPORT_REPORT_IMPL_H
+#define PC_REPORT_REPORT_IMPL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "precheck/compare/compare.h"
+#include "precheck/precision_compare/precision_compare.h"
+#include "precheck/report/report.h"
+
+/* ---- the page buffer and escaping (html_out.c) ---- */
+
+typedef struct html_buf {
+    char *data;
+    size_t len, cap;
+    bool failed; /* an allocation failed: the page is incomplete */
+} html_buf;
+
+/* Markup of the program itself: string literals only, never text read from a file. */
+void hb_raw(html_buf *b, const char *markup);
+/* Markup with numbers (printf); %s only for the program's own literals. */
+void hb_fmt(html_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/*
+ * Text from outside (a dump, a CSV, a JSON file, a path, the command line): valid in element
+ * content and inside a quoted attribute value. & < > " ' become character references; bytes
+ * that are not UTF-8 (bad sequences, overlong forms, surrogates), control characters other
+ * than tab and line feed, and the bidirectional overrides become U+FFFD. NULL writes nothing.
+ */
+void hb_text(html_buf *b, const char *text);
+void hb_textn(html_buf *b, const char *text, size_t len);
+/* hb_text of at most max bytes of text (cut on a character boundary), with "..." when cut. */
+void hb_text_cut(html_buf *b, const char *text, size_t max);
+void hb_free(html_buf *b);
+
+/* The page's style sheet and script (html_assets.c). */
+extern const char report_css[];
+extern const char report_js[];
+
+/* ---- the arena ---- */
+
+typedef struct rep_arena {
+    struct rep_chunk *head;
+} rep_arena;
+
+char *rep_strdup(rep_arena *a, const char *s); /* NULL when out of memory */
+void rep_arena_free(rep_arena *a);
+
+/* ---- the model ---- */
+
+/* A verdict cell: msprobe's words, and what else a cell can hold. */
+typedef enum rep_verdict {
+    RV_PASS = PC_VERDICT_PASS,
+    RV_WARNING = PC_VERDICT_WARNING,
+    RV_ERROR = PC_VERDICT_ERROR,
+    RV_SKIP = PC_VERDICT_SKIP,
+    RV_SPACE = PC_VERDICT_SPACE, /* " ": no backward compared */
+    RV_NONE,                     /* the API is not in that file */
+    RV_OTHER,                    /* some other text */
+    RV_COUNT
+} rep_verdict;
+
+rep_verdict rep_verdict_of(const char *cell);
+/* "pass", "Warning", "error", "SKIP", "not compared", "-", "other". */
+const char *rep_verdict_word(rep_verdict v);
+/* A token for class names and filters: "pass", "warning", "error", "skip", "none", "absent",
+ * "other". */
+const char *rep_verdict_token(rep_verdict v);
+int rep_verdict_severity(rep_verdict v); /* error 3, Warning 2, pass 1, other 0 */
+
+/* One row of run_ut's details CSV. */
+typedef struct rep_row {
+    const char *name; /* the whole API Name cell */
+    bool backward;
+    int output; /* -1 when the name has no ".forward.output.<i>" / ".backward.output.<i>" */
+    const char *bench_dtype, *dtype, *shape, *status_text, *message;
+    rep_verdict status;
+    const char *cell[PC_METRIC_COUNT]; /* as written; "" when the column is missing */
+    pc_row_decision decision;          /* msprobe's rule, read back from the cells */
+    double badness;
+} rep_row;
+
+/* One row of api_precision_compare's details CSV. */
+typedef struct rep_crow {
+    const char *name;
+    bool backward;
+    int output;
+    const char *cell[PC_PCMP_DETAILS_COLUMNS]; /* as written; "" when the column is missing */
+    rep_verdict status;                        /* 比对结果 */
+} rep_crow;
+
+/* The details columns of api_precision_compare the report uses. */
+enum {
+    CC_NAME = 0,
+    CC_SMALL_RATIO = 1, /* 小值域错误比值, its 判定结果 at +1; the same for the next four */
+    CC_RMSE_RATIO = 3,
+    CC_MAX_REL_RATIO = 5,
+    CC_MEAN_REL_RATIO = 7,
+    CC_EB_RATIO = 9,
+    CC_INF_NAN = 11,
+    CC_REL_ERR = 13,
+    CC_ABS_ERR = 15,
+    CC_BINARY = 17,
+    CC_ULP_MEAN = 19,
+    CC_ULP_PROP = 20,
+    CC_ULP_PROP_RATIO = 21,
+    CC_ULP_STATUS = 22,
+    CC_THOUSANDTH = 23,
+    CC_THOUSANDTH_STATUS = 24,
+    CC_RESULT = 25,
+    CC_ALGORITHM = 26,
+    CC_MESSAGE = 27,
+};
+
+typedef struct rep_api {
+    const char *name; /* "Torch.matmul.0" */
+    const char *type; /* its first segment: "Torch", "Tensor", "Functional", "NPU", ... */
+    size_t order;     /* where it first appears: result CSV, then details, then compare */
+    /* run_ut */
+    rep_verdict fwd, bwd;            /* RV_NONE: not in the result CSV */
+    const char *fwd_text, *bwd_text; /* the cells as written */
+    const char *message;             /* the result CSV's Message cell ("" none) */
+    rep_row *rows;
+    size_t n_rows, cap_rows;
+    long worst; /* index into rows of the row to look at first, -1 none */
+    /* api_precision_compare */
+    rep_verdict cfwd, cbwd;
+    const char *cfwd_text, *cbwd_text;
+    const char *cmessage;
+    rep_crow *crows;
+    size_t n_crows, cap_crows;
+    long cworst;
+    /* the per-API table's order */
+    int severity;
+    double badness;
+} rep_api;
+
+typedef struct rep_setting {
+    const char *key, *value;
+    bool decides; /* the record's "identity" (decides the rows) or "about" */
+} rep_setting;
+
+/* What the run_ut run's JSON files say (all optional). */
+typedef struct rep_run_info {
+    bool has_summary, has_record;
+    const char *summary_problem, *record_problem; /* why a file could not be read, or NULL */
+    const char *device, *dump, *command, *started, *error_data;
+    double seconds; /* < 0 unknown */
+    bool interrupted;
+    long planned, done, earlier; /* -1 unknown */
+    rep_setting settings[48];
+    size_t n_settings;
+} rep_run_info;
+
+typedef struct rep_model {
+    rep_arena arena;
+    const char *dir;
+    /* what the folder holds */
+    char run_ut_ts[PC_REPORT_TS_LEN + 1], compare_ts[PC_REPORT_TS_LEN + 1];
+    size_t run_ut_runs, compare_runs;
+    const char *result_csv, *details_csv, *summary_json, *record_json; /* paths, or NULL */
+    const char *cresult_csv, *cdetails_csv;
+    const char *error_dir;            /* the ut_error_data<ts> folder found, or NULL */
+    double run_ut_seconds_from_files; /* the last write after the start, -1 unknown */
+    rep_run_info info;
+    /* the APIs */
+    rep_api *apis;
+    size_t n_apis, cap_apis;
+    size_t *index; /* open addressing by name: slot -> api + 1, 0 empty */
+    size_t index_cap;
+    /* counts from the result CSVs: [direction][verdict], direction 0 forward, 1 backward */
+    size_t counts[2][RV_COUNT], ccounts[2][RV_COUNT];
+    size_t n_rows, n_crows;
+    /* things a reader of the page should know (text, escaped when written) */
+    const char *notes[32];
+    size_t n_notes;
+} rep_model;
+
+/* report_find.c: the runs of opt->dir and the one of each command to show (m's time stamps,
+ * paths and counts of runs; notes); PC_ERR_NOT_FOUND when there is none or no --run TS. */
+pc_status rep_find_runs(rep_model *m, const pc_report_options *opt);
+/* Where the run's ut_error_data<ts> folder is (m->error_dir, NULL when nowhere). */
+void rep_find_error_data(rep_model *m, const pc_report_options *opt);
+
+/* Finds the runs in opt->dir and reads them. PC_ERR_NOT_FOUND when there is nothing to
+ * report on. The model is valid (and must be freed) whatever the status. */
+pc_status rep_model_load(rep_model *m, const pc_report_options *opt);
+void rep_model_free(rep_model *m);
+/* Adds a note for the page (formatted; copied). */
+void rep_note(rep_model *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The cell as a number: Python float() syntax plus "nan"/"inf"; false for blanks and text. */
+bool rep_number(const char *cell, double *out);
+
+/* ---- the page's parts (html_table.c, html_metrics.c, html_coverage.c) ---- */
+
+/* The distinct values of a column, for a filter's choices (at most 64, in first-seen order;
+ * borrowed strings). */
+typedef struct rep_choice {
+    const char *v[64];
+    size_t n;
+} rep_choice;
+void rep_choice_add(rep_choice *c, const char *v);
+
+/* A verdict as a coloured word (text: the cell as written, shown for RV_OTHER). */
+void html_badge(html_buf *b, rep_verdict v, const char *text);
+/* The sections, order: indexes into m->apis, worst first. */
+void html_api_table(html_buf *b, const rep_model *m, const size_t *order);
+void html_metrics_section(html_buf *b, const rep_model *m);
+void html_coverage_section(html_buf *b, const rep_model *m);
+
+/* ---- SVG (html_plot.c) ---- */
+
+typedef struct plot_segment {
+    const char *label; /* the program's own word */
+    const char *css;   /* a class: "pass", "warning", "error", "skip", "none" */
+    size_t count;
+} plot_segment;
+
+/* A horizontal bar of segments proportional to their counts, with a legend of the counts;
+ * id_prefix names each count's element (id_prefix-<css>) for programs reading the page. */
+void plot_stacked_bar(html_buf *b, const char *title, const plot_segment *segs, size_t n,
+                      const char *id_prefix);
+
+/* A distribution across APIs of one metric, on log bins, with its limits drawn. */
+typedef struct plot_metric {
+    const char *title;     /* "Cosine similarity" */
+    const char *column;    /* msprobe's column, "余弦相似度" */
+    bool higher_is_better; /* plotted as 1 - value (shares, cosine) */
+    double limits[3];      /* the limit lines (value units), NAN unused */
+    const char *limit_labels[3];
+    const char *note; /* a line under the plot, or NULL */
+} plot_metric;
+
+/* values[i] of API labels[i] (text from files: escaped), limit[i] the limit that applies to it
+ * (NAN: none); a value beyond its limit is drawn in the error colour. */
+void plot_metric_histogram(html_buf *b, const plot_metric *spec, const double *values,
+                           const double *limit, const char *const *labels, size_t n);
+
+/* Per-element errors of one output: a histogram of log10 |device - bench| and |error| against
+ * |bench| on a sample. */
+typedef struct plot_errors {
+    size_t n, zeros, nonfinite;
+    size_t bins[80]; /* log10 |error| from PLOT_ERR_LO in steps of 1/PLOT_ERR_PER_DECADE */
+    size_t n_sample;
+    float *bench_abs, *err_abs; /* the sample */
+    double rtol[2];             /* the relative limits drawn in the scatter (NAN unused) */
+    double atol;                /* the absolute limit drawn (NAN unused) */
+} plot_errors;
+#define PLOT_ERR_LO         (-16)
+#define PLOT_ERR_PER_DECADE 4
+
+void plot_error_histogram(html_buf *b, const plot_errors *e);
+void plot_error_scatter(html_buf *b, const plot_errors *e);
+
+/* ---- the error data (error_data.c) ---- */
+
+/* The error-data section: for the worst APIs (order: indexes into m->apis, worst first) whose
+ * failing outputs have both tensors in m->error_dir, the plots and what the files hold.
+ * Returns how many APIs got plots. */
+size_t error_data_section(html_buf *b, const rep_model *m, const size_t *order, size_t max_apis);
+
+#endif

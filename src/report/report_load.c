@@ -1,0 +1,656 @@
+/*
+ * The report's model of a folder: what the CSVs and JSON files of its runs (report_find.c
+ * picks them) say, joined by API name. The CSVs are the truth of the page (a resumed run's CSVs
+ * hold APIs its summary.json does not count); the JSON files add what the CSVs cannot say (the
+ * device, the dump, the settings, the time taken).
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "precheck/io/csv_read.h"
+#include "precheck/io/json.h"
+#include "report_impl.h"
+#include "tally.h"
+
+/* ---- verdict words ---- */
+
+rep_verdict rep_verdict_of(const char *cell)
+{
+    if (!cell)
+        return RV_NONE;
+    static const char *const words[] = {"pass", "Warning", "error", "SKIP", " "};
+    for (int v = 0; v < 5; v++)
+        if (strcmp(cell, words[v]) == 0)
+            return (rep_verdict)v;
+    return cell[0] ? RV_OTHER : RV_SPACE;
+}
+
+const char *rep_verdict_word(rep_verdict v)
+{
+    static const char *const words[RV_COUNT] = {"pass",         "Warning", "error", "SKIP",
+                                                "not compared", "-",       "other"};
+    return (unsigned)v < RV_COUNT ? words[v] : "other";
+}
+
+const char *rep_verdict_token(rep_verdict v)
+{
+    static const char *const tokens[RV_COUNT] = {"pass", "warning", "error", "skip",
+                                                 "none", "absent",  "other"};
+    return (unsigned)v < RV_COUNT ? tokens[v] : "other";
+}
+
+int rep_verdict_severity(rep_verdict v)
+{
+    return v == RV_ERROR ? 3 : v == RV_WARNING ? 2 : v == RV_PASS ? 1 : 0;
+}
+
+bool rep_number(const char *cell, double *out)
+{
+    if (!cell)
+        return false;
+    while (*cell == ' ')
+        cell++;
+    if (!*cell)
+        return false;
+    if (strcmp(cell, "nan") == 0 || strcmp(cell, "NaN") == 0 || strcmp(cell, "-nan") == 0) {
+        *out = NAN;
+        return true;
+    }
+    if (strcmp(cell, "inf") == 0 || strcmp(cell, "-inf") == 0) {
+        *out = cell[0] == '-' ? -INFINITY : INFINITY;
+        return true;
+    }
+    /* digits, a sign, a point and an exponent only: strtod would also take "infinity", hex */
+    for (const char *p = cell; *p && *p != ' '; p++)
+        if (!strchr("0123456789+-.eE", *p))
+            return false;
+    char *end;
+    double v = strtod(cell, &end);
+    while (*end == ' ')
+        end++;
+    if (end == cell || *end)
+        return false;
+    *out = v;
+    return true;
+}
+
+/* ---- notes ---- */
+
+void rep_note(rep_model *m, const char *fmt, ...)
+{
+    if (m->n_notes == sizeof m->notes / sizeof m->notes[0])
+        return;
+    char buf[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    const char *s = rep_strdup(&m->arena, buf);
+    if (s)
+        m->notes[m->n_notes++] = s;
+}
+
+/* ---- the APIs, by name ---- */
+
+static uint64_t name_hash(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+static pc_status index_grow(rep_model *m)
+{
+    size_t cap = m->index_cap ? 2 * m->index_cap : 1024;
+    size_t *idx = calloc(cap, sizeof *idx);
+    if (!idx)
+        return pc_error_set(PC_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < m->n_apis; i++) {
+        size_t s = (size_t)name_hash(m->apis[i].name) & (cap - 1);
+        while (idx[s])
+            s = (s + 1) & (cap - 1);
+        idx[s] = i + 1;
+    }
+    free(m->index);
+    m->index = idx;
+    m->index_cap = cap;
+    return PC_OK;
+}
+
+static const char *type_of(rep_model *m, const char *name)
+{
+    size_t n = strcspn(name, ".");
+    char buf[64];
+    snprintf(buf, sizeof buf, "%.*s", (int)(n < sizeof buf ? n : sizeof buf - 1), name);
+    return rep_strdup(&m->arena, buf);
+}
+
+/* The API named name, made when new. NULL when out of memory (the message is set). */
+static rep_api *api_get(rep_model *m, const char *name)
+{
+    if (2 * (m->n_apis + 1) > m->index_cap && index_grow(m) != PC_OK)
+        return NULL;
+    size_t s = (size_t)name_hash(name) & (m->index_cap - 1);
+    while (m->index[s]) {
+        rep_api *a = &m->apis[m->index[s] - 1];
+        if (strcmp(a->name, name) == 0)
+            return a;
+        s = (s + 1) & (m->index_cap - 1);
+    }
+    if (m->n_apis == m->cap_apis) {
+        size_t cap = m->cap_apis ? 2 * m->cap_apis : 256;
+        rep_api *a = realloc(m->apis, cap * sizeof *a);
+        if (!a) {
+            pc_error_set(PC_ERR_NOMEM, "out of memory");
+            return NULL;
+        }
+        m->apis = a;
+        m->cap_apis = cap;
+    }
+    rep_api *a = &m->apis[m->n_apis];
+    memset(a, 0, sizeof *a);
+    a->name = rep_strdup(&m->arena, name);
+    a->type = type_of(m, name);
+    if (!a->name || !a->type) {
+        pc_error_set(PC_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    a->order = m->n_apis;
+    a->fwd = a->bwd = a->cfwd = a->cbwd = RV_NONE;
+    a->message = a->cmessage = "";
+    a->fwd_text = a->bwd_text = a->cfwd_text = a->cbwd_text = "";
+    a->worst = a->cworst = -1;
+    m->index[s] = ++m->n_apis;
+    return a;
+}
+
+/* "X.forward.output.3" -> api "X", backward false, output 3; a name without that ending is its
+ * own API (output -1). api has room for the whole name. */
+static void split_row_name(const char *name, char *api, size_t size, bool *backward, int *output)
+{
+    snprintf(api, size, "%s", name);
+    *backward = false;
+    *output = -1;
+    static const char *const dirs[] = {".forward.output.", ".backward.output."};
+    for (int d = 0; d < 2; d++) {
+        const char *hit = NULL;
+        for (const char *p = strstr(name, dirs[d]); p; p = strstr(p + 1, dirs[d]))
+            hit = p;
+        if (!hit)
+            continue;
+        const char *num = hit + strlen(dirs[d]);
+        char *end;
+        long k = strtol(num, &end, 10);
+        if (end == num || *end || k < 0 || k > 1000000)
+            continue;
+        api[hit - name < (long)size ? hit - name : (long)size - 1] = 0;
+        *backward = d == 1;
+        *output = (int)k;
+        return;
+    }
+}
+
+/* ---- the JSON files ---- */
+
+static const char *jstr(rep_model *m, const pc_json_doc *doc, pc_json_ref obj, const char *key)
+{
+    const char *s = pc_json_string(doc, pc_json_object_get(doc, obj, key), NULL);
+    return s ? rep_strdup(&m->arena, s) : NULL;
+}
+
+static long jlong(const pc_json_doc *doc, pc_json_ref obj, const char *key)
+{
+    int64_t v;
+    return pc_json_get_int64(doc, pc_json_object_get(doc, obj, key), &v) == PC_OK ? (long)v : -1;
+}
+
+static void read_summary(rep_model *m)
+{
+    rep_run_info *in = &m->info;
+    pc_json_doc *doc = NULL;
+    if (pc_json_parse_file(&doc, m->summary_json) != PC_OK) {
+        in->summary_problem = rep_strdup(&m->arena, pc_error_message());
+        return;
+    }
+    pc_json_ref root = pc_json_root(doc);
+    const char *schema = pc_json_string(doc, pc_json_object_get(doc, root, "schema"), NULL);
+    if (!schema || strcmp(schema, "precheck-summary") != 0) {
+        in->summary_problem = "it is not a precheck summary (no \"schema\": \"precheck-summary\")";
+        pc_json_free(doc);
+        return;
+    }
+    pc_json_ref run = pc_json_object_get(doc, root, "run");
+    in->has_summary = true;
+    in->device = jstr(m, doc, run, "device");
+    in->dump = jstr(m, doc, run, "dump");
+    in->command = jstr(m, doc, run, "command");
+    in->started = jstr(m, doc, run, "started");
+    double secs;
+    if (pc_json_get_double(doc, pc_json_object_get(doc, run, "seconds"), &secs) == PC_OK &&
+        isfinite(secs) && secs >= 0)
+        in->seconds = secs;
+    bool b;
+    if (pc_json_get_bool(doc, pc_json_object_get(doc, run, "interrupted"), &b) == PC_OK)
+        in->interrupted = b;
+    in->planned = jlong(doc, run, "apis_planned");
+    in->done = jlong(doc, run, "apis_done");
+    in->earlier = jlong(doc, run, "apis_from_earlier_run");
+    pc_json_free(doc);
+}
+
+static void read_record(rep_model *m)
+{
+    rep_run_info *in = &m->info;
+    pc_json_doc *doc = NULL;
+    if (pc_json_parse_file(&doc, m->record_json) != PC_OK) {
+        in->record_problem = rep_strdup(&m->arena, pc_error_message());
+        return;
+    }
+    pc_json_ref root = pc_json_root(doc);
+    in->has_record = true;
+    if (!in->command)
+        in->command = jstr(m, doc, root, "command");
+    for (int pass = 0; pass < 2; pass++) {
+        pc_json_ref obj = pc_json_object_get(doc, root, pass == 0 ? "identity" : "about");
+        for (pc_json_ref k = pc_json_first(doc, obj);
+             k != PC_JSON_NONE && in->n_settings < sizeof in->settings / sizeof in->settings[0];
+             k = pc_json_next(doc, k)) {
+            const char *key = pc_json_string(doc, k, NULL);
+            const char *value = pc_json_string(doc, pc_json_member_value(doc, k), NULL);
+            if (!key || !value)
+                continue;
+            rep_setting *s = &in->settings[in->n_settings++];
+            s->key = rep_strdup(&m->arena, key);
+            s->value = rep_strdup(&m->arena, value);
+            s->decides = pass == 0;
+            if (pass == 1 && strcmp(key, "dump") == 0 && !in->dump)
+                in->dump = s->value;
+            if (pass == 1 && strcmp(key, "error_data") == 0)
+                in->error_data = s->value;
+            if (pass == 1 && strcmp(key, "backend") == 0 && !in->device)
+                in->device = s->value;
+        }
+    }
+    pc_json_free(doc);
+}
+
+/* ---- the CSVs ---- */
+
+typedef struct csv_file {
+    pc_csv_reader *r;
+    const char *path;
+    size_t ncols;
+    const char *header[64];
+    rep_model *m;
+} csv_file;
+
+static pc_status csv_open(csv_file *f, rep_model *m, const char *path)
+{
+    memset(f, 0, sizeof *f);
+    f->path = path;
+    f->m = m;
+    pc_status st = pc_csv_reader_open(path, &f->r);
+    bool has = false;
+    if (st == PC_OK)
+        st = pc_csv_reader_next(f->r, &has);
+    if (st != PC_OK)
+        return st;
+    if (!has)
+        return pc_error_set(PC_ERR_FORMAT, "%s is empty: it has no header row", path);
+    f->ncols = pc_csv_reader_field_count(f->r);
+    if (f->ncols > 64)
+        f->ncols = 64;
+    for (size_t i = 0; i < f->ncols; i++) {
+        f->header[i] = rep_strdup(&m->arena, pc_csv_reader_field(f->r, i, NULL));
+        if (!f->header[i])
+            return pc_error_set(PC_ERR_NOMEM, "out of memory");
+    }
+    return PC_OK;
+}
+
+static int csv_col(const csv_file *f, const char *name)
+{
+    for (size_t i = 0; i < f->ncols; i++)
+        if (strcmp(f->header[i], name) == 0)
+            return (int)i;
+    return -1;
+}
+
+/* The current record's cell of column col, copied ("" when missing); NULL when out of memory. */
+static const char *csv_cell(csv_file *f, int col)
+{
+    const char *s = col >= 0 ? pc_csv_reader_field(f->r, (size_t)col, NULL) : NULL;
+    return rep_strdup(&f->m->arena, s ? s : "");
+}
+
+static pc_status not_ours(const csv_file *f, const char *what)
+{
+    return pc_error_set(PC_ERR_FORMAT, "%s is not %s: its header starts with \"%.60s\"", f->path,
+                        what, f->ncols ? f->header[0] : "");
+}
+
+static pc_status read_result(rep_model *m, const char *path, bool compare)
+{
+    csv_file f;
+    pc_status st = csv_open(&f, m, path);
+    int name = csv_col(&f, compare ? "API Name" : "API name");
+    int fwd = csv_col(&f, "Forward Test Success"), bwd = csv_col(&f, "Backward Test Success");
+    int msg = csv_col(&f, "Message");
+    if (st == PC_OK && (name < 0 || fwd < 0 || bwd < 0))
+        st = not_ours(&f, compare ? "an api_precision_compare result CSV"
+                                  : "an accuracy_checking_result CSV of run_ut");
+    bool has = true;
+    while (st == PC_OK && (st = pc_csv_reader_next(f.r, &has)) == PC_OK && has) {
+        const char *n = csv_cell(&f, name);
+        rep_api *a = n ? api_get(m, n) : NULL;
+        const char *v0 = csv_cell(&f, fwd), *v1 = csv_cell(&f, bwd), *mm = csv_cell(&f, msg);
+        if (!a || !v0 || !v1 || !mm) {
+            st = pc_error_set(PC_ERR_NOMEM, "out of memory");
+            break;
+        }
+        rep_verdict f0 = rep_verdict_of(v0), f1 = rep_verdict_of(v1);
+        if (compare) {
+            a->cfwd = f0;
+            a->cbwd = f1;
+            a->cfwd_text = v0;
+            a->cbwd_text = v1;
+            a->cmessage = mm;
+            m->ccounts[0][f0]++;
+            m->ccounts[1][f1]++;
+        } else {
+            a->fwd = f0;
+            a->bwd = f1;
+            a->fwd_text = v0;
+            a->bwd_text = v1;
+            a->message = mm;
+            m->counts[0][f0]++;
+            m->counts[1][f1]++;
+        }
+    }
+    pc_csv_reader_free(f.r);
+    return st;
+}
+
+/* msprobe's status rule read back from a details row: the cascade cosine, max absolute error,
+ * the shares of relative errors within 1% / 0.1% / 0.01% stops at the metric that decides and
+ * leaves the later cells blank, so the decider is the last of them that has a value; an
+ * integer output is judged by its error rate alone. */
+static void decide(rep_row *r)
+{
+    static const struct {
+        pc_metric metric;
+        double limit;
+    } cascade[] = {
+        {PC_METRIC_COSINE, 0.99},
+        {PC_METRIC_MAX_ABS_ERR, 0.001},
+        {PC_METRIC_REL_ERR_HUNDREDTH, 0.99},
+        {PC_METRIC_REL_ERR_THOUSANDTH, 0.999},
+        {PC_METRIC_REL_ERR_TEN_THOUSANDTH, 0.9999},
+    };
+    r->decision = (pc_row_decision){-1, 0, 0};
+    if (r->status != RV_PASS && r->status != RV_WARNING && r->status != RV_ERROR)
+        return;
+    double v;
+    for (size_t i = 0; i < sizeof cascade / sizeof cascade[0]; i++)
+        if (rep_number(r->cell[cascade[i].metric], &v))
+            r->decision = (pc_row_decision){(int)cascade[i].metric, v, cascade[i].limit};
+    if (r->decision.metric < 0 && rep_number(r->cell[PC_METRIC_ERROR_RATE], &v))
+        r->decision = (pc_row_decision){PC_METRIC_ERROR_RATE, v, 0};
+    r->badness = tally_badness(&r->decision, (pc_verdict)r->status);
+}
+
+static pc_status read_details(rep_model *m)
+{
+    csv_file f;
+    pc_status st = csv_open(&f, m, m->details_csv);
+    int name = csv_col(&f, "API Name"), status = csv_col(&f, "Status");
+    int bench = csv_col(&f, "Bench Dtype"), dtype = csv_col(&f, "DEVICE Dtype");
+    int shape = csv_col(&f, "Shape"), msg = csv_col(&f, "Message");
+    int metric[PC_METRIC_COUNT];
+    for (int i = 0; i < PC_METRIC_COUNT; i++)
+        metric[i] = csv_col(&f, pc_metric_column((pc_metric)i));
+    if (st == PC_OK && (name < 0 || status < 0 || dtype < 0))
+        st = not_ours(&f, "an accuracy_checking_details CSV of run_ut");
+    bool has = true;
+    char *api = NULL;
+    size_t api_cap = 0;
+    while (st == PC_OK && (st = pc_csv_reader_next(f.r, &has)) == PC_OK && has) {
+        rep_row r;
+        memset(&r, 0, sizeof r);
+        r.name = csv_cell(&f, name);
+        r.bench_dtype = csv_cell(&f, bench);
+        r.dtype = csv_cell(&f, dtype);
+        r.shape = csv_cell(&f, shape);
+        r.status_text = csv_cell(&f, status);
+        r.message = csv_cell(&f, msg);
+        bool ok = r.name && r.bench_dtype && r.dtype && r.shape && r.status_text && r.message;
+        for (int i = 0; i < PC_METRIC_COUNT && ok; i++)
+            ok = (r.cell[i] = csv_cell(&f, metric[i])) != NULL;
+        size_t need = ok ? strlen(r.name) + 1 : 0;
+        if (ok && need > api_cap) {
+            char *p = realloc(api, need);
+            ok = p != NULL;
+            if (p) {
+                api = p;
+                api_cap = need;
+            }
+        }
+        if (!ok) {
+            st = pc_error_set(PC_ERR_NOMEM, "out of memory");
+            break;
+        }
+        split_row_name(r.name, api, api_cap, &r.backward, &r.output);
+        r.status = rep_verdict_of(r.status_text);
+        decide(&r);
+        rep_api *a = api_get(m, api);
+        if (!a) {
+            st = PC_ERR_NOMEM;
+            break;
+        }
+        if (a->n_rows == a->cap_rows) {
+            size_t cap = a->cap_rows ? 2 * a->cap_rows : 4;
+            rep_row *p = realloc(a->rows, cap * sizeof *p);
+            if (!p) {
+                st = pc_error_set(PC_ERR_NOMEM, "out of memory");
+                break;
+            }
+            a->rows = p;
+            a->cap_rows = cap;
+        }
+        a->rows[a->n_rows++] = r;
+        m->n_rows++;
+    }
+    free(api);
+    pc_csv_reader_free(f.r);
+    return st;
+}
+
+static pc_status read_compare_details(rep_model *m)
+{
+    csv_file f;
+    pc_status st = csv_open(&f, m, m->cdetails_csv);
+    const char *const *header = pc_pcmp_details_header();
+    int col[PC_PCMP_DETAILS_COLUMNS];
+    for (int i = 0; i < PC_PCMP_DETAILS_COLUMNS; i++)
+        col[i] = csv_col(&f, header[i]);
+    if (st == PC_OK && (col[CC_NAME] < 0 || col[CC_RESULT] < 0))
+        st = not_ours(&f, "an api_precision_compare details CSV");
+    bool has = true;
+    char *api = NULL;
+    size_t api_cap = 0;
+    while (st == PC_OK && (st = pc_csv_reader_next(f.r, &has)) == PC_OK && has) {
+        rep_crow r;
+        memset(&r, 0, sizeof r);
+        bool ok = true;
+        for (int i = 0; i < PC_PCMP_DETAILS_COLUMNS && ok; i++)
+            ok = (r.cell[i] = csv_cell(&f, col[i])) != NULL;
+        size_t need = ok ? strlen(r.cell[CC_NAME]) + 1 : 0;
+        if (ok && need > api_cap) {
+            char *p = realloc(api, need);
+            ok = p != NULL;
+            if (p) {
+                api = p;
+                api_cap = need;
+            }
+        }
+        if (!ok) {
+            st = pc_error_set(PC_ERR_NOMEM, "out of memory");
+            break;
+        }
+        r.name = r.cell[CC_NAME];
+        split_row_name(r.name, api, api_cap, &r.backward, &r.output);
+        r.status = rep_verdict_of(r.cell[CC_RESULT]);
+        rep_api *a = api_get(m, api);
+        if (!a) {
+            st = PC_ERR_NOMEM;
+            break;
+        }
+        if (a->n_crows == a->cap_crows) {
+            size_t cap = a->cap_crows ? 2 * a->cap_crows : 4;
+            rep_crow *p = realloc(a->crows, cap * sizeof *p);
+            if (!p) {
+                st = pc_error_set(PC_ERR_NOMEM, "out of memory");
+                break;
+            }
+            a->crows = p;
+            a->cap_crows = cap;
+        }
+        a->crows[a->n_crows++] = r;
+        m->n_crows++;
+    }
+    free(api);
+    pc_csv_reader_free(f.r);
+    return st;
+}
+
+/* ---- the order of the table ---- */
+
+/* msprobe's row for a None output: a SKIP row that leaves its direction's verdict alone. */
+#define NONE_OUTPUT "Bench output is None, skip this test."
+
+/* error, Warning, then what did not run (SKIP, other words), then pass, then nothing. */
+static int table_rank(rep_verdict v)
+{
+    switch (v) {
+    case RV_ERROR:
+        return 4;
+    case RV_WARNING:
+        return 3;
+    case RV_SKIP:
+    case RV_OTHER:
+        return 2;
+    case RV_PASS:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+static void rank_api(rep_api *a)
+{
+    for (size_t i = 0; i < a->n_rows; i++) {
+        const rep_row *r = &a->rows[i];
+        int sv = rep_verdict_severity(r->status);
+        if (a->worst >= 0) {
+            const rep_row *w = &a->rows[a->worst];
+            int ws = rep_verdict_severity(w->status);
+            if (sv < ws || (sv == ws && !(r->badness > w->badness)))
+                continue;
+        }
+        a->worst = (long)i;
+    }
+    for (size_t i = 0; i < a->n_crows; i++) {
+        int sv = a->crows[i].status == RV_ERROR ? 3 : a->crows[i].status == RV_SKIP ? 2 : 1;
+        int ws = a->cworst < 0                            ? -1
+                 : a->crows[a->cworst].status == RV_ERROR ? 3
+                 : a->crows[a->cworst].status == RV_SKIP  ? 2
+                                                          : 1;
+        if (sv > ws)
+            a->cworst = (long)i;
+    }
+    /* an API known only from its details rows: its verdicts from them, as msprobe made them
+     * (a SKIP row of a None output leaves the verdict pass; a direction is SKIP when its one
+     * row is the SKIP row of a message) */
+    if (a->fwd == RV_NONE && a->n_rows) {
+        pc_verdict f[2] = {PC_VERDICT_PASS, PC_VERDICT_PASS};
+        size_t rows[2] = {0, 0};
+        bool skip[2] = {false, false};
+        for (size_t i = 0; i < a->n_rows; i++) {
+            int d = a->rows[i].backward;
+            rep_verdict s = a->rows[i].status;
+            rows[d]++;
+            skip[d] = s == RV_SKIP && strcmp(a->rows[i].message, NONE_OUTPUT) != 0;
+            if (s == RV_ERROR || (s == RV_WARNING && f[d] != PC_VERDICT_ERROR))
+                f[d] = (pc_verdict)s;
+        }
+        a->fwd = !rows[0] ? RV_NONE : rows[0] == 1 && skip[0] ? RV_SKIP : (rep_verdict)f[0];
+        a->bwd = !rows[1] ? RV_SPACE : rows[1] == 1 && skip[1] ? RV_SKIP : (rep_verdict)f[1];
+    }
+    int r0 = table_rank(a->fwd) > table_rank(a->bwd) ? table_rank(a->fwd) : table_rank(a->bwd);
+    int r1 = table_rank(a->cfwd) > table_rank(a->cbwd) ? table_rank(a->cfwd) : table_rank(a->cbwd);
+    /* api_precision_compare's errors first (the verdict msprobe users act on), then run_ut's
+     * order, then the rest of api_precision_compare's */
+    a->severity = (r1 == 4) * 64 + r0 * 8 + r1;
+    a->badness = a->worst >= 0 ? a->rows[a->worst].badness : 0;
+}
+
+/* ---- the whole model ---- */
+
+pc_status rep_model_load(rep_model *m, const pc_report_options *opt)
+{
+    memset(m, 0, sizeof *m);
+    m->dir = opt->dir;
+    m->info.seconds = -1;
+    m->info.planned = m->info.done = m->info.earlier = -1;
+    m->run_ut_seconds_from_files = -1;
+    pc_status st = rep_find_runs(m, opt);
+    if (st != PC_OK)
+        return st;
+    if (m->summary_json)
+        read_summary(m);
+    if (m->record_json)
+        read_record(m);
+    if (m->info.summary_problem)
+        rep_note(m,
+                 "precheck_summary_%s.json could not be read (%s); the page is made from the "
+                 "CSVs.",
+                 m->run_ut_ts, m->info.summary_problem);
+    if (m->info.record_problem)
+        rep_note(m, "precheck_run_%s.json could not be read: %s", m->run_ut_ts,
+                 m->info.record_problem);
+    if (st == PC_OK && m->result_csv)
+        st = read_result(m, m->result_csv, false);
+    if (st == PC_OK && m->details_csv)
+        st = read_details(m);
+    if (st == PC_OK && m->cresult_csv)
+        st = read_result(m, m->cresult_csv, true);
+    if (st == PC_OK && m->cdetails_csv)
+        st = read_compare_details(m);
+    if (st != PC_OK)
+        return st;
+    for (size_t i = 0; i < m->n_apis; i++) {
+        rank_api(&m->apis[i]);
+        if (!m->result_csv && m->apis[i].fwd != RV_NONE) { /* counts from the details rows */
+            m->counts[0][m->apis[i].fwd]++;
+            m->counts[1][m->apis[i].bwd]++;
+        }
+    }
+    rep_find_error_data(m, opt);
+    return PC_OK;
+}
+
+void rep_model_free(rep_model *m)
+{
+    for (size_t i = 0; i < m->n_apis; i++) {
+        free(m->apis[i].rows);
+        free(m->apis[i].crows);
+    }
+    free(m->apis);
+    free(m->index);
+    rep_arena_free(&m->arena);
+    memset(m, 0, sizeof *m);
+}
