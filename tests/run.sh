@@ -7,6 +7,9 @@ jobs=$(nproc 2>/dev/null || echo 2)
 # the torch backend's tests fail, not skip, when Debian's PyTorch is missing (CI installs it
 # with tools/install-deps.sh); PRECHECK_REQUIRE_TORCH=0 lets a machine without it skip them
 export PRECHECK_REQUIRE_TORCH="${PRECHECK_REQUIRE_TORCH:-1}"
+# the aarch64 job (tests/aarch64.sh) fails, not skips, without its cross compiler, qemu-user and
+# arm64 libraries (tools/install-deps.sh); PRECHECK_AARCH64=0 lets a machine without them skip it
+PRECHECK_AARCH64="${PRECHECK_AARCH64:-1}"
 
 if command -v clang-format >/dev/null && git rev-parse --git-dir >/dev/null 2>&1; then
     echo "== clang-format"
@@ -30,6 +33,11 @@ if command -v clang >/dev/null; then
     cmake -S . -B build-clang -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=Release >/dev/null
     cmake --build build-clang -j "$jobs" >/dev/null
     ctest --test-dir build-clang --output-on-failure -j "$jobs" -LE 'exhaustive|install'
+fi
+
+if [[ $PRECHECK_AARCH64 != 0 && $(uname -m) == x86_64 ]]; then
+    echo "== aarch64: cross build, numerics tests and run_ut under qemu, compared with x86-64"
+    bash tests/aarch64.sh build
 fi
 
 if command -v valgrind >/dev/null; then
