@@ -105,7 +105,7 @@ pairs+=("$work/x86-64/precision_compare" "$work/aarch64/precision_compare")
 # the inputs generated from statistics, written as tensor files: the same bytes on both
 diff -r "$work/x86-64/materialized/dump_tensor_data" "$work/aarch64/materialized/dump_tensor_data" >/dev/null ||
     fail "materialize wrote other tensors on aarch64 than on x86-64"
-echo "materialize gpt_stats: $(ls "$work/aarch64/materialized/dump_tensor_data" | wc -l) tensor files, identical"
+echo "materialize gpt_stats: $(find "$work/aarch64/materialized/dump_tensor_data" -type f | wc -l) tensor files, identical"
 python3 tests/aarch64_csvs.py tests/aarch64_differences.txt "${pairs[@]}" ||
     fail "aarch64's CSVs differ from x86-64's where they may not (tests/aarch64_differences.txt)"
 e2e=$SECONDS

@@ -45,4 +45,4 @@ export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 # shellcheck disable=SC2086
 apt-get install -y -qq --no-install-recommends $packages >/dev/null
-echo "install-deps: installed" $packages
+echo "install-deps: installed" $packages # one line

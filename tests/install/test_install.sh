@@ -72,7 +72,7 @@ page=$(MANPAGER=cat MANWIDTH=100 man -l "$man1" 2>&1) || fail "man -l failed: $p
 for section in NAME SYNOPSIS COMMANDS OPTIONS "EXIT STATUS" ENVIRONMENT FILES EXAMPLES; do
     grep -q "^$section" <<<"$page" || fail "the manual page has no $section section"
 done
-MANPAGER=cat man -M "$prefix/share/man" precheck >/dev/null 2>&1 ||
+env MANPAGER=cat man -M "$prefix/share/man" precheck >/dev/null 2>&1 ||
     fail "man -M PREFIX/share/man precheck does not find the page"
 roff=$(zcat "$man1" | sed 's/\\-/-/g')
 echo "manual page: renders ($(wc -l <<<"$page") lines), found by man -M"
@@ -91,7 +91,7 @@ expect() { # expect WANTED WORD...: WANTED is among the completions of WORD...
     local want=$1 got
     shift
     got=$(complete_words "$@")
-    grep -qx -- "$want" <<<"$got" || fail "completing '$*' does not offer $want (got: $(echo $got))"
+    grep -qx -- "$want" <<<"$got" || fail "completing '$*' does not offer $want (got: ${got//$'\n'/ })"
 }
 expect run_ut precheck ru
 expect run_overflow_check precheck -f pytorch run_o

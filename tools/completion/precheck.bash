@@ -70,7 +70,7 @@ _precheck_value()
 
 _precheck()
 {
-    local cur=${COMP_WORDS[COMP_CWORD]} prev= cmd= i word
+    local cur=${COMP_WORDS[COMP_CWORD]} prev='' cmd='' i word
     COMPREPLY=()
     # the command: the first word that is neither an option nor the value of one
     # ("precheck -f pytorch run_ut ...", msprobe's spelling, included)
