@@ -22,7 +22,7 @@ for tool in man groff; do
 done
 
 prefix=$tmp/prefix
-cmake --install "$build" --prefix "$prefix" >/dev/null
+"${CMAKE:-cmake}" --install "$build" --prefix "$prefix" >/dev/null
 exe=$prefix/bin/precheck
 man1=$prefix/share/man/man1/precheck.1.gz
 completion=$prefix/share/bash-completion/completions/precheck

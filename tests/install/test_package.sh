@@ -25,7 +25,7 @@ for tool in dpkg-deb:dpkg dpkg-shlibdeps:dpkg-dev file:file rpmbuild:rpm rpm2arc
         fail "${tool%%:*} is missing (Debian: ${tool#*:}; bash tools/install-deps.sh)"
 done
 # dpkg-shlibdeps reads the target's objdump and libraries when DEB_HOST_ARCH names it
-DEB_HOST_ARCH=$deb_arch cpack --config "$build/CPackConfig.cmake" -B "$tmp/out" -G "DEB;RPM" \
+DEB_HOST_ARCH=$deb_arch "${CPACK:-cpack}" --config "$build/CPackConfig.cmake" -B "$tmp/out" -G "DEB;RPM" \
     >"$tmp/cpack.log" 2>&1 || fail "cpack failed: $(tail -20 "$tmp/cpack.log")"
 deb=$(ls "$tmp"/out/precheck_*_"$deb_arch".deb)
 rpm=$(ls "$tmp"/out/precheck-*."$rpm_arch".rpm)
