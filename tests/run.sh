@@ -10,6 +10,9 @@ export PRECHECK_REQUIRE_TORCH="${PRECHECK_REQUIRE_TORCH:-1}"
 # the same for the report's browser test (tests/report/test_browser.c) and Debian's chromium;
 # PRECHECK_REQUIRE_CHROMIUM=0 lets a machine without it skip that test
 export PRECHECK_REQUIRE_CHROMIUM="${PRECHECK_REQUIRE_CHROMIUM:-1}"
+# the aarch64 job (tests/aarch64.sh) fails, not skips, without its cross compiler, qemu-user and
+# arm64 libraries (tools/install-deps.sh); PRECHECK_AARCH64=0 lets a machine without them skip it
+PRECHECK_AARCH64="${PRECHECK_AARCH64:-1}"
 
 if command -v clang-format >/dev/null && git rev-parse --git-dir >/dev/null 2>&1; then
     echo "== clang-format"
@@ -24,14 +27,20 @@ ctest --test-dir build --output-on-failure -j "$jobs"
 echo "== ASan+UBSan build"
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DPRECHECK_SANITIZE=ON >/dev/null
 cmake --build build-asan -j "$jobs"
+# (the install and package tests, label "install", run in the Release build only)
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
-    ctest --test-dir build-asan --output-on-failure -j "$jobs"
+    ctest --test-dir build-asan --output-on-failure -j "$jobs" -LE install
 
 if command -v clang >/dev/null; then
     echo "== clang Release build (its warnings are errors too)"
     cmake -S . -B build-clang -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=Release >/dev/null
     cmake --build build-clang -j "$jobs" >/dev/null
-    ctest --test-dir build-clang --output-on-failure -j "$jobs" -LE exhaustive
+    ctest --test-dir build-clang --output-on-failure -j "$jobs" -LE 'exhaustive|install'
+fi
+
+if [[ $PRECHECK_AARCH64 != 0 && $(uname -m) == x86_64 ]]; then
+    echo "== aarch64: cross build, numerics tests and run_ut under qemu, compared with x86-64"
+    bash tests/aarch64.sh build
 fi
 
 if command -v valgrind >/dev/null; then

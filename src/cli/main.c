@@ -78,7 +78,7 @@ static int take_top(void *ctx, const pc_args_command *cmd, int id, char **values
 {
     (void)count;
     if (id == PC_FLAG_VERSION) {
-        printf("precheck %s\n", PC_VERSION_STRING);
+        printf("precheck %s (follows msprobe %s)\n", PC_VERSION_STRING, PC_MSPROBE_VERSION);
         return 0;
     }
     if (id == PC_FLAG_FRAMEWORK) {

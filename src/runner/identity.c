@@ -18,8 +18,6 @@
 #include "precheck/io/path_check.h"
 #include "runner_impl.h"
 
-#define MSPROBE_VERSION "8.3.3"
-
 /* ---- the fields ---- */
 
 static void put(pc_run_identity *id, const char *key, bool decides, const char *fmt, ...)
@@ -116,7 +114,7 @@ pc_status pc_run_identity_make(pc_run_identity *id, const pc_run_options *o, con
     put(id, "timeout", true, "%g", o->timeout_s);
     put(id, "max_memory_mb", true, "%g", o->max_memory_mb);
     put(id, "precheck_version", false, "%s", PC_VERSION_STRING);
-    put(id, "msprobe_version", false, "%s", MSPROBE_VERSION);
+    put(id, "msprobe_version", false, "%s", PC_MSPROBE_VERSION);
     put(id, "save_error_data", false, "%s", o->save_error_data ? "yes" : "no");
     put(id, "workers", false, "%d", o->workers);
     return PC_OK;

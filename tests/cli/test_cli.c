@@ -38,6 +38,8 @@ static void test_version(void **state)
     static char out[256];
     assert_int_equal(run("--version", 0, out, sizeof out), 0);
     assert_true(strncmp(out, "precheck ", 9) == 0);
+    /* the msprobe release whose behaviour it follows */
+    assert_non_null(strstr(out, "(follows msprobe 8.3.3)"));
 }
 
 static void test_dtypes_table(void **state)
