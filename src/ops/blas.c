@@ -1,21 +1,24 @@
 /*
  * The ops' BLAS calls, with results independent of the thread count (blas.h).
  *
- * Why blocks of the output and not OpenBLAS's threads: OpenBLAS's threaded GEMM gives each
- * thread a range of the rows of its column-major C, and its AVX-512 kernels compute the
- * elements at the edge of a range (the last rows of a 16-row tile, the columns of a short
- * panel) with other instructions in another order; the ranges follow the thread count, so did
- * the bits (Functional.linear.3 of the float32 LLaMA layer at sequence 512 differed between
- * --jobs 1 and 2). Cutting K would change the sums themselves, so only rows and columns are cut.
+ * Why blocks of the output and not OpenBLAS's threads: OpenBLAS's threaded GEMM driver cuts some
+ * lengths of K into other chunks than its single-threaded one (the partial sums are added in
+ * another grouping: [100, 700] x [700, 100] in float32 differs in 66% of its elements between 1
+ * and 2 threads), and gives the elements at the edge of each thread's share of a float64
+ * product to other kernel code; both follow the thread count, and so did the bits
+ * (Functional.linear.3 of the float32 LLaMA layer at sequence 512 differed between --jobs 1
+ * and 2). Cutting K would change the sums themselves, so only rows and columns are cut.
  *
- * Why these blocks keep sgemm's bits (checked on random shapes, transposes, alpha and beta in
- * tests/ops/test_blas_threads.c): every block starts at a multiple of BLAS_ALIGN (a multiple of
- * every OpenBLAS kernel's tile), so each block's tiles are the whole product's tiles and only
- * the last block has the whole product's ragged edge; every block has BLAS_BLOCK_MIN
- * multiply-adds at least, far above the size where OpenBLAS switches to its small-matrix kernels
- * (M N K <= 1e6 on AVX-512, which sum K in another order). dgemm's AVX-512 kernel computes its
- * last one to three rows of a tile in an order that depends on the panel width it is handed,
- * which the blocking changes: float64 results are as deterministic but not always one dgemm's.
+ * Why these blocks keep sgemm's bits: every block starts at a multiple of BLAS_ALIGN (64, a
+ * multiple of the x86-64 kernels' tiles of 16 rows at most), so its tiles are the whole
+ * product's and the only ragged ones, the whole product's, fall in the last block; every block
+ * has BLAS_BLOCK_MIN multiply-adds at least, far above the size where OpenBLAS switches to its
+ * small-matrix kernels (M N K <= 1e6 on AVX-512, which cut K differently); K is never cut. The
+ * rest is measured, not derived (tests/ops/test_blas_threads.c, and a thousand random shapes,
+ * transposes, alphas and betas while writing this): OpenBLAS 0.3.21's sgemm kernels sum each
+ * element in the same order whatever panel of the output they are handed, its AVX-512 dgemm
+ * kernel not for the last one to three rows of a tile. Float64 results are as deterministic,
+ * but not always one dgemm's bits.
  *
  * The calls use OpenBLAS's column-major interface (C^T = op(B)^T op(A)^T, the same operation):
  * the row-major interface converts to exactly that in OpenBLAS 0.3.21, and later versions can

@@ -10,11 +10,11 @@
  * single-threaded call.
  *
  * For float32, a block's call computes bit for bit what one single-threaded sgemm of the whole
- * product computes for those elements (the blocks' sides are multiples of BLAS_ALIGN, every block
- * is above OpenBLAS's small-matrix kernels; tested in tests/ops/test_blas_threads.c): the
- * device's results are what one sgemm computes. For float64 the blocks are as deterministic but
- * need not equal one dgemm bit for bit (the AVX-512 dgemm kernel sums its last rows' elements in
- * an order that follows the blocking); only the bench computes in float64 at scale.
+ * product computes for those elements (the blocks start at multiples of 64 and stay above
+ * OpenBLAS's small-matrix kernels; tested in tests/ops/test_blas_threads.c): the device's
+ * results are what one sgemm computes. For float64 the blocks are as deterministic but need not
+ * equal one dgemm bit for bit (the AVX-512 dgemm kernel sums the last rows of a tile in an order
+ * that follows the blocking); only the bench computes in float64 at scale.
  *
  * Called inside an OpenMP parallel region, the functions run their blocks in the calling thread
  * (the same blocks, so the same bits) and the caller must have set OpenBLAS to one thread
