@@ -13,15 +13,31 @@
  *
  * usage: bench_gemm [n=512] [repeats=5]; best of the repeats. Set OPENBLAS_NUM_THREADS (and
  * OMP_NUM_THREADS) to the cores to use.
+ *
+ * bench_gemm --layer [--seq N] [repeats=3]: the GEMMs of the LLaMA-7B layer (bench/llama_dump.h;
+ * each linear's forward, input gradient and weight gradient, sequence 512 unless given) in
+ * float32 and float64, as precheck computes them (ops/blas.h: OpenBLAS on one thread, blocks of
+ * the output fixed by the shape, spread over OpenMP threads; results independent of the thread
+ * count) against one call on OpenBLAS's own threads; ratio = OpenBLAS's time / precheck's (1.0:
+ * no cost), best of the repeats, the two timed in turn; per product and for all of a dtype's
+ * products together; on all threads (against OpenBLAS's own threads: --jobs 1) and on one
+ * (against one single-threaded call: --jobs = cores); beside the wall-time ratio the CPU-time
+ * ratio (all threads' time: the work, without waits for a busy machine's cores).
+ * OMP_WAIT_POLICY=PASSIVE and OPENBLAS_THREAD_TIMEOUT as precheck run_ut sets them. About
+ * 2.5 GB and two minutes on 2 idle cores.
  */
 #include <cblas.h>
+#include <omp.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "ops/blas.h"
 #include "precheck/backends/backend.h"
+#include "precheck/core/threads.h"
 #include "precheck/ops/exec.h"
 
 static double now_s(void)
@@ -92,8 +108,154 @@ static uint64_t stream_read(const void *a, size_t nbytes)
     return r;
 }
 
+/* ---- --layer: the ops' thread-count-independent GEMMs against OpenBLAS's own threads ---- */
+
+typedef struct layer_gemm {
+    const char *what;
+    int64_t M, N, K; /* C[M,N] = op(A)[M,K] op(B)[K,N] */
+    bool ta, tb;
+} layer_gemm;
+
+static double cpu_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* The product's wall time; its CPU time (all threads) in *cpu. */
+static double time_gemm(pc_dtype cd, const layer_gemm *g, bool blocks, const void *A, const void *B,
+                        void *C, double *cpu)
+{
+    int64_t lda = g->ta ? g->M : g->K, ldb = g->tb ? g->K : g->N;
+    double c0 = cpu_s(), t0 = now_s();
+    if (blocks) {
+        pc_blas_gemm(cd, g->ta, g->tb, g->M, g->N, g->K, 1.0, A, lda, B, ldb, 0.0, C, g->N);
+    } else {
+        enum CBLAS_TRANSPOSE oa = g->ta ? CblasTrans : CblasNoTrans;
+        enum CBLAS_TRANSPOSE ob = g->tb ? CblasTrans : CblasNoTrans;
+        if (cd == PC_DTYPE_F64)
+            cblas_dgemm(CblasRowMajor, oa, ob, (blasint)g->M, (blasint)g->N, (blasint)g->K, 1.0, A,
+                        (blasint)lda, B, (blasint)ldb, 0.0, C, (blasint)g->N);
+        else
+            cblas_sgemm(CblasRowMajor, oa, ob, (blasint)g->M, (blasint)g->N, (blasint)g->K, 1.0f, A,
+                        (blasint)lda, B, (blasint)ldb, 0.0f, C, (blasint)g->N);
+    }
+    double t = now_s() - t0;
+    *cpu = cpu_s() - c0;
+    return t;
+}
+
+static void fill_n(pc_dtype cd, void *p, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++) {
+        rng = rng * 1664525u + 1013904223u;
+        double v = (double)(rng >> 8) * 0x1p-23 - 1.0;
+        if (cd == PC_DTYPE_F64)
+            ((double *)p)[i] = v;
+        else
+            ((float *)p)[i] = (float)v;
+    }
+}
+
+static int layer_main(int argc, char **argv)
+{
+    pc_threads_prefer_passive(argv); /* as precheck run_ut does (core/threads.h) */
+    long seq = 512;
+    int repeats = 3;
+    for (int i = 2; i < argc; i++) {
+        if (strcmp(argv[i], "--seq") == 0 && i + 1 < argc)
+            seq = atol(argv[++i]);
+        else
+            repeats = atoi(argv[i]);
+    }
+    if (seq < 1 || repeats < 1) {
+        fprintf(stderr, "usage: bench_gemm --layer [--seq N] [repeats]\n");
+        return 2;
+    }
+    /* LLaMA-7B (llama_7b() in bench/llama_dump.h): hidden 4096, FFN 11008, vocabulary 32000 */
+    int64_t S = seq, h = 4096, f = 11008, v = 32000;
+    const int64_t lin[5][2] = {{h, 3 * h}, {h, h}, {h, 2 * f}, {f, h}, {h, v}}; /* in, out */
+    layer_gemm gs[15];
+    int ng = 0;
+    int64_t na = 0, nb = 0, nc = 0;
+    for (int l = 0; l < 5; l++) {
+        int64_t in = lin[l][0], out = lin[l][1];
+        gs[ng++] = (layer_gemm){"forward  ", S, out, in, false, true};
+        gs[ng++] = (layer_gemm){"grad in  ", S, in, out, false, false};
+        gs[ng++] = (layer_gemm){"grad w   ", out, in, S, true, false};
+    }
+    for (int i = 0; i < ng; i++) {
+        na = gs[i].M * gs[i].K > na ? gs[i].M * gs[i].K : na;
+        nb = gs[i].K * gs[i].N > nb ? gs[i].K * gs[i].N : nb;
+        nc = gs[i].M * gs[i].N > nc ? gs[i].M * gs[i].N : nc;
+    }
+    double *A = malloc((size_t)na * 8), *B = malloc((size_t)nb * 8), *C = malloc((size_t)nc * 8);
+    if (!A || !B || !C) {
+        fprintf(stderr, "bench_gemm: out of memory\n");
+        return 1;
+    }
+    int threads = omp_get_max_threads();
+    printf(
+        "GEMMs of the LLaMA-7B layer at sequence %ld, best of %d: precheck's blocks (ops/blas.h) "
+        "against OpenBLAS, on %d threads (OpenBLAS's own threads) and on 1 (--jobs = cores: "
+        "one single-threaded call)\n",
+        seq, repeats, threads);
+    for (int d = 0; d < 2; d++) {
+        pc_dtype cd = d ? PC_DTYPE_F64 : PC_DTYPE_F32;
+        fill_n(cd, A, na);
+        fill_n(cd, B, nb);
+        /* [threads: all, one][wall, cpu][OpenBLAS, blocks] */
+        double sum[2][2][2] = {{{0}}}, lo[2] = {1e30, 1e30}, hi[2] = {0, 0};
+        for (int i = 0; i < ng; i++) {
+            const layer_gemm *g = &gs[i];
+            double ratio[2][2];
+            for (int k = 0; k < 2; k++) {
+                int nt = k ? 1 : threads;
+                double best[2][2] = {{1e30, 1e30}, {1e30, 1e30}}, cpu;
+                omp_set_num_threads(nt);
+                openblas_set_num_threads(nt);
+                time_gemm(cd, g, false, A, B, C, &cpu); /* warm-up: pages and threads */
+                for (int r = 0; r < repeats; r++)
+                    for (int w = 0; w < 2; w++) { /* OpenBLAS, then the blocks */
+                        double t = time_gemm(cd, g, w == 1, A, B, C, &cpu);
+                        best[0][w] = t < best[0][w] ? t : best[0][w];
+                        best[1][w] = cpu < best[1][w] ? cpu : best[1][w];
+                    }
+                for (int m = 0; m < 2; m++) {
+                    ratio[k][m] = best[m][0] / best[m][1];
+                    sum[k][m][0] += best[m][0];
+                    sum[k][m][1] += best[m][1];
+                }
+                lo[k] = ratio[k][0] < lo[k] ? ratio[k][0] : lo[k];
+                hi[k] = ratio[k][0] > hi[k] ? ratio[k][0] : hi[k];
+            }
+            int64_t pm, pn;
+            pc_blas_gemm_blocks(g->M, g->N, g->K, &pm, &pn);
+            printf("  %s %s %5lldx%5lldx%5lld %c%c: %2lldx%-2lld blocks, ratio %.3f (CPU time "
+                   "%.3f), on 1 thread %.3f (%.3f)\n",
+                   d ? "float64" : "float32", g->what, (long long)g->M, (long long)g->N,
+                   (long long)g->K, g->ta ? 'T' : 'N', g->tb ? 'T' : 'N', (long long)pm,
+                   (long long)pn, ratio[0][0], ratio[0][1], ratio[1][0], ratio[1][1]);
+            fflush(stdout);
+        }
+        for (int k = 0; k < 2; k++)
+            printf("%s, all %d products, %d thread(s): ratio %.3f (OpenBLAS %.2f s, blocks %.2f "
+                   "s; per product %.3f to %.3f), CPU time ratio %.3f\n",
+                   d ? "float64" : "float32", ng, k ? 1 : threads, sum[k][0][0] / sum[k][0][1],
+                   sum[k][0][0], sum[k][0][1], lo[k], hi[k], sum[k][1][0] / sum[k][1][1]);
+    }
+    omp_set_num_threads(threads);
+    free(A);
+    free(B);
+    free(C);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "--layer") == 0)
+        return layer_main(argc, argv);
     int64_t n = argc > 1 ? atoll(argv[1]) : 512;
     int repeats = argc > 2 ? atoi(argv[2]) : 5;
     pc_backend dev;

@@ -15,7 +15,6 @@
  * output, the bias added; dX = W x im2col(dY), dW = the sum over images of X im2col(dY)^T.
  * The bias gradient is the sum of dY over images and positions (in double, rounded once).
  */
-#include <cblas.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
@@ -23,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "blas.h"
 #include "conv_impl.h"
 #include "nn_impl.h"
 
@@ -389,22 +389,7 @@ static void cnd_col2im(pc_dtype cd, const cnd_geom *g, const void *cols, void *x
 static void cnd_gemm(pc_dtype cd, bool ta, bool tb, int64_t M, int64_t N, int64_t K, const void *A,
                      int64_t lda, const void *B, int64_t ldb, double beta, void *C, int64_t ldc)
 {
-    if (M == 0 || N == 0)
-        return;
-    if (K == 0) {
-        if (beta == 0.0)
-            for (int64_t i = 0; i < M; i++)
-                memset((char *)C + (size_t)(i * ldc) * pc_dtype_size(cd), 0,
-                       (size_t)N * pc_dtype_size(cd));
-        return;
-    }
-    enum CBLAS_TRANSPOSE oa = ta ? CblasTrans : CblasNoTrans, ob = tb ? CblasTrans : CblasNoTrans;
-    if (cd == PC_DTYPE_F64)
-        cblas_dgemm(CblasRowMajor, oa, ob, (blasint)M, (blasint)N, (blasint)K, 1.0, A, (blasint)lda,
-                    B, (blasint)ldb, beta, C, (blasint)ldc);
-    else
-        cblas_sgemm(CblasRowMajor, oa, ob, (blasint)M, (blasint)N, (blasint)K, 1.0f, A,
-                    (blasint)lda, B, (blasint)ldb, (float)beta, C, (blasint)ldc);
+    pc_blas_gemm(cd, ta, tb, M, N, K, 1.0, A, lda, B, ldb, beta, C, ldc);
 }
 
 /* oneDNN's float32 convolution sums each output as one FMA chain in its K order. OpenBLAS's

@@ -15,12 +15,12 @@
  * bench and for float64. Gradients over broadcast batch dimensions are summed as torch sums
  * them (pc_nn_sum_to).
  */
-#include <cblas.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "blas.h"
 #include "functional_impl.h"
 #include "precheck/core/convert.h"
 #include "reduction_impl.h"
@@ -201,12 +201,11 @@ static pc_status product(const pc_op_call *call, const cd_plan *q, bool batched,
                 }
         return PC_OK;
     }
-    enum CBLAS_TRANSPOSE oa = ta ? CblasTrans : CblasNoTrans, ob = tb ? CblasTrans : CblasNoTrans;
-    int lda = (int)(ta ? M : K), ldb = (int)(tb ? K : N);
+    int64_t lda = ta ? M : K, ldb = tb ? K : N;
     if (!q->f32) {
         for (int64_t t = 0; t < nb; t++)
-            cblas_dgemm(CblasRowMajor, oa, ob, (int)M, (int)N, (int)K, 1.0, A + t * na, lda,
-                        B + t * nbb, ldb, 0.0, C + t * nc, (int)N);
+            pc_blas_gemm(PC_DTYPE_F64, ta, tb, M, N, K, 1.0, A + t * na, lda, B + t * nbb, ldb, 0.0,
+                         C + t * nc, N);
         return PC_OK;
     }
     float *fa = malloc((size_t)(na + nbb + nc + 1) * sizeof *fa);
@@ -218,8 +217,7 @@ static pc_status product(const pc_op_call *call, const cd_plan *q, bool batched,
             fa[i] = (float)A[t * na + i];
         for (int64_t i = 0; i < nbb; i++)
             fb[i] = (float)B[t * nbb + i];
-        cblas_sgemm(CblasRowMajor, oa, ob, (int)M, (int)N, (int)K, 1.0f, fa, lda, fb, ldb, 0.0f, fc,
-                    (int)N);
+        pc_blas_gemm(PC_DTYPE_F32, ta, tb, M, N, K, 1.0, fa, lda, fb, ldb, 0.0, fc, N);
         for (int64_t i = 0; i < nc; i++)
             C[t * nc + i] = fc[i];
     }

@@ -17,11 +17,11 @@
  * nowhere else and placed on its diagonals: the same contraction machinery, not autograd's
  * sequence of ops (docs/ops.md).
  */
-#include <cblas.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "blas.h"
 #include "functional_impl.h"
 
 #define EI_MAX_OPS  8
@@ -501,17 +501,10 @@ static pc_status ei_gemm(const ei_ctx *c, const pc_tensor *R, const int64_t *ls3
         const char *a0 = (const char *)pc_storage_data(A.storage) + (size_t)A.offset * es;
         const char *b0 = (const char *)pc_storage_data(B.storage) + (size_t)B.offset * es;
         char *c0 = pc_tensor_data(&C);
-        enum CBLAS_TRANSPOSE oa = ta ? CblasTrans : CblasNoTrans,
-                             ob = tb ? CblasTrans : CblasNoTrans;
         for (int64_t q = 0; q < nb; q++) {
             const void *ap = a0 + (size_t)(q * as[0]) * es, *bp = b0 + (size_t)(q * bs[0]) * es;
             void *cp = c0 + (size_t)(q * M * N) * es;
-            if (cd == PC_DTYPE_F64)
-                cblas_dgemm(CblasRowMajor, oa, ob, (blasint)M, (blasint)N, (blasint)K, 1.0, ap,
-                            (blasint)lda, bp, (blasint)ldb, 0.0, cp, (blasint)N);
-            else
-                cblas_sgemm(CblasRowMajor, oa, ob, (blasint)M, (blasint)N, (blasint)K, 1.0f, ap,
-                            (blasint)lda, bp, (blasint)ldb, 0.0f, cp, (blasint)N);
+            pc_blas_gemm(cd, ta, tb, M, N, K, 1.0, ap, lda, bp, ldb, 0.0, cp, N);
         }
     }
     if (st == PC_OK)

@@ -16,13 +16,13 @@
  * kernels (norm_kernel.inc); dK and dV accumulate over the row blocks (the same sums as one
  * GEMM over all rows while the rows fit one block).
  */
-#include <cblas.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <tgmath.h>
 
+#include "blas.h"
 #include "functional_impl.h"
 #include "precheck/core/convert.h"
 
@@ -197,14 +197,7 @@ static void sdpa_mm(pc_dtype cd, int64_t macs, bool ta, bool tb, int64_t M, int6
         }
         return;
     }
-    enum CBLAS_TRANSPOSE oa = ta ? CblasTrans : CblasNoTrans, ob = tb ? CblasTrans : CblasNoTrans;
-    blasint lda = (blasint)(ta ? M : K), ldb = (blasint)(tb ? K : N);
-    if (cd == PC_DTYPE_F64)
-        cblas_dgemm(CblasRowMajor, oa, ob, (blasint)M, (blasint)N, (blasint)K, 1.0, A, lda, B, ldb,
-                    acc ? 1.0 : 0.0, C, (blasint)N);
-    else
-        cblas_sgemm(CblasRowMajor, oa, ob, (blasint)M, (blasint)N, (blasint)K, 1.0f, A, lda, B, ldb,
-                    acc ? 1.0f : 0.0f, C, (blasint)N);
+    pc_blas_gemm(cd, ta, tb, M, N, K, 1.0, A, ta ? M : K, B, tb ? K : N, acc ? 1.0 : 0.0, C, N);
 }
 
 /* v[i] = R(v[i] op s) for the compute buffer v: the scaling (mul) in the dtype. */

@@ -9,7 +9,9 @@
  * of one GEMM, and bmm/baddbmm run torch's plain loop (products summed one by one, no fused
  * multiply-add) when a batch is smaller than 400 multiply-adds, one GEMM per batch otherwise.
  * The gradients are the same products on the gradient (dA = dY B^T, dB = A^T dY), summed over
- * broadcast batch dimensions in index order.
+ * broadcast batch dimensions in index order. Every call goes through blas.h: OpenBLAS on one
+ * thread, a large product cut into blocks of its output that threads share, so that the bits
+ * do not depend on the number of threads (a float32 block is what one sgemm computes).
  *
  * Memory: the batched paths convert and compute one batch at a time (scratch of one batch's
  * matrices; the gradients too unless batches must be summed); a single GEMM holds its operands
@@ -19,12 +21,12 @@
  * PANEL_BYTES runs in panels of the weight's rows (linear_bench_panels), so a vocabulary-sized
  * head does not hold its weight, result and gradients in double whole.
  */
-#include <cblas.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "blas.h"
 #include "nn_impl.h"
 
 /* torch's threshold (m * n * k) below which bmm/baddbmm use the plain loop. */
@@ -39,35 +41,6 @@ static pc_status too_large(const pc_op_call *call)
 {
     return pc_error_set(PC_ERR_UNSUPPORTED, "%s: matrix dimension beyond the BLAS int range",
                         call->full_name);
-}
-
-/* C[M,N] = alpha op(A) op(B) + beta C, row-major, in the compute dtype cd; beta 0 ignores C. */
-static void gemm(pc_dtype cd, bool ta, bool tb, int64_t M, int64_t N, int64_t K, double alpha,
-                 const void *A, int64_t lda, const void *B, int64_t ldb, double beta, void *C,
-                 int64_t ldc)
-{
-    if (M == 0 || N == 0)
-        return;
-    if (K == 0) {
-        for (int64_t i = 0; i < M; i++)
-            for (int64_t j = 0; j < N; j++) {
-                if (cd == PC_DTYPE_F64) {
-                    double *c = (double *)C + i * ldc + j;
-                    *c = beta == 0 ? 0 : beta * *c;
-                } else {
-                    float *c = (float *)C + i * ldc + j;
-                    *c = beta == 0 ? 0 : (float)beta * *c;
-                }
-            }
-        return;
-    }
-    enum CBLAS_TRANSPOSE oa = ta ? CblasTrans : CblasNoTrans, ob = tb ? CblasTrans : CblasNoTrans;
-    if (cd == PC_DTYPE_F64)
-        cblas_dgemm(CblasRowMajor, oa, ob, (blasint)M, (blasint)N, (blasint)K, alpha, A,
-                    (blasint)lda, B, (blasint)ldb, beta, C, (blasint)ldc);
-    else
-        cblas_sgemm(CblasRowMajor, oa, ob, (blasint)M, (blasint)N, (blasint)K, (float)alpha, A,
-                    (blasint)lda, B, (blasint)ldb, (float)beta, C, (blasint)ldc);
 }
 
 /* torch's small-batch loop: acc starts at beta c[b,i,j] (0 without an addend or when beta is
@@ -113,9 +86,10 @@ static void bmm_run(pc_dtype cd, int64_t nb, int64_t n, int64_t p, int64_t m, co
     }
     size_t es = pc_dtype_size(cd);
     for (int64_t q = 0; q < nb; q++)
-        gemm(cd, ta, tb, n, p, m, add ? alpha : 1.0, (const char *)A + (size_t)(q * n * m) * es,
-             ta ? n : m, (const char *)B + (size_t)(q * m * p) * es, tb ? m : p, add ? beta : 0.0,
-             (char *)C + (size_t)(q * n * p) * es, p);
+        pc_blas_gemm(cd, ta, tb, n, p, m, add ? alpha : 1.0,
+                     (const char *)A + (size_t)(q * n * m) * es, ta ? n : m,
+                     (const char *)B + (size_t)(q * m * p) * es, tb ? m : p, add ? beta : 0.0,
+                     (char *)C + (size_t)(q * n * p) * es, p);
 }
 
 static pc_status alloc_buf(const pc_op_call *call, pc_dtype cd, const int64_t *shape, int rank,
@@ -306,8 +280,8 @@ static pc_status linear_bench_panels(const pc_op_call *call, const linear_plan *
         if (need_w)
             pc_nn_read(p->w, n0 * p->K, nb * p->K, cd, W);
         if (y) {
-            gemm(cd, false, true, p->M, nb, p->K, 1.0, pc_tensor_data(&x), p->K, W, p->K, 0.0, C,
-                 nb);
+            pc_blas_gemm(cd, false, true, p->M, nb, p->K, 1.0, pc_tensor_data(&x), p->K, W, p->K,
+                         0.0, C, nb);
             const double *b = p->b ? (const double *)pc_tensor_data(&bias) + n0 : NULL;
             for (int64_t i = 0; i < p->M; i++) {
                 if (b)
@@ -319,11 +293,11 @@ static pc_status linear_bench_panels(const pc_op_call *call, const linear_plan *
         }
         read_columns(g, p->M, p->N, n0, nb, C); /* this panel of the gradient */
         if (dx)                                 /* dx += g[:, panel] W[panel, :] */
-            gemm(cd, false, false, p->M, p->K, nb, 1.0, C, nb, W, p->K, n0 ? 1.0 : 0.0,
-                 pc_tensor_data(&acc), p->K);
+            pc_blas_gemm(cd, false, false, p->M, p->K, nb, 1.0, C, nb, W, p->K, n0 ? 1.0 : 0.0,
+                         pc_tensor_data(&acc), p->K);
         if (dw) { /* dw[panel, :] = g[:, panel]^T x */
-            gemm(cd, true, false, nb, p->K, p->M, 1.0, C, nb, pc_tensor_data(&x), p->K, 0.0,
-                 pc_tensor_data(&dwp), p->K);
+            pc_blas_gemm(cd, true, false, nb, p->K, p->M, 1.0, C, nb, pc_tensor_data(&x), p->K, 0.0,
+                         pc_tensor_data(&dwp), p->K);
             pc_nn_write(dw, n0 * p->K, nb * p->K, pc_tensor_data(&dwp), cd);
         }
         if (db) {
@@ -395,8 +369,8 @@ pc_status pc_k_linear_forward(const pc_op_call *call, pc_compute compute, pc_op_
         for (int64_t i = 0; i < p.M; i++)
             memcpy((char *)pc_tensor_data(&c) + (size_t)(i * p.N) * es, pc_tensor_data(&b),
                    (size_t)p.N * es);
-    gemm(cd, false, true, p.M, p.N, p.K, 1.0, pc_tensor_data(&x), p.K, pc_tensor_data(&w), p.K,
-         fused ? 1.0 : 0.0, pc_tensor_data(&c), p.N);
+    pc_blas_gemm(cd, false, true, p.M, p.N, p.K, 1.0, pc_tensor_data(&x), p.K, pc_tensor_data(&w),
+                 p.K, fused ? 1.0 : 0.0, pc_tensor_data(&c), p.N);
     /* the operands are done with: freed before the result is stored */
     pc_tensor_free(&x);
     pc_tensor_free(&w);
@@ -455,8 +429,8 @@ pc_status pc_k_linear_backward(const pc_op_call *call, pc_compute compute,
         if ((st = pc_nn_load_ro(call, p.w, cd, &w)) != PC_OK ||
             (st = alloc_out(call, cd, s, 2, &r)) != PC_OK)
             goto done;
-        gemm(cd, false, false, p.M, p.K, p.N, 1.0, pc_tensor_data(&g), p.N, pc_tensor_data(&w), p.K,
-             0.0, pc_tensor_data(&r), p.K);
+        pc_blas_gemm(cd, false, false, p.M, p.K, p.N, 1.0, pc_tensor_data(&g), p.N,
+                     pc_tensor_data(&w), p.K, 0.0, pc_tensor_data(&r), p.K);
         pc_tensor_free(&w); /* before the result is stored */
         if ((st = store_grad(call, &r, p.x, &out->grads[0])) != PC_OK)
             goto done;
@@ -466,8 +440,8 @@ pc_status pc_k_linear_backward(const pc_op_call *call, pc_compute compute,
         if ((st = pc_nn_load_ro(call, p.x, cd, &x)) != PC_OK ||
             (st = alloc_out(call, cd, s, 2, &r)) != PC_OK)
             goto done;
-        gemm(cd, true, false, p.N, p.K, p.M, 1.0, pc_tensor_data(&g), p.N, pc_tensor_data(&x), p.K,
-             0.0, pc_tensor_data(&r), p.K);
+        pc_blas_gemm(cd, true, false, p.N, p.K, p.M, 1.0, pc_tensor_data(&g), p.N,
+                     pc_tensor_data(&x), p.K, 0.0, pc_tensor_data(&r), p.K);
         pc_tensor_free(&x);
         if ((st = store_grad(call, &r, p.w, &out->grads[1])) != PC_OK)
             goto done;
@@ -727,12 +701,7 @@ static pc_status fold_mv(const pc_op_call *call, const mm_plan *q, int64_t nb, p
             for (int64_t j = 0; j < q->p; j++)
                 memcpy(bt + (size_t)(j * q->m + k) * es, src + (size_t)(k * q->p + j) * es, es);
         void *y = (char *)C + (size_t)(b * q->p) * es;
-        if (cd == PC_DTYPE_F64)
-            cblas_dgemv(CblasRowMajor, CblasNoTrans, (blasint)q->p, (blasint)q->m, 1.0,
-                        (const double *)(const void *)bt, (blasint)q->m, A, 1, 0.0, y, 1);
-        else
-            cblas_sgemv(CblasRowMajor, CblasNoTrans, (blasint)q->p, (blasint)q->m, 1.0f,
-                        (const float *)(const void *)bt, (blasint)q->m, A, 1, 0.0f, y, 1);
+        pc_blas_gemv(cd, false, q->p, q->m, bt, q->m, A, y);
     }
     free(bt);
     return PC_OK;
@@ -818,7 +787,8 @@ static pc_status mm_forward_batched(const pc_op_call *call, const mm_plan *q, pc
                 goto fail;
         } else if (q->kind == PC_NN_MATMUL && q->a->rank == 2) {
             /* torch folds a 2-D x N-D matmul into one GEMM: per batch, the same sums */
-            gemm(cd, false, false, q->n, q->p, q->m, 1.0, s.a, q->m, s.b, q->p, 0.0, s.c, q->p);
+            pc_blas_gemm(cd, false, false, q->n, q->p, q->m, 1.0, s.a, q->m, s.b, q->p, 0.0, s.c,
+                         q->p);
         } else {
             bmm_run(cd, 1, q->n, q->p, q->m, s.a, false, s.b, false, s.c, q->in != NULL, q->alpha,
                     q->beta);
@@ -881,7 +851,8 @@ static pc_status mm_grad_batched(const pc_op_call *call, const mm_plan *q, pc_co
         } else {
             pc_nn_read(q->a, mm_batch_of(q, q->ash, q->arank, k) * na, na, cd, s.a);
             if (q->kind == PC_NN_MATMUL && q->a->rank <= 2)
-                gemm(cd, true, false, q->m, q->p, q->n, 1.0, s.a, q->m, s.b, q->p, 0.0, s.c, q->p);
+                pc_blas_gemm(cd, true, false, q->m, q->p, q->n, 1.0, s.a, q->m, s.b, q->p, 0.0, s.c,
+                             q->p);
             else
                 bmm_run(cd, 1, q->m, q->p, q->n, s.a, true, s.b, false, s.c, false, 1.0, 0.0);
         }
@@ -921,25 +892,20 @@ pc_status pc_k_matmul_forward(const pc_op_call *call, pc_compute compute, pc_op_
     switch (q.path) {
     case MM_DOT:
         if (cd == PC_DTYPE_F64)
-            *(double *)C = cblas_ddot((blasint)q.m, A, 1, B, 1);
+            *(double *)C = pc_blas_dot(cd, q.m, A, B);
         else
-            *(float *)C = cblas_sdot((blasint)q.m, A, 1, B, 1);
+            *(float *)C = (float)pc_blas_dot(cd, q.m, A, B);
         break;
     case MM_MV:
-        if (cd == PC_DTYPE_F64)
-            cblas_dgemv(CblasRowMajor, CblasNoTrans, (blasint)q.n, (blasint)q.m, 1.0, A,
-                        (blasint)q.m, B, 1, 0.0, C, 1);
-        else
-            cblas_sgemv(CblasRowMajor, CblasNoTrans, (blasint)q.n, (blasint)q.m, 1.0f, A,
-                        (blasint)q.m, B, 1, 0.0f, C, 1);
+        pc_blas_gemv(cd, false, q.n, q.m, A, q.m, B, C);
         break;
     case MM_GEMM:
         if (!q.in) {
-            gemm(cd, false, false, q.n, q.p, q.m, 1.0, A, q.m, B, q.p, 0.0, C, q.p);
+            pc_blas_gemm(cd, false, false, q.n, q.p, q.m, 1.0, A, q.m, B, q.p, 0.0, C, q.p);
         } else if ((st = alloc_buf(call, cd, cs, cr, &prod)) == PC_OK) {
             /* torch's addmm equals the product and then beta in + alpha P */
-            gemm(cd, false, false, q.n, q.p, q.m, 1.0, A, q.m, B, q.p, 0.0, pc_tensor_data(&prod),
-                 q.p);
+            pc_blas_gemm(cd, false, false, q.n, q.p, q.m, 1.0, A, q.m, B, q.p, 0.0,
+                         pc_tensor_data(&prod), q.p);
             axpby(&c, add ? q.beta : 0.0, &prod, q.alpha);
         }
         break;
@@ -1013,7 +979,7 @@ static pc_status fold_grad_a(const pc_op_call *call, const mm_plan *q, pc_dtype 
                        (const char *)B + (size_t)((b * q->m + k) * q->p + j) * es, es);
         }
     memset(R, 0, (size_t)(q->nb * q->n * q->m) * es);
-    gemm(cd, false, true, q->n, q->m, kk, 1.0, gc, kk, bc, kk, 0.0, R, q->m);
+    pc_blas_gemm(cd, false, true, q->n, q->m, kk, 1.0, gc, kk, bc, kk, 0.0, R, q->m);
     free(gc);
     free(bc);
     return PC_OK;
@@ -1090,7 +1056,7 @@ pc_status pc_k_matmul_backward(const pc_op_call *call, pc_compute compute,
                         ((float *)R)[i * q.m + j] = ((const float *)G)[i] * ((const float *)B)[j];
             break;
         case MM_GEMM:
-            gemm(cd, false, true, q.n, q.m, q.p, 1.0, G, q.p, B, q.p, 0.0, R, q.m);
+            pc_blas_gemm(cd, false, true, q.n, q.m, q.p, 1.0, G, q.p, B, q.p, 0.0, R, q.m);
             break;
         case MM_BATCHED:
             if (q.kind == PC_NN_MATMUL && q.a->rank == 2) {
@@ -1126,24 +1092,19 @@ pc_status pc_k_matmul_backward(const pc_op_call *call, pc_compute compute,
                     ((float *)R)[i] = ((const float *)G)[0] * ((const float *)A)[i];
             break;
         case MM_MV:
-            if (dbl)
-                cblas_dgemv(CblasRowMajor, CblasTrans, (blasint)q.n, (blasint)q.m, 1.0, A,
-                            (blasint)q.m, G, 1, 0.0, R, 1);
-            else
-                cblas_sgemv(CblasRowMajor, CblasTrans, (blasint)q.n, (blasint)q.m, 1.0f, A,
-                            (blasint)q.m, G, 1, 0.0f, R, 1);
+            pc_blas_gemv(cd, true, q.n, q.m, A, q.m, G, R);
             break;
         case MM_GEMM:
-            gemm(cd, true, false, q.m, q.p, q.n, 1.0, A, q.m, G, q.p, 0.0, R, q.p);
+            pc_blas_gemm(cd, true, false, q.m, q.p, q.n, 1.0, A, q.m, G, q.p, 0.0, R, q.p);
             break;
         case MM_BATCHED:
             if (q.kind == PC_NN_MATMUL && q.a->rank <= 2) {
                 size_t es = pc_dtype_size(cd);
                 for (int64_t k = 0; k < q.nb; k++)
-                    gemm(cd, true, false, q.m, q.p, q.n, 1.0,
-                         (const char *)A + (size_t)(k * q.n * q.m) * es, q.m,
-                         (const char *)G + (size_t)(k * q.n * q.p) * es, q.p, 0.0,
-                         (char *)R + (size_t)(k * q.m * q.p) * es, q.p);
+                    pc_blas_gemm(cd, true, false, q.m, q.p, q.n, 1.0,
+                                 (const char *)A + (size_t)(k * q.n * q.m) * es, q.m,
+                                 (const char *)G + (size_t)(k * q.n * q.p) * es, q.p, 0.0,
+                                 (char *)R + (size_t)(k * q.m * q.p) * es, q.p);
             } else {
                 bmm_run(cd, q.nb, q.m, q.p, q.n, A, true, G, false, R, false, 1.0, 0.0);
             }

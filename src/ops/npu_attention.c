@@ -18,7 +18,6 @@
  * rest), float64 in double; the output is rounded once to the query's dtype; softmax_max
  * and softmax_sum are float32 (the NPU op's) on the device, float64 on the bench.
  */
-#include <cblas.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -29,6 +28,7 @@
 #include <omp.h>
 #endif
 
+#include "blas.h"
 #include "nn_impl.h"
 #include "npu_impl.h"
 
@@ -345,20 +345,17 @@ static int fa_thread_num(void)
 #endif
 }
 
-/* OpenBLAS's own threads off while heads run in parallel (each call then runs in its
+/* OpenBLAS on one thread while heads run in parallel (blas.h: each call then runs in its
  * caller's thread); returns what to restore. */
 static int fa_blas_single(const fa_plan *p)
 {
-    int saved = openblas_get_num_threads();
-    if (p->threads > 1)
-        openblas_set_num_threads(1);
-    return saved;
+    return p->threads > 1 ? pc_blas_single_begin() : 1;
 }
 
 static void fa_blas_restore(const fa_plan *p, int saved)
 {
     if (p->threads > 1)
-        openblas_set_num_threads(saved);
+        pc_blas_single_end(saved);
 }
 
 typedef struct fa_bufs {

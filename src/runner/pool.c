@@ -105,7 +105,9 @@ static void worker_loop(const pc_pool_job *job, int cmd_fd, int res_fd, int nwor
     signal(SIGPIPE, SIG_IGN); /* a closed log stream must not kill an API; a closed pipe to the
                                  parent fails write_all and ends the worker */
 #ifdef _OPENMP
-    /* the cores shared among the workers: OpenMP's and OpenBLAS's threads alike */
+    /* the cores shared among the workers: OpenMP's threads, which also share precheck's GEMMs
+     * (ops/blas.h runs OpenBLAS on one thread); OpenBLAS's count is what a torch backend's
+     * CPU GEMMs get (torch's set_num_threads does not reach a pthread OpenBLAS) */
     int threads = omp_get_num_procs() / (nworkers > 0 ? nworkers : 1);
     omp_set_num_threads(threads > 0 ? threads : 1);
     openblas_set_num_threads(threads > 0 ? threads : 1);
