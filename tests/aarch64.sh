@@ -65,6 +65,13 @@ built=$SECONDS
 # qemu-user cannot run an aarch64 program that precheck executes (no binfmt here): set what
 # precheck would otherwise set and execute itself again for (core/threads.h)
 export OMP_WAIT_POLICY=PASSIVE OPENBLAS_THREAD_TIMEOUT=16
+# qemu-user can deadlock when a guest process that has threads forks (a CI run once hung here
+# until CI's own limit): precheck runs in process under it (--jobs 0, no workers to fork) and
+# OpenBLAS starts no threads of its own when it is loaded; every emulated command has a time
+# limit, and a unit test that meets it is run once more (ctest --repeat after-timeout)
+export OPENBLAS_NUM_THREADS=1
+limit=300
+emu=(timeout "$limit" qemu-aarch64)
 
 # ---- 1. unit tests under qemu ----
 echo "== aarch64: unit tests under qemu-aarch64"
@@ -73,7 +80,8 @@ regex="^($(
     echo "${tests[*]//./\\.}"
 ))\$"
 if ! PRECHECK_EXHAUSTIVE_SAMPLE=1 PRECHECK_GOLDEN_BLAS=foreign \
-    ctest --test-dir "$out" -R "$regex" -j "$jobs" --output-on-failure >"$out/aarch64-ctest.log" 2>&1; then
+    ctest --test-dir "$out" -R "$regex" -j "$jobs" --timeout 240 --repeat after-timeout:2 \
+        --output-on-failure >"$out/aarch64-ctest.log" 2>&1; then
     cat "$out/aarch64-ctest.log"
     fail "unit tests under qemu"
 fi
@@ -89,13 +97,14 @@ dumps=tests/fixtures/msprobe/dumps
 for dump in "$dumps"/*/step0/rank/dump.json; do
     name=$(basename "$(dirname "$(dirname "$(dirname "$dump")")")")
     "$x86/precheck" run_ut -api_info "$dump" -o "$work/x86-64/$name" --no-progress >/dev/null
-    qemu-aarch64 "$out/precheck" run_ut -api_info "$dump" -o "$work/aarch64/$name" --no-progress \
-        >"$work/$name.log" || fail "run_ut of $name under qemu: $(tail -3 "$work/$name.log")"
+    "${emu[@]}" "$out/precheck" run_ut -api_info "$dump" -o "$work/aarch64/$name" --no-progress \
+        --jobs 0 >"$work/$name.log" 2>&1 ||
+        fail "run_ut of $name under qemu (exit $?; 124: over $limit s): $(tail -3 "$work/$name.log")"
     pairs+=("$work/x86-64/$name" "$work/aarch64/$name")
 done
 for arch in x86-64 aarch64; do
     exe=("$x86/precheck")
-    [[ $arch == aarch64 ]] && exe=(qemu-aarch64 "$out/precheck")
+    [[ $arch == aarch64 ]] && exe=("${emu[@]}" "$out/precheck")
     "${exe[@]}" api_precision_compare -npu "$work/$arch"/gpt_bf16_tensor/accuracy_checking_details_*.csv \
         -gpu "$work/$arch"/gpt_tensor/accuracy_checking_details_*.csv -o "$work/$arch/precision_compare" >/dev/null
     "${exe[@]}" materialize -api_info "$dumps/gpt_stats/step0/rank/dump.json" \
@@ -112,7 +121,7 @@ e2e=$SECONDS
 
 # ---- 3. the aarch64 packages ----
 echo "== aarch64: packages"
-bash tests/install/test_package.sh "$out" OFF arm64 aarch64 qemu-aarch64
+bash tests/install/test_package.sh "$out" OFF arm64 aarch64 "timeout $limit qemu-aarch64"
 
 echo "aarch64: ok in $((SECONDS - start)) s (build $((built - start)) s, unit tests $((unit - built)) s," \
     "end to end $((e2e - unit)) s, packages $((SECONDS - e2e)) s)"
