@@ -40,7 +40,10 @@ fi
 
 if [[ $PRECHECK_AARCH64 != 0 && $(uname -m) == x86_64 ]]; then
     echo "== aarch64: cross build, numerics tests and run_ut under qemu, compared with x86-64"
-    bash tests/aarch64.sh build
+    # bounded, like every stage outside ctest (whose tests have their own limits): a hang
+    # must fail in minutes, not run into CI's limit (it takes 2.5-3.5 minutes)
+    timeout 1200 bash tests/aarch64.sh build ||
+        { echo "aarch64 job failed (exit $?; 124: over 1200 s)" >&2; exit 1; }
 fi
 
 if command -v valgrind >/dev/null; then
@@ -51,7 +54,7 @@ if command -v valgrind >/dev/null; then
         # itself again to set them, and valgrind does not follow an exec (core/threads.h);
         # the block cache off, so that memcheck sees every storage as a heap block of its
         # own (core/alloc.h)
-        OMP_WAIT_POLICY=PASSIVE OPENBLAS_THREAD_TIMEOUT=16 PRECHECK_BLOCK_CACHE=0 valgrind --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite \
+        OMP_WAIT_POLICY=PASSIVE OPENBLAS_THREAD_TIMEOUT=16 PRECHECK_BLOCK_CACHE=0 timeout 900 valgrind --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite \
             --show-possibly-lost=no -q \
             ./build/precheck run_ut -api_info "tests/fixtures/msprobe/dumps/$dump/step0/rank/dump.json" \
             -o "$vg_out/$dump" --jobs 0 --no-progress >/dev/null
