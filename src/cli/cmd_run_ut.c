@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,8 +36,9 @@ static void print_usage(FILE *out, const pc_args_command *cmd)
             "       %*s [--backend cpu|torch:DEVICE|replay|faulty:...] [--python PYTHON]\n"
             "       %*s [--bench msprobe|fp64] [--seed N] [--timeout S]\n"
             "       %*s [--jobs N] [--max-memory MB] [--config_yaml CONFIG_YAML] [--no-progress]\n"
-            "       %*s [--bench-cache DIR] [--fail-on error|warning] [--progress-interval S]\n",
-            c->name, w, "", c->multi ? " [-n N]" : "", w, "", w, "", w, "", w, "");
+            "       %*s [--bench-cache DIR] [--fail-on error|warning] [--progress-interval S]\n"
+            "       %*s [--shard K/N]\n",
+            c->name, w, "", c->multi ? " [-n N]" : "", w, "", w, "", w, "", w, "", w, "");
 }
 
 static void print_help(FILE *out, const pc_args_command *cmd)
@@ -123,6 +125,11 @@ static void print_help(FILE *out, const pc_args_command *cmd)
             "other\n"
             "                               machine's run on the same dump, a rerun); made if "
             "missing\n"
+            "  --shard K/N                  only shard K (1..N) of a cost-balanced split of the "
+            "dump's\n"
+            "                               APIs (the same on every machine); precheck merge "
+            "joins the\n"
+            "                               shards' folders into the CSVs one run writes\n"
             "  -h, --help                   this help\n\n"
             "Options are spelled as msprobe's argparse takes them: --out_path=DIR, -oDIR, "
             "-d0,\n"
@@ -286,6 +293,25 @@ static int take(void *ctx, const pc_args_command *cmd, int id, char **values, in
         o->progress_interval_s = t;
         break;
     }
+    case PC_FLAG_SHARD: {
+        unsigned k = 0, n = 0;
+        int used = 0;
+        if (sscanf(v, "%u/%u%n", &k, &n, &used) != 2 || v[used] || !isdigit((unsigned char)*v) ||
+            n < 1 || n > 100000)
+            return pc_args_usage_error(cmd,
+                                       "argument --shard: invalid value: '%s' (K/N: shard K of "
+                                       "N, e.g. 1/4)",
+                                       v);
+        if (k < 1 || k > n)
+            return pc_args_usage_error(cmd,
+                                       "argument --shard: shard %u of %u: shards are numbered 1 to "
+                                       "%u (a 0-based array index, such as Slurm's "
+                                       "SLURM_ARRAY_TASK_ID from 0: --shard $((ID + 1))/%u)",
+                                       k, n, n, n);
+        o->shard_index = k;
+        o->shard_count = n;
+        break;
+    }
     case PC_FLAG_FAIL_ON:
         if (strcmp(v, "error") == 0)
             o->fail_on = PC_FAIL_ERROR;
@@ -325,6 +351,7 @@ static const int run_ut_flags[] = {
     PC_FLAG_BENCH_CACHE,
     PC_FLAG_PROGRESS_INTERVAL,
     PC_FLAG_FAIL_ON,
+    PC_FLAG_SHARD,
     -1,
 };
 /* msprobe adds -n after the run_ut flags */
@@ -351,6 +378,7 @@ static const int multi_run_ut_flags[] = {
     PC_FLAG_BENCH_CACHE,
     PC_FLAG_PROGRESS_INTERVAL,
     PC_FLAG_FAIL_ON,
+    PC_FLAG_SHARD,
     -1,
 };
 

@@ -43,6 +43,7 @@ typedef enum pc_flag {
     PC_FLAG_BENCH_CACHE,
     PC_FLAG_PROGRESS_INTERVAL,
     PC_FLAG_FAIL_ON,
+    PC_FLAG_SHARD,
     /* precheck's own: compare */
     PC_FLAG_BENCH_PATH,
     PC_FLAG_DEVICE_PATH,

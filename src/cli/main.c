@@ -34,6 +34,8 @@ static const cli_command commands[] = {
     {"dtypes", "print the dtype table with msprobe's per-dtype thresholds", cmd_dtypes, false},
     {"materialize", "save the inputs run_ut generates for a statistics dump as a tensor dump",
      pc_cli_materialize, true},
+    {"merge", "join the folders of run_ut --shard K/N runs into the CSVs of one run", pc_cli_merge,
+     false},
     {"multi_acc_check", "msprobe's current name of multi_run_ut", pc_cli_multi_run_ut, true},
     {"multi_run_ut", "run_ut with N worker processes (the same CSVs, row for row)",
      pc_cli_multi_run_ut, true},

@@ -37,7 +37,7 @@ static void put(pc_run_identity *id, const char *key, bool decides, const char *
 }
 
 /* A 64-bit FNV-1a over 8-byte words (and the tail bytes) of the file, with its size. */
-static pc_status file_digest(const char *path, char *out, size_t size)
+pc_status pc_run_file_digest(const char *path, char *out, size_t size)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
@@ -95,7 +95,7 @@ pc_status pc_run_identity_make(pc_run_identity *id, const pc_run_options *o, con
 {
     memset(id, 0, sizeof *id);
     char digest[64], buf[PC_RUN_IDENTITY_VALUE];
-    pc_status st = file_digest(dump_path, digest, sizeof digest);
+    pc_status st = pc_run_file_digest(dump_path, digest, sizeof digest);
     if (st != PC_OK)
         return st;
     put(id, "dump_content", true, "%s", digest);
@@ -113,6 +113,8 @@ pc_status pc_run_identity_make(pc_run_identity *id, const pc_run_options *o, con
     put(id, "precision", true, "%d", precision);
     put(id, "timeout", true, "%g", o->timeout_s);
     put(id, "max_memory_mb", true, "%g", o->max_memory_mb);
+    put(id, "shard", true, "%u/%u", o->shard_count > 1 ? o->shard_index : 1u,
+        o->shard_count > 1 ? o->shard_count : 1u);
     put(id, "precheck_version", false, "%s", PC_VERSION_STRING);
     put(id, "msprobe_version", false, "%s", PC_MSPROBE_VERSION);
     put(id, "save_error_data", false, "%s", o->save_error_data ? "yes" : "no");
@@ -199,6 +201,8 @@ pc_status pc_run_identity_check(const pc_run_identity *id, const char *path, con
         if (!f->decides)
             continue;
         const char *was = pc_json_string(doc, pc_json_object_get(doc, rec, f->key), NULL);
+        if (!was && strcmp(f->key, "shard") == 0)
+            was = "1/1"; /* a record from before shards: the whole dump */
         if (was && strcmp(was, f->value) == 0)
             continue;
         differences++;

@@ -108,15 +108,9 @@ size_t pc_details_row_api_len(const char *name, size_t len)
     return len;
 }
 
-typedef struct record {
-    size_t start, end; /* bytes [start, end) including the CRLF */
-    char *first;       /* the first field, unquoted (malloc'ed) */
-    size_t first_len;
-} record;
+typedef pc_csv_record record;
 
-/* Splits data into records ending in CRLF outside quotes. *complete_end: the end of the last
- * complete record (a partial tail is cut there). Skips the BOM. */
-static pc_status split_records(const char *data, size_t n, record **out, size_t *count,
+pc_status pc_csv_records_split(const char *data, size_t n, record **out, size_t *count,
                                size_t *complete_end)
 {
     size_t i = n >= 3 && memcmp(data, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
@@ -195,14 +189,14 @@ nomem:
     return pc_error_set(PC_ERR_NOMEM, "out of memory");
 }
 
-static void free_records(record *r, size_t n)
+void pc_csv_records_free(record *r, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         free(r[i].first);
     free(r);
 }
 
-static pc_status read_file(const char *path, char **data, size_t *n)
+pc_status pc_csv_file_read(const char *path, char **data, size_t *n)
 {
     FILE *f = fopen(path, "rb");
     if (!f)
@@ -281,9 +275,9 @@ pc_status pc_resume_prepare(const char *result_path, const char *details_path, p
     char *data = NULL;
     size_t n = 0, count = 0, end = 0;
     record *r = NULL;
-    pc_status st = read_file(result_path, &data, &n);
+    pc_status st = pc_csv_file_read(result_path, &data, &n);
     if (st == PC_OK)
-        st = split_records(data, n, &r, &count, &end);
+        st = pc_csv_records_split(data, n, &r, &count, &end);
     if (st == PC_OK && end < n) { /* a partial last record */
         if (truncate(result_path, (off_t)end) != 0)
             st = pc_error_set(PC_ERR_IO, "cannot truncate %s: %s", result_path, strerror(errno));
@@ -293,16 +287,16 @@ pc_status pc_resume_prepare(const char *result_path, const char *details_path, p
         st = check_header(result_path, r, count, "API name", "accuracy_checking_result");
     for (size_t i = 1; i < count && st == PC_OK; i++) /* record 0 is the header */
         st = pc_name_set_add(done, r[i].first, r[i].first_len);
-    free_records(r, count);
+    pc_csv_records_free(r, count);
     free(data);
     if (st != PC_OK)
         return st;
 
     r = NULL;
     data = NULL;
-    st = read_file(details_path, &data, &n);
+    st = pc_csv_file_read(details_path, &data, &n);
     if (st == PC_OK)
-        st = split_records(data, n, &r, &count, &end);
+        st = pc_csv_records_split(data, n, &r, &count, &end);
     if (st == PC_OK)
         st = check_header(details_path, r, count, "API Name", "accuracy_checking_details");
     bool *keep = st == PC_OK ? calloc(count + 1, sizeof *keep) : NULL;
@@ -320,7 +314,7 @@ pc_status pc_resume_prepare(const char *result_path, const char *details_path, p
         *repaired += drop + (end < n);
     }
     free(keep);
-    free_records(r, count);
+    pc_csv_records_free(r, count);
     free(data);
     return st;
 }

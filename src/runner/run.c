@@ -18,6 +18,7 @@
 #include "precheck/io/config.h"
 #include "precheck/io/path_check.h"
 #include "precheck/report/sink.h"
+#include "precheck/runner/cost.h"
 #include "runner_impl.h"
 
 static volatile sig_atomic_t interrupted;
@@ -131,24 +132,22 @@ static bool create_new(const char *path)
  * new run never reads or appends to a file it did not create (msprobe would resume the other
  * run's files and lose this run's rows). *ts becomes the timestamp used.
  */
-static pc_status claim_names(run_state *s, const char *out_dir, time_t start, char *ts)
+pc_status pc_run_claim_names(const char *out_dir, time_t start, char *ts, char *result,
+                             size_t result_size, char *details, size_t details_size)
 {
     for (int k = 0; k < 3600; k++) {
         time_t t = start + k;
         struct tm lt;
         localtime_r(&t, &lt);
         strftime(ts, 16, "%Y%m%d%H%M%S", &lt);
-        snprintf(s->result_path, sizeof s->result_path, "%s/accuracy_checking_result_%s.csv",
-                 out_dir, ts);
-        snprintf(s->details_path, sizeof s->details_path, "%s/accuracy_checking_details_%s.csv",
-                 out_dir, ts);
-        if (!create_new(s->result_path)) {
+        snprintf(result, result_size, "%s/accuracy_checking_result_%s.csv", out_dir, ts);
+        snprintf(details, details_size, "%s/accuracy_checking_details_%s.csv", out_dir, ts);
+        if (!create_new(result)) {
             if (errno == EEXIST)
                 continue;
-            return pc_error_set(PC_ERR_IO, "%s: cannot create: %s", s->result_path,
-                                strerror(errno));
+            return pc_error_set(PC_ERR_IO, "%s: cannot create: %s", result, strerror(errno));
         }
-        if (create_new(s->details_path)) {
+        if (create_new(details)) {
             if (k > 0)
                 pc_log_warning("%s already holds run_ut CSVs named for this run's start time: "
                                "this run writes its own under the next free time stamp, %s.",
@@ -156,9 +155,9 @@ static pc_status claim_names(run_state *s, const char *out_dir, time_t start, ch
             return PC_OK;
         }
         int e = errno;
-        unlink(s->result_path);
+        unlink(result);
         if (e != EEXIST)
-            return pc_error_set(PC_ERR_IO, "%s: cannot create: %s", s->details_path, strerror(e));
+            return pc_error_set(PC_ERR_IO, "%s: cannot create: %s", details, strerror(e));
     }
     return pc_error_set(PC_ERR_IO,
                         "%s holds run_ut CSVs for every second of the hour after this run's "
@@ -290,6 +289,36 @@ static pc_status work_list(const pc_dump *dump, const bool *keep, const pc_name_
     return PC_OK;
 }
 
+/* --shard K/N: keep (allocated when NULL) narrowed to the APIs of shard K. The split is over
+ * the APIs the run would take (-f's choice), whatever a resume has done already, so a resumed
+ * shard is the same shard. An API whose name stops the run stays in every shard, so each
+ * shard stops there as the whole run would. */
+static pc_status shard_keep(const pc_dump *dump, const pc_run_options *o, bool **keep)
+{
+    uint32_t *shard_of = malloc((dump->api_count + 1) * sizeof *shard_of);
+    if (!*keep) {
+        *keep = malloc((dump->api_count + 1) * sizeof **keep);
+        for (size_t i = 0; *keep && i < dump->api_count; i++)
+            (*keep)[i] = true;
+    }
+    if (!shard_of || !*keep) {
+        free(shard_of);
+        return pc_error_set(PC_ERR_NOMEM, "out of memory");
+    }
+    pc_status st = pc_shard_assign(dump, *keep, o->shard_count, shard_of, NULL);
+    size_t mine = 0;
+    for (size_t i = 0; st == PC_OK && i < dump->api_count; i++) {
+        bool stop = dump->apis[i].unsafe_name && (*keep)[i];
+        (*keep)[i] = stop || shard_of[i] == o->shard_index - 1;
+        mine += (*keep)[i];
+    }
+    free(shard_of);
+    if (st == PC_OK)
+        pc_log_info("Shard %u/%u: %zu of the dump's %zu APIs.", o->shard_index, o->shard_count,
+                    mine, dump->api_count);
+    return st;
+}
+
 /* What the APIs in flight may use together: --max-memory, else 90% of the memory available
  * now (the caller shares it among the workers). */
 static size_t api_limit(double max_memory_mb)
@@ -386,6 +415,10 @@ int pc_run_ut(const pc_run_options *o)
         }
         pc_log_info("Finish filtering the api in the api_info_file.");
     }
+    if (o->shard_count > 1 && shard_keep(dump, o, &keep) != PC_OK) {
+        fail(pc_error_message());
+        goto out;
+    }
     const char *out_path = o->out_path && *o->out_path ? o->out_path : "./";
     char out_dir[PC_PATH_BUFFER_SIZE];
     if (pc_path_make_dir(out_path) != PC_OK ||
@@ -424,7 +457,8 @@ int pc_run_ut(const pc_run_options *o)
                            "older precheck): resuming as msprobe does, without checking that "
                            "the dump and the settings are the run's.",
                            s.result_path);
-    } else if (claim_names(&s, out_dir, start, ts) != PC_OK) {
+    } else if (pc_run_claim_names(out_dir, start, ts, s.result_path, sizeof s.result_path,
+                                  s.details_path, sizeof s.details_path) != PC_OK) {
         fail(pc_error_message());
         goto out;
     } else {

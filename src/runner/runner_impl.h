@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "precheck/inputs/inputs.h"
 #include "precheck/io/csv.h"
@@ -90,6 +91,28 @@ pc_status pc_cache_store_grads(const char *dir, const pc_cache_key *k, const pc_
 /* The cache directory exists (made when missing) and is readable and writable. */
 pc_status pc_cache_dir_check(const char *dir);
 
+/* ---- the records of run_ut's CSVs (resume.c; precheck merge reads them too) ---- */
+
+typedef struct pc_csv_record {
+    size_t start, end; /* bytes [start, end) including the CRLF */
+    char *first;       /* the first field, unquoted (malloc'ed) */
+    size_t first_len;
+} pc_csv_record;
+
+/* The whole file, malloc'ed. */
+pc_status pc_csv_file_read(const char *path, char **data, size_t *n);
+/* Splits data into records ending in CRLF outside quotes. *complete_end: the end of the last
+ * complete record (a partial tail is not a record). Skips the BOM. */
+pc_status pc_csv_records_split(const char *data, size_t n, pc_csv_record **out, size_t *count,
+                               size_t *complete_end);
+void pc_csv_records_free(pc_csv_record *r, size_t n);
+
+/* Creates <out_dir>/accuracy_checking_{result,details}_<ts>.csv for a run started at start,
+ * exclusively: when the names are taken, the next second's (run.c). *ts (16 bytes) becomes
+ * the time stamp used. */
+pc_status pc_run_claim_names(const char *out_dir, time_t start, char *ts, char *result,
+                             size_t result_size, char *details, size_t details_size);
+
 /* ---- the run's identity and its command line (identity.c) ---- */
 
 #define PC_RUN_IDENTITY_MAX   24
@@ -114,6 +137,8 @@ pc_status pc_run_identity_make(pc_run_identity *id, const pc_run_options *o, con
 void pc_run_identity_note(pc_run_identity *id, const char *key, const char *value);
 /* <dir>/precheck_run_<ts>.json: the record beside a run's CSVs. */
 void pc_run_identity_path(char *out, size_t size, const char *dir, const char *ts);
+/* A digest of a file's content, as the record's "dump_content" holds it. */
+pc_status pc_run_file_digest(const char *path, char *out, size_t size);
 /* Writes the record (atomically) with the run's command line. */
 pc_status pc_run_identity_write(const pc_run_identity *id, const char *path, const char *command);
 /* Compares id with the record at path, written by the run that made csv: PC_ERR_INVALID

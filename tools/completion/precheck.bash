@@ -5,7 +5,7 @@
 # The lists follow 'precheck --help' and 'precheck COMMAND --help' (tests/install/test_install.sh
 # checks that they are the same).
 
-_precheck_commands="acc_check api_precision_compare check_dump compare dtypes materialize
+_precheck_commands="acc_check api_precision_compare check_dump compare dtypes materialize merge
 multi_acc_check multi_run_ut ops report run_overflow_check run_ut"
 
 # The options of a command, as its --help spells them.
@@ -14,7 +14,7 @@ _precheck_options()
     local run_ut="-api_info --api_info_file -o --out_path -save_error_data -j --jit_compile
         -d --device -csv_path --result_csv_path -f --filter_api -config --config_path
         --backend --python --bench --seed --timeout --max-memory --jobs --config_yaml
-        --no-progress --progress-interval --fail-on --bench-cache -h --help"
+        --no-progress --progress-interval --fail-on --bench-cache --shard -h --help"
     case $1 in
     run_ut | acc_check) echo "$run_ut" ;;
     multi_run_ut | multi_acc_check) echo "$run_ut -n --num_splits" ;;
@@ -30,6 +30,7 @@ _precheck_options()
         --threads --cosine-blas-order -h --help" ;;
     ops) echo "--json --dump -h --help" ;;
     report) echo "-o --output --run --error-data --max-plots -h --help" ;;
+    merge) echo "-o --out_path -api_info --api_info_file -h --help" ;;
     dtypes) echo "-h --help" ;;
     *) echo "-h --help --version -f --framework" ;;
     esac
@@ -58,7 +59,8 @@ _precheck_value()
     --fail-on) echo "words error warning" ;;
     -f | --framework) [[ -z $1 ]] && echo "words pytorch" || echo switch ;;
     -d | --device | -j | --jit_compile | -n | --num_splits | --seed | --timeout | --max-memory | \
-        --jobs | --progress-interval | -api_name | -precision | --threads | --run | --max-plots)
+        --jobs | --progress-interval | -api_name | -precision | --threads | --run | --max-plots | \
+        --shard)
         # a value the user types (-j takes one in run_overflow_check only)
         if [[ $1 != run_overflow_check && ($2 == -j || $2 == --jit_compile) ]]; then
             echo switch
@@ -118,8 +120,8 @@ _precheck()
     fi
     if [[ -z $cmd && $cur != -* ]]; then
         mapfile -t COMPREPLY < <(compgen -W "$_precheck_commands" -- "$cur")
-    elif [[ $cmd == report && $cur != -* ]]; then
-        # report's one positional argument: the output folder of a run
+    elif [[ ($cmd == report || $cmd == merge) && $cur != -* ]]; then
+        # report's one positional argument, merge's several: output folders of runs
         compopt -o filenames 2>/dev/null
         mapfile -t COMPREPLY < <(compgen -d -- "$cur")
     else

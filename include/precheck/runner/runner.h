@@ -127,7 +127,28 @@ typedef struct pc_run_options {
     /* --fail-on: exit PC_EXIT_FAILED_CHECK when an API's verdict is at or above this level
      * (pc_fail_level of report/sink.h: 0 never, the default, as msprobe) */
     int fail_on;
+    /* --shard K/N: only the APIs of shard K (1..N) of the dump's cost-balanced split
+     * (runner/cost.h); shard_count 0 or 1: the whole dump. precheck merge joins the shards'
+     * CSVs into what one run writes. */
+    uint32_t shard_index, shard_count;
 } pc_run_options;
+
+/* ---- precheck merge DIR... -o OUT (merge.c) ----
+ * The folders of run_ut --shard K/N runs of one dump (each holding its run record and CSVs;
+ * a record file names one run where a folder holds several) joined into the two CSVs that one
+ * run_ut of the whole dump writes, byte for byte, and their run record. Refuses shards of
+ * different dumps or settings, a missing or repeated shard, and a shard that did not finish
+ * (naming the command that resumes it). Returns the exit status: 0 merged, 1 failed (logged). */
+typedef struct pc_merge_options {
+    const char *const *inputs;
+    size_t input_count;
+    const char *out_path; /* NULL or "": "./" */
+    const char *api_info; /* the dump, when it is no longer where the records say; NULL */
+    int argc;             /* the command's arguments, for the merged run's record */
+    char *const *argv;
+} pc_merge_options;
+
+int pc_merge(const pc_merge_options *o);
 
 /* The exit status of a run that completed and found what --fail-on names. */
 #define PC_EXIT_FAILED_CHECK 3
