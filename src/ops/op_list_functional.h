@@ -1,5 +1,5 @@
 /* The op rows of the "functional" group, in op_list.h's X-macro form (included by op_list.h only);
- * kernels declared in functional_impl.h. The aten forms of Torch.kl_div,
+ * kernels declared in loss_impl.h. The aten forms of Torch.kl_div,
  * Torch.binary_cross_entropy_with_logits and Torch.instance_norm take other arguments than
  * their Functional namesakes, so they are rows of their own (names prefixed "torch_"). */
 /* clang-format off */
@@ -21,6 +21,6 @@ X(PAD, "pad(Tensor input, int[] pad, str mode='constant', float? value=None) -> 
 X(CONSTANT_PAD_ND, "constant_pad_nd(Tensor input, int[] pad, Scalar value=0) -> Tensor", true, pc_k_pad_forward, pc_k_pad_backward, PC_FN_CONSTANT_PAD_ND, 0u)
 X(EINSUM, "einsum(str equation, Tensor? t0=None, Tensor? t1=None, Tensor? t2=None, Tensor? t3=None, Tensor? t4=None, Tensor? t5=None, Tensor? t6=None, Tensor? t7=None) -> Tensor", false, pc_k_einsum_forward, pc_k_einsum_backward, 0, 0u)
 X(SCALED_DOT_PRODUCT_ATTENTION, "scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0.0, bool is_causal=False, *, float? scale=None) -> Tensor", false, pc_k_sdpa_forward, pc_k_sdpa_backward, 0, 0u)
-/* the p-norm distances of the rows of x1 to the rows of x2 (functional_dist.c) */
+/* the p-norm distances of the rows of x1 to the rows of x2 (cdist.c) */
 X(CDIST, "cdist(Tensor x1, Tensor x2, float p=2.0, str compute_mode='use_mm_for_euclid_dist_if_necessary') -> Tensor", false, pc_k_cdist_forward, pc_k_cdist_backward, 0, 0u)
 /* clang-format on */

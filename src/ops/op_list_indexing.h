@@ -1,5 +1,5 @@
 /* The op rows of the "indexing" group, in op_list.h's X-macro form (included by op_list.h only);
- * kernels declared in indexing_impl.h. exact: the op only moves elements (index_add, scatter's
+ * kernels declared in index_impl.h. exact: the op only moves elements (index_add, scatter's
  * reduce=, scatter_add and index_put's accumulate add; linspace and logspace compute). */
 /* clang-format off */
 X(INDEX_SELECT, "index_select(Tensor input, int dim, Tensor index) -> Tensor", true, pc_k_index_select_forward, pc_k_index_select_backward, 0, 0u)
@@ -27,10 +27,10 @@ X(BINCOUNT, "bincount(Tensor input, Tensor? weights=None, int minlength=0) -> Te
 /* counts (exact) of a float tensor in bins equal parts of [min, max] (min = max: its extremes); not
  * differentiable in torch */
 X(HISTC, "histc(Tensor input, int bins=100, Scalar min=0, Scalar max=0) -> Tensor", true, pc_k_histc_forward, NULL, 0, 0u)
-/* x[indices] = value (indexing_setitem.c): the result is the modified x; value a tensor or a
+/* x[indices] = value (setitem.c): the result is the modified x; value a tensor or a
  * Python number */
 X(SETITEM, "__setitem__(Tensor input, Index indices, Tensor value) -> Tensor", true, pc_k_setitem_forward, pc_k_setitem_backward, 0, 4u)
-/* indices: a tuple of tensors, bound as an Index (indexing_setitem.c) */
+/* indices: a tuple of tensors, bound as an Index (setitem.c) */
 X(INDEX_PUT, "index_put(Tensor input, Index indices, Tensor values, bool accumulate=False) -> Tensor", false, pc_k_index_put_forward, pc_k_index_put_backward, 0, 0u)
 X(ROLL, "roll(Tensor input, int[1] shifts, int[1] dims=[]) -> Tensor", true, pc_k_roll_forward, pc_k_roll_backward, 0, 0u)
 X(TILE, "tile(Tensor input, int[] dims) -> Tensor", true, pc_k_tile_forward, pc_k_tile_backward, 0, 0u)

@@ -1,5 +1,5 @@
 /* The op rows of the "reduction" group, in op_list.h's X-macro form (included by op_list.h only);
- * kernels declared in reduction_impl.h. No Torch.vector_norm name (op_names_reduction.inc): a
+ * kernels declared in reduce_impl.h. No Torch.vector_norm name (op_names_reduction.inc): a
  * dumped torch.linalg.vector_norm is replayed by its bare name, which msprobe's torch list
  * lacks, so msprobe SKIPs it; msprobe wraps no Torch.allclose. */
 /* clang-format off */
@@ -14,7 +14,7 @@ X(STD_MEAN, "std_mean(Tensor input, int[1]? dim=None, bool unbiased=True, bool k
 X(CUMSUM, "cumsum(Tensor input, int dim, *, ScalarType? dtype=None) -> Tensor", false, pc_k_scan_forward, pc_k_scan_backward, PC_RD_CUMSUM, 0u)
 X(CUMPROD, "cumprod(Tensor input, int dim, *, ScalarType? dtype=None) -> Tensor", false, pc_k_scan_forward, pc_k_scan_backward, PC_RD_CUMPROD, 0u)
 X(LOGSUMEXP, "logsumexp(Tensor input, int[1] dim, bool keepdim=False) -> Tensor", false, pc_k_logsumexp_forward, pc_k_logsumexp_backward, 0, 0u)
-/* p: a number, or torch.norm's str forms (reduce.c's pc_k_norm_str_*: 'fro', the default, is torch's frobenius_norm; 'nuc' is refused) */
+/* p: a number, or torch.norm's str forms (reduce_sum.c's pc_k_norm_str_*: 'fro', the default, is torch's frobenius_norm; 'nuc' is refused) */
 X(NORM, "norm(Tensor input, str|Scalar? p='fro', int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", false, pc_k_norm_str_forward, pc_k_norm_str_backward, 0, 0u)
 X(NORMALIZE, "normalize(Tensor input, float p=2.0, int dim=1, float eps=1e-12, Tensor? out=None) -> Tensor", false, pc_k_normalize_forward, pc_k_normalize_backward, 0, 0u)
 X(FOREACH_NORM, "_foreach_norm(Tensor[] tensors, Scalar ord=2) -> Tensor[]", false, pc_k_foreach_norm_forward, NULL, 0, 0u)

@@ -62,7 +62,7 @@ PC_FAM_ALLOC(EYE, "eye(int n, int? m=None, *, ScalarType? dtype=None, " PC_FACTO
 PC_FAM_ALLOC(FULL_LIKE, "full_like(Tensor input, Scalar fill_value, *, ScalarType? dtype=None, " PC_FACTORY_TAIL ", MemoryFormat? memory_format=None) -> Tensor", PC_FILL_FULL_LIKE)
 PC_FAM_ALLOC(ONES_LIKE, "ones_like(Tensor input, *, ScalarType? dtype=None, " PC_FACTORY_TAIL ", MemoryFormat? memory_format=None) -> Tensor", PC_FILL_ONES_LIKE)
 PC_FAM_ALLOC(ZEROS_LIKE, "zeros_like(Tensor input, *, ScalarType? dtype=None, " PC_FACTORY_TAIL ", MemoryFormat? memory_format=None) -> Tensor", PC_FILL_ZEROS_LIKE)
-/* x[index] (index.c); Index is precheck's own schema type (call.h) */
+/* x[index] (getitem.c); Index is precheck's own schema type (call.h) */
 X(GETITEM, "__getitem__(Tensor input, Index indices) -> Tensor", true, pc_k_index_forward, pc_k_index_backward, 0, 0u)
 
 #undef PC_FAM_VIEW

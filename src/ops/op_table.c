@@ -9,15 +9,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "conv_impl.h"
-#include "functional_impl.h"
-#include "indexing_impl.h"
-#include "nn_impl.h"
-#include "npu_impl.h"
-#include "ops_impl.h"
-#include "reduction_impl.h"
-#include "shape_impl.h"
-#include "sort_impl.h"
+#include "ops/conv/conv_impl.h"
+#include "ops/loss/loss_impl.h"
+#include "ops/index/index_impl.h"
+#include "ops/nn/nn_impl.h"
+#include "ops/npu/npu_impl.h"
+#include "ops/ops_impl.h"
+#include "ops/reduce/reduce_impl.h"
+#include "ops/shape/shape_impl.h"
+#include "ops/sort/sort_impl.h"
 
 typedef enum pc_op_id {
 #define X(id, schema, exact, fwd, bwd, param, wrap) PC_OP_##id,

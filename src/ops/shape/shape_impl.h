@@ -1,0 +1,106 @@
+/* Private to src/ops: the kernels of the "shape" group of ops (rows in op_list_shape.h):
+ * views and copies (shape/shape.c), joins and splits (shape/shape.c), reductions
+ * (reduce/reduce_sum.c), factories (factory/factory.c) and indexing (index/getitem.c), and the
+ * few helpers they share (shape/shape.c). */
+#ifndef PC_OPS_SHAPE_IMPL_H
+#define PC_OPS_SHAPE_IMPL_H
+
+#include "ops/ops_impl.h"
+
+/* How a view op places its result on its input (op param of the view family). Every result is
+ * materialised: a new contiguous tensor with the view's values. */
+typedef enum pc_view_kind {
+    PC_VIEW_TRANSPOSE, /* transpose, swapaxes, swapdims: (input, dim0, dim1) */
+    PC_VIEW_T,
+    PC_VIEW_PERMUTE,
+    PC_VIEW_RESHAPE, /* reshape and view: (input, shape) with one -1 inferred */
+    PC_VIEW_VIEW_AS,
+    PC_VIEW_FLATTEN, /* flatten (input, start_dim, end_dim) and ravel (input) */
+    PC_VIEW_UNSQUEEZE,
+    PC_VIEW_SQUEEZE,
+    PC_VIEW_EXPAND, /* expand, broadcast_to: (input, size) */
+    PC_VIEW_EXPAND_AS,
+    PC_VIEW_IDENTITY, /* contiguous, clone */
+    PC_VIEW_NARROW,
+    PC_VIEW_SELECT,
+    PC_VIEW_REPEAT,  /* a copy per repeat: backward sums them */
+    PC_VIEW_MOVEDIM, /* movedim, moveaxis: (input, source, destination) */
+    PC_VIEW_FLIP,
+    PC_VIEW_UNFLATTEN,
+} pc_view_kind;
+
+/* Splits (op param of the split family): several outputs, no backward (run_ut runs none). */
+enum { PC_SPLIT_CHUNK, PC_SPLIT_SIZE, PC_SPLIT_SIZES, PC_SPLIT_UNBIND };
+/* Joins, triangles, reductions, factories (op params). */
+enum { PC_JOIN_CAT, PC_JOIN_STACK };
+enum { PC_TRI_LOWER, PC_TRI_UPPER };
+enum { PC_REDUCE_SUM, PC_REDUCE_MEAN };
+enum { PC_EXTREME_MAX, PC_EXTREME_MIN };
+enum {
+    PC_FILL_FULL,
+    PC_FILL_FULL_LIKE,
+    PC_FILL_ONES_LIKE,
+    PC_FILL_ZEROS_LIKE,
+    PC_FILL_ZEROS,
+    PC_FILL_ONES,
+    PC_FILL_EYE
+};
+
+pc_status pc_k_view_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
+pc_status pc_k_view_backward(const pc_op_call *call, pc_compute compute, const pc_tensor *grad_out,
+                             pc_op_grads *out);
+pc_status pc_k_split_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
+pc_status pc_k_join_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
+/* cat/stack: each item's gradient is its slice of grad_out (in the output's dtype), cast to the
+ * item's dtype; into out->lists[0] */
+pc_status pc_k_join_backward(const pc_op_call *call, pc_compute compute, const pc_tensor *grad_out,
+                             pc_op_grads *out);
+pc_status pc_k_tri_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
+pc_status pc_k_tri_backward(const pc_op_call *call, pc_compute compute, const pc_tensor *grad_out,
+                            pc_op_grads *out);
+
+pc_status pc_k_reduce_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
+pc_status pc_k_reduce_backward(const pc_op_call *call, pc_compute compute,
+                               const pc_tensor *grad_out, pc_op_grads *out);
+/* norm with torch.norm's Python layer (reduce_sum.c): p a number -> the reduction group's norm
+ * kernels; p='fro' -> torch's frobenius_norm (the 2-norm over no dim, all, or one dim; over two
+ * dims sqrt(sum(x * x)), each op rounded as torch rounds it); 'nuc' refused. */
+pc_status pc_k_norm_str_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
+pc_status pc_k_norm_str_backward(const pc_op_call *call, pc_compute compute,
+                                 const pc_tensor *grad_out, pc_op_grads *out);
+/* max/min: no dim -> one 0-dim tensor (backward: dy split among the ties); with dim ->
+ * (values, indices), forward only. */
+pc_status pc_k_extreme_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
+pc_status pc_k_extreme_backward(const pc_op_call *call, pc_compute compute,
+                                const pc_tensor *grad_out, pc_op_grads *out);
+/* amax/amin over a dim list (backward: dy split among the ties of each slot). */
+pc_status pc_k_amax_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
+pc_status pc_k_amax_backward(const pc_op_call *call, pc_compute compute, const pc_tensor *grad_out,
+                             pc_op_grads *out);
+pc_status pc_k_argmax_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
+
+pc_status pc_k_arange_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
+pc_status pc_k_fill_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
+
+/* x[index] (getitem.c): basic and advanced indexing as torch does it, msprobe's special cases
+ * for a lone tensor index; backward adds the gradient back (repeated indices accumulate). */
+pc_status pc_k_index_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
+pc_status pc_k_index_backward(const pc_op_call *call, pc_compute compute, const pc_tensor *grad_out,
+                              pc_op_grads *out);
+
+/* ---- helpers shared by the group (shape.c) ---- */
+
+/* dim wrapped into [0, rank) as torch does (a 0-dim tensor takes -1 and 0); PC_ERR_RANGE with
+ * torch's "Dimension out of range (expected to be in range of [-2, 1], but got 5)". */
+pc_status pc_shape_wrap_dim(const pc_op_call *call, int64_t dim, int rank, int *out);
+/* Argument i is a float tensor (not a Python number) whose record requires grad. */
+bool pc_shape_wants_grad(const pc_op_call *call, int i);
+/* Element offsets (from base) of the n elements of a strided shape in row-major order;
+ * malloc'ed, NULL when out of memory. */
+int64_t *pc_shape_offsets(const int64_t *shape, const int64_t *strides, int rank, int64_t base,
+                          int64_t n);
+/* A new tensor of dtype and shape from n doubles (values converted as pc_element_store). */
+pc_status pc_shape_store(pc_tensor *out, pc_dtype dtype, const int64_t *shape, int rank,
+                         const double *v);
+
+#endif
