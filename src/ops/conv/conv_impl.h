@@ -1,4 +1,4 @@
-/* Private to src/ops: the kernels of the "conv" group of ops (rows in op_list_conv.h). */
+/* Private to src/ops: the kernels of the "conv" group of ops (rows in conv/conv.def). */
 #ifndef PC_OPS_CONV_IMPL_H
 #define PC_OPS_CONV_IMPL_H
 
@@ -6,7 +6,7 @@
 
 #include "ops/ops_impl.h"
 
-/* ---- convolutions (conv.c; conv2d's row in op_list_nn.h too); op param: spatial
+/* ---- convolutions (conv.c; conv2d's row in nn/nn.def); op param: spatial
  * dimensions (1-3) | PC_CONV_TRANSPOSED ---- */
 enum { PC_CONV_TRANSPOSED = 4 };
 /* C [M, N] = A [M, K] x B [K, N] (B^T: B [N, K] when tb) in float32, each output one FMA chain

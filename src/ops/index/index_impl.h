@@ -1,4 +1,4 @@
-/* Private to src/ops: the kernels of the "indexing" group of ops (rows in op_list_indexing.h):
+/* Private to src/ops: the kernels of the "indexing" group of ops (rows in index/index.def):
  * index_select / index_add / index_copy / index_fill (index.c), gather / scatter /
  * scatter_add / take_along_dim / take (index_scatter.c), masked_select / masked_scatter /
  * nonzero / argwhere (index_mask.c), Tensor.__setitem__ / index_put (setitem.c),

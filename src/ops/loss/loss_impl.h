@@ -1,4 +1,4 @@
-/* Private to src/ops: the kernels of the "functional" group of ops (rows in op_list_functional.h):
+/* Private to src/ops: the kernels of the "functional" group of ops (rows in loss/loss.def):
  * the losses (loss/loss.c), group_norm, instance_norm and glu (norm/group_norm.c), pad
  * (shape/pad.c), einsum (linalg/einsum.c), scaled_dot_product_attention (nn/sdpa.c) and cdist
  * (linalg/cdist.c). The helpers they use (pc_fn_*) are in ops/kernel.h. */

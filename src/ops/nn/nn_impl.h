@@ -1,4 +1,4 @@
-/* Private to src/ops: the kernels of the "nn" group of ops (rows in op_list_nn.h): the matrix
+/* Private to src/ops: the kernels of the "nn" group of ops (rows in nn/nn.def): the matrix
  * products (linalg/gemm.c), softmax, layer_norm, batch_norm and cross_entropy (norm/norm.c),
  * embedding, dropout and leaky_relu (nn/nn_misc.c). The helpers every kernel uses are in
  * ops/kernel.h. */

@@ -1,4 +1,4 @@
-/* Private to src/ops: the kernels of the "npu" group of ops (rows in op_list_npu.h): torch_npu's
+/* Private to src/ops: the kernels of the "npu" group of ops (rows in npu/npu.def): torch_npu's
  * fused operators, computed as msprobe's CPU bench functions define them (dump_and_ops.md
  * §B.4). The schema name of each row is the dumped API name ("npu_rms_norm"). */
 #ifndef PC_OPS_NPU_IMPL_H

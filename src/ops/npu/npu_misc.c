@@ -4,7 +4,7 @@
  * npu_layer_norm_eval (layer_norm ignoring weight, bias and eps: the bench's quirk),
  * npu_apply_adam and npu_apply_adam_w (Adam updates of out=(var, m, v); no backward), and
  * npu_group_norm_silu. npu_linear and npu_mish are the nn and element-wise kernels (rows in
- * op_list_npu.h). The device computes float16/bfloat16 in float32 and rounds each result
+ * npu/npu.def). The device computes float16/bfloat16 in float32 and rounds each result
  * once, float32 and float64 in their own dtype; the bench in float64.
  */
 #include <math.h>

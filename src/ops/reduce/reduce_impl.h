@@ -1,4 +1,4 @@
-/* Private to src/ops: the kernels of the "reduction" group of ops (rows in op_list_reduction.h):
+/* Private to src/ops: the kernels of the "reduction" group of ops (rows in reduce/reduce.def):
  * nansum, prod, var/std (and their _mean forms), logsumexp, norm, normalize, all/any
  * (reduce.c), cumsum/cumprod (reduce_scan.c), equal/allclose/isclose and _foreach_norm
  * (reduce_close.c), and the helpers they share (reduce.c). */

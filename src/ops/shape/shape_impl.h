@@ -1,4 +1,4 @@
-/* Private to src/ops: the kernels of the "shape" group of ops (rows in op_list_shape.h):
+/* Private to src/ops: the kernels of the "shape" group of ops (rows in shape/shape.def):
  * views and copies (shape/shape.c), joins and splits (shape/shape.c), reductions
  * (reduce/reduce_sum.c), factories (factory/factory.c) and indexing (index/getitem.c), and the
  * few helpers they share (shape/shape.c). */

@@ -1,4 +1,4 @@
-/* Private to src/ops: the kernels of the "sort" group of ops (rows in op_list_sort.h): sort,
+/* Private to src/ops: the kernels of the "sort" group of ops (rows in sort/sort.def): sort,
  * argsort, msort, topk, kthvalue, median and NPU.npu_sort_v2 (sort.c), unique and
  * unique_consecutive (sort_unique.c), and NPU.npu_moe_gating_top_k_softmax (sort_moe.c). */
 #ifndef PC_OPS_SORT_IMPL_H
