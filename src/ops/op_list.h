@@ -12,7 +12,7 @@
  * PC_FORM_INPLACE (add_, __iadd__).
  *
  * Adding an op: its X row and its N rows in its family's .def, its kernels in that family's
- * folder (declared in the family's _impl.h), and its golden case in tests/golden/ (docs/ops.md,
+ * folder (declared in <family>/<family>_impl.h), and its golden case in tests/golden/ (docs/ops.md,
  * "Adding an op").
  *
  * The order is load-bearing: the API names are looked up first match first, overloads are

@@ -11,11 +11,15 @@
 #include <string.h>
 
 #include "ops/conv/conv_impl.h"
-#include "ops/loss/loss_impl.h"
+#include "ops/factory/factory_impl.h"
 #include "ops/index/index_impl.h"
+#include "ops/linalg/linalg_impl.h"
+#include "ops/loss/loss_impl.h"
 #include "ops/nn/nn_impl.h"
+#include "ops/norm/norm_impl.h"
 #include "ops/npu/npu_impl.h"
 #include "ops/ops_impl.h"
+#include "ops/pointwise/pointwise_impl.h"
 #include "ops/reduce/reduce_impl.h"
 #include "ops/shape/shape_impl.h"
 #include "ops/sort/sort_impl.h"

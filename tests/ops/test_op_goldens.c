@@ -22,7 +22,7 @@
 #include "precheck/core/convert.h"
 #include "precheck/ops/exec.h"
 #include "ops/conv/conv_impl.h"
-#include "ops/loss/loss_impl.h"
+#include "ops/linalg/linalg_impl.h"
 #include "ops/nn/nn_impl.h"
 #include "ops/npu/npu_impl.h"
 

@@ -24,7 +24,7 @@
 
 #include "ops/blas.h"
 #include "ops/conv/conv_impl.h"
-#include "ops/nn/nn_impl.h"
+#include "ops/kernel.h"
 
 /* The geometry of one im2col: an image of ch channels and spatial size im, the column
  * positions col, the kernel k with its stride, left padding and dilation; hwc: rows ordered

@@ -21,7 +21,7 @@
 #include <string.h>
 
 #include "ops/conv/conv_impl.h"
-#include "ops/nn/nn_impl.h"
+#include "ops/kernel.h"
 #include "precheck/core/convert.h"
 
 enum { IP_NEAREST, IP_NEAREST_EXACT, IP_LINEAR, IP_AREA };

@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "ops/conv/conv_impl.h"
-#include "ops/nn/nn_impl.h"
+#include "ops/kernel.h"
 #include "precheck/core/convert.h"
 
 typedef struct pnd_plan {

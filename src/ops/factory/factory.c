@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "precheck/core/convert.h"
-#include "ops/shape/shape_impl.h"
+#include "ops/factory/factory_impl.h"
 
 static double scalar_of(const pc_value *v)
 {

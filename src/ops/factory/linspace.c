@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ops/index/index_impl.h"
+#include "ops/factory/factory_impl.h"
 #include "precheck/core/convert.h"
 
 /* A Scalar argument converted as torch's Scalar.to<scalar_t>() does (half precision through

@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "precheck/core/convert.h"
+#include "ops/index/index_impl.h"
 #include "ops/shape/shape_impl.h"
 
 #define VIEW_MAX (2 * PC_TENSOR_MAX_DIMS)

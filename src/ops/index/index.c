@@ -14,9 +14,10 @@
 #include <string.h>
 
 #include "ops/index/index_impl.h"
-#include "ops/nn/nn_impl.h"
-#include "precheck/core/convert.h"
+#include "ops/kernel.h"
+#include "ops/ops_impl.h"
 #include "ops/shape/shape_impl.h"
+#include "precheck/core/convert.h"
 
 /* ---- helpers ---- */
 

@@ -3,7 +3,7 @@
  * scatter_add / take_along_dim / take (index_scatter.c), masked_select / masked_scatter /
  * nonzero / argwhere (index_mask.c), Tensor.__setitem__ / index_put (setitem.c),
  * roll / tile / repeat_interleave / diag / diagonal / diag_embed / one_hot / fill_
- * (index_misc.c), linspace / logspace (factory/linspace.c), and the helpers they share
+ * (index_misc.c), Tensor.__getitem__ (getitem.c), and the helpers they share
  * (index.c).
  *
  * Every op here moves elements (exact: no rounding of its own) except linspace / logspace and
@@ -102,9 +102,11 @@ pc_status pc_k_fill_value_forward(const pc_op_call *call, pc_compute compute, pc
 pc_status pc_k_fill_value_backward(const pc_op_call *call, pc_compute compute,
                                    const pc_tensor *grad_out, pc_op_grads *out);
 
-/* linspace, logspace (linspace.c): torch's CPU kernels' arithmetic, on both sides */
-pc_status pc_k_linspace_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
-pc_status pc_k_logspace_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
+/* x[index] (getitem.c): basic and advanced indexing as torch does it, msprobe's special cases
+ * for a lone tensor index; backward adds the gradient back (repeated indices accumulate). */
+pc_status pc_k_index_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
+pc_status pc_k_index_backward(const pc_op_call *call, pc_compute compute, const pc_tensor *grad_out,
+                              pc_op_grads *out);
 
 /* ---- helpers (index.c) ---- */
 

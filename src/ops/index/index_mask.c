@@ -14,8 +14,9 @@
 #include <string.h>
 
 #include "ops/index/index_impl.h"
-#include "precheck/core/convert.h"
+#include "ops/ops_impl.h"
 #include "ops/shape/shape_impl.h"
+#include "precheck/core/convert.h"
 
 /* The broadcast mask and self as contiguous copies, the mask as bytes 0/1. */
 typedef struct mask_plan {

@@ -15,8 +15,9 @@
 #include <string.h>
 
 #include "ops/index/index_impl.h"
-#include "precheck/core/convert.h"
+#include "ops/ops_impl.h"
 #include "ops/shape/shape_impl.h"
+#include "precheck/core/convert.h"
 
 typedef struct sg_plan {
     const pc_tensor *x, *idx, *src; /* src: NULL for gather and the value form */

@@ -21,10 +21,12 @@
 #include <string.h>
 
 #include "ops/blas.h"
-#include "ops/loss/loss_impl.h"
-#include "precheck/core/convert.h"
+#include "ops/kernel.h"
+#include "ops/linalg/linalg_impl.h"
+#include "ops/ops_impl.h"
 #include "ops/reduce/reduce_impl.h"
 #include "ops/shape/shape_impl.h"
+#include "precheck/core/convert.h"
 
 typedef struct cd_plan {
     const pc_tensor *x1, *x2;

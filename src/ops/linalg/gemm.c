@@ -27,7 +27,8 @@
 #include <string.h>
 
 #include "ops/blas.h"
-#include "ops/nn/nn_impl.h"
+#include "ops/kernel.h"
+#include "ops/linalg/linalg_impl.h"
 
 /* torch's threshold (m * n * k) below which bmm/baddbmm use the plain loop. */
 #define NAIVE_BMM_LIMIT 400

@@ -13,7 +13,9 @@
 #include <math.h>
 #include <string.h>
 
+#include "ops/kernel.h"
 #include "ops/loss/loss_impl.h"
+#include "ops/ops_impl.h"
 
 /* Where each point-wise loss keeps its arguments (schema indices; -1: none). */
 typedef struct pl_args {

@@ -11,7 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ops/kernel.h"
 #include "ops/nn/nn_impl.h"
+#include "ops/ops_impl.h"
 #include "precheck/core/convert.h"
 #include "precheck/core/rng.h"
 

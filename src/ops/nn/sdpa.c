@@ -23,7 +23,8 @@
 #include <tgmath.h>
 
 #include "ops/blas.h"
-#include "ops/loss/loss_impl.h"
+#include "ops/kernel.h"
+#include "ops/nn/nn_impl.h"
 #include "precheck/core/convert.h"
 
 #pragma GCC diagnostic push

@@ -14,7 +14,8 @@
 #include <string.h>
 #include <tgmath.h>
 
-#include "ops/loss/loss_impl.h"
+#include "ops/kernel.h"
+#include "ops/norm/norm_impl.h"
 
 /* The nn group's softmax/layer_norm kernels (only the moments and the reductions are used
  * here). */

@@ -18,7 +18,9 @@
 #include <string.h>
 #include <tgmath.h>
 
-#include "ops/nn/nn_impl.h"
+#include "ops/kernel.h"
+#include "ops/norm/norm_impl.h"
+#include "ops/ops_impl.h"
 #include "precheck/core/convert.h"
 
 #define NK_T     float

@@ -29,7 +29,7 @@
 #endif
 
 #include "ops/blas.h"
-#include "ops/nn/nn_impl.h"
+#include "ops/kernel.h"
 #include "ops/npu/npu_impl.h"
 
 /* argument indices of the schema */

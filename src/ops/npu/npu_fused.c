@@ -10,7 +10,7 @@
 #include <string.h>
 #include <tgmath.h>
 
-#include "ops/nn/nn_impl.h"
+#include "ops/kernel.h"
 #include "ops/npu/npu_impl.h"
 #include "precheck/core/convert.h"
 

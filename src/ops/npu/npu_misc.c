@@ -12,7 +12,8 @@
 #include <string.h>
 #include <tgmath.h>
 
-#include "ops/nn/nn_impl.h"
+#include "ops/kernel.h"
+#include "ops/norm/norm_impl.h"
 #include "ops/npu/npu_impl.h"
 
 /* The scalars of the Adam updates, as msprobe's bench forms them in Python floats. */

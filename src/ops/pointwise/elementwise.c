@@ -24,6 +24,7 @@
 
 #include "precheck/core/convert.h"
 #include "ops/ops_impl.h"
+#include "ops/pointwise/pointwise_impl.h"
 #include "ops/reduce/reduce_impl.h"
 #include "ops/shape/shape_impl.h"
 

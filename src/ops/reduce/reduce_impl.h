@@ -43,6 +43,29 @@ pc_status pc_k_close_forward(const pc_op_call *call, pc_compute compute, pc_op_r
 /* _foreach_norm: one 0-dim norm per tensor of the list, a tuple (no backward in run_ut) */
 pc_status pc_k_foreach_norm_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
 
+/* ---- sum, mean, max/min, amax/amin, argmax/argmin, torch.norm's str p (reduce_sum.c) ---- */
+enum { PC_REDUCE_SUM, PC_REDUCE_MEAN };
+enum { PC_EXTREME_MAX, PC_EXTREME_MIN };
+pc_status pc_k_reduce_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
+pc_status pc_k_reduce_backward(const pc_op_call *call, pc_compute compute,
+                               const pc_tensor *grad_out, pc_op_grads *out);
+/* norm with torch.norm's Python layer (reduce_sum.c): p a number -> the reduction group's norm
+ * kernels; p='fro' -> torch's frobenius_norm (the 2-norm over no dim, all, or one dim; over two
+ * dims sqrt(sum(x * x)), each op rounded as torch rounds it); 'nuc' refused. */
+pc_status pc_k_norm_str_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
+pc_status pc_k_norm_str_backward(const pc_op_call *call, pc_compute compute,
+                                 const pc_tensor *grad_out, pc_op_grads *out);
+/* max/min: no dim -> one 0-dim tensor (backward: dy split among the ties); with dim ->
+ * (values, indices), forward only. */
+pc_status pc_k_extreme_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
+pc_status pc_k_extreme_backward(const pc_op_call *call, pc_compute compute,
+                                const pc_tensor *grad_out, pc_op_grads *out);
+/* amax/amin over a dim list (backward: dy split among the ties of each slot). */
+pc_status pc_k_amax_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
+pc_status pc_k_amax_backward(const pc_op_call *call, pc_compute compute, const pc_tensor *grad_out,
+                             pc_op_grads *out);
+pc_status pc_k_argmax_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
+
 /* ---- helpers (reduce.c) ---- */
 
 /* A reduction over some dimensions of x, laid out with the kept dimensions first and the

@@ -14,7 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ops/loss/loss_impl.h"
+#include "ops/kernel.h"
+#include "ops/shape/shape_impl.h"
 
 enum { PAD_CONSTANT, PAD_REFLECT, PAD_REPLICATE, PAD_CIRCULAR };
 

@@ -1,7 +1,6 @@
-/* Private to src/ops: the kernels of the "shape" group of ops (rows in shape/shape.def):
- * views and copies (shape/shape.c), joins and splits (shape/shape.c), reductions
- * (reduce/reduce_sum.c), factories (factory/factory.c) and indexing (index/getitem.c), and the
- * few helpers they share (shape/shape.c). */
+/* Private to src/ops: the kernels of the shape family: views and copies, joins and splits,
+ * triangles (shape/shape.c), pad (shape/pad.c); and the helpers that shape.c shares with the
+ * other families (pc_shape_*). */
 #ifndef PC_OPS_SHAPE_IMPL_H
 #define PC_OPS_SHAPE_IMPL_H
 
@@ -31,20 +30,9 @@ typedef enum pc_view_kind {
 
 /* Splits (op param of the split family): several outputs, no backward (run_ut runs none). */
 enum { PC_SPLIT_CHUNK, PC_SPLIT_SIZE, PC_SPLIT_SIZES, PC_SPLIT_UNBIND };
-/* Joins, triangles, reductions, factories (op params). */
+/* Joins, triangles (op params). */
 enum { PC_JOIN_CAT, PC_JOIN_STACK };
 enum { PC_TRI_LOWER, PC_TRI_UPPER };
-enum { PC_REDUCE_SUM, PC_REDUCE_MEAN };
-enum { PC_EXTREME_MAX, PC_EXTREME_MIN };
-enum {
-    PC_FILL_FULL,
-    PC_FILL_FULL_LIKE,
-    PC_FILL_ONES_LIKE,
-    PC_FILL_ZEROS_LIKE,
-    PC_FILL_ZEROS,
-    PC_FILL_ONES,
-    PC_FILL_EYE
-};
 
 pc_status pc_k_view_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
 pc_status pc_k_view_backward(const pc_op_call *call, pc_compute compute, const pc_tensor *grad_out,
@@ -59,34 +47,12 @@ pc_status pc_k_tri_forward(const pc_op_call *call, pc_compute compute, pc_op_res
 pc_status pc_k_tri_backward(const pc_op_call *call, pc_compute compute, const pc_tensor *grad_out,
                             pc_op_grads *out);
 
-pc_status pc_k_reduce_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
-pc_status pc_k_reduce_backward(const pc_op_call *call, pc_compute compute,
-                               const pc_tensor *grad_out, pc_op_grads *out);
-/* norm with torch.norm's Python layer (reduce_sum.c): p a number -> the reduction group's norm
- * kernels; p='fro' -> torch's frobenius_norm (the 2-norm over no dim, all, or one dim; over two
- * dims sqrt(sum(x * x)), each op rounded as torch rounds it); 'nuc' refused. */
-pc_status pc_k_norm_str_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
-pc_status pc_k_norm_str_backward(const pc_op_call *call, pc_compute compute,
-                                 const pc_tensor *grad_out, pc_op_grads *out);
-/* max/min: no dim -> one 0-dim tensor (backward: dy split among the ties); with dim ->
- * (values, indices), forward only. */
-pc_status pc_k_extreme_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
-pc_status pc_k_extreme_backward(const pc_op_call *call, pc_compute compute,
-                                const pc_tensor *grad_out, pc_op_grads *out);
-/* amax/amin over a dim list (backward: dy split among the ties of each slot). */
-pc_status pc_k_amax_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
-pc_status pc_k_amax_backward(const pc_op_call *call, pc_compute compute, const pc_tensor *grad_out,
-                             pc_op_grads *out);
-pc_status pc_k_argmax_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
-
-pc_status pc_k_arange_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
-pc_status pc_k_fill_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
-
-/* x[index] (getitem.c): basic and advanced indexing as torch does it, msprobe's special cases
- * for a lone tensor index; backward adds the gradient back (repeated indices accumulate). */
-pc_status pc_k_index_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
-pc_status pc_k_index_backward(const pc_op_call *call, pc_compute compute, const pc_tensor *grad_out,
-                              pc_op_grads *out);
+/* pad's two forms (pad.c). */
+enum { PC_FN_PAD = 0, PC_FN_CONSTANT_PAD_ND };
+/* ---- pad (pad.c) ---- */
+pc_status pc_k_pad_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
+pc_status pc_k_pad_backward(const pc_op_call *call, pc_compute compute, const pc_tensor *grad_out,
+                            pc_op_grads *out);
 
 /* ---- helpers shared by the group (shape.c) ---- */
 
