@@ -1,6 +1,7 @@
 /* Private to src/ops: the kernel support that every family of ops uses (declared here, defined
- * in kernel_support.c and kernel_f64.c): contiguous compute buffers of a kernel's dtype, their
- * conversions and roundings, and the float64 path's helpers. */
+ * in kernel_support.c, kernel_f64.c and kernel_common.c): contiguous compute buffers of a
+ * kernel's dtype, their conversions and roundings, the float64 path's helpers, and dimensions,
+ * offsets and stores. */
 #ifndef PC_OPS_KERNEL_H
 #define PC_OPS_KERNEL_H
 
@@ -90,5 +91,22 @@ pc_status pc_fn_store_grad(const pc_op_call *call, pc_tensor *buf, const pc_tens
 /* The sum of the n values v (contiguous) as torch 1.13's CPU sum adds them: in float (8 lanes)
  * for rd float32/bfloat16/float16, rounded to rd; in double (4 lanes) for float64. */
 double pc_fn_torch_sum(pc_dtype rd, const double *v, int64_t n);
+
+/* ---- dimensions, offsets, stores, names (kernel_common.c) ---- */
+
+/* dim wrapped into [0, rank) as torch does (a 0-dim tensor takes -1 and 0); PC_ERR_RANGE with
+ * torch's "Dimension out of range (expected to be in range of [-2, 1], but got 5)". */
+pc_status pc_shape_wrap_dim(const pc_op_call *call, int64_t dim, int rank, int *out);
+/* Argument i is a float tensor (not a Python number) whose record requires grad. */
+bool pc_shape_wants_grad(const pc_op_call *call, int i);
+/* Element offsets (from base) of the n elements of a strided shape in row-major order;
+ * malloc'ed, NULL when out of memory. */
+int64_t *pc_shape_offsets(const int64_t *shape, const int64_t *strides, int rank, int64_t base,
+                          int64_t n);
+/* A new tensor of dtype and shape from n doubles (values converted as pc_element_store). */
+pc_status pc_shape_store(pc_tensor *out, pc_dtype dtype, const int64_t *shape, int rank,
+                         const double *v);
+/* torch's short type name in "not implemented for 'Half'" messages. */
+const char *pc_torch_type_name(pc_dtype dtype);
 
 #endif

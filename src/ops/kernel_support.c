@@ -12,7 +12,6 @@
 #include <string.h>
 
 #include "ops/kernel.h"
-#include "ops/ops_impl.h"
 #include "precheck/core/convert.h"
 
 pc_dtype pc_nn_compute_dtype(pc_compute compute, pc_dtype d)

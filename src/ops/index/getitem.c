@@ -27,7 +27,7 @@
 
 #include "precheck/core/convert.h"
 #include "ops/index/index_impl.h"
-#include "ops/shape/shape_impl.h"
+#include "ops/kernel.h"
 
 #define VIEW_MAX (2 * PC_TENSOR_MAX_DIMS)
 

@@ -15,8 +15,6 @@
 
 #include "ops/index/index_impl.h"
 #include "ops/kernel.h"
-#include "ops/ops_impl.h"
-#include "ops/shape/shape_impl.h"
 #include "precheck/core/convert.h"
 
 /* ---- helpers ---- */

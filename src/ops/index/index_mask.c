@@ -14,8 +14,7 @@
 #include <string.h>
 
 #include "ops/index/index_impl.h"
-#include "ops/ops_impl.h"
-#include "ops/shape/shape_impl.h"
+#include "ops/kernel.h"
 #include "precheck/core/convert.h"
 
 /* The broadcast mask and self as contiguous copies, the mask as bytes 0/1. */

@@ -15,8 +15,7 @@
 #include <string.h>
 
 #include "ops/index/index_impl.h"
-#include "ops/ops_impl.h"
-#include "ops/shape/shape_impl.h"
+#include "ops/kernel.h"
 #include "precheck/core/convert.h"
 
 typedef struct sg_plan {

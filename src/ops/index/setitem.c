@@ -27,8 +27,7 @@
 #include <string.h>
 
 #include "ops/index/index_impl.h"
-#include "ops/ops_impl.h"
-#include "ops/shape/shape_impl.h"
+#include "ops/kernel.h"
 #include "precheck/core/convert.h"
 
 /* Whether torch takes the index_put_ path: a tensor index (other than a 0-dim integer one,

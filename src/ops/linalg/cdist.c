@@ -23,9 +23,7 @@
 #include "ops/blas.h"
 #include "ops/kernel.h"
 #include "ops/linalg/linalg_impl.h"
-#include "ops/ops_impl.h"
 #include "ops/reduce/reduce_impl.h"
-#include "ops/shape/shape_impl.h"
 #include "precheck/core/convert.h"
 
 typedef struct cd_plan {

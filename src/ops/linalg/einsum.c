@@ -24,7 +24,6 @@
 #include "ops/blas.h"
 #include "ops/kernel.h"
 #include "ops/linalg/linalg_impl.h"
-#include "ops/ops_impl.h"
 
 #define EI_MAX_OPS  8
 #define EI_LETTERS  52 /* 0-25 'A'-'Z', 26-51 'a'-'z' */

@@ -15,7 +15,6 @@
 
 #include "ops/kernel.h"
 #include "ops/loss/loss_impl.h"
-#include "ops/ops_impl.h"
 
 /* Where each point-wise loss keeps its arguments (schema indices; -1: none). */
 typedef struct pl_args {

@@ -13,7 +13,6 @@
 
 #include "ops/kernel.h"
 #include "ops/nn/nn_impl.h"
-#include "ops/ops_impl.h"
 #include "precheck/core/convert.h"
 #include "precheck/core/rng.h"
 

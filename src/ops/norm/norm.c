@@ -20,7 +20,6 @@
 
 #include "ops/kernel.h"
 #include "ops/norm/norm_impl.h"
-#include "ops/ops_impl.h"
 #include "precheck/core/convert.h"
 
 #define NK_T     float

@@ -23,10 +23,9 @@
 #include <tgmath.h>
 
 #include "precheck/core/convert.h"
-#include "ops/ops_impl.h"
+#include "ops/kernel.h"
 #include "ops/pointwise/pointwise_impl.h"
 #include "ops/reduce/reduce_impl.h"
-#include "ops/shape/shape_impl.h"
 
 enum { EW_DIV_TRUE, EW_DIV_TRUNC, EW_DIV_FLOOR };
 
@@ -93,27 +92,6 @@ typedef struct ew_ctx {
     int64_t n;
     const char *name; /* full API name for messages */
 } ew_ctx;
-
-const char *pc_torch_type_name(pc_dtype dtype)
-{
-    static const char *names[PC_DTYPE_COUNT] = {
-        [PC_DTYPE_BOOL] = "Bool",
-        [PC_DTYPE_U8] = "Byte",
-        [PC_DTYPE_I8] = "Char",
-        [PC_DTYPE_I16] = "Short",
-        [PC_DTYPE_I32] = "Int",
-        [PC_DTYPE_I64] = "Long",
-        [PC_DTYPE_F16] = "Half",
-        [PC_DTYPE_BF16] = "BFloat16",
-        [PC_DTYPE_F32] = "Float",
-        [PC_DTYPE_F64] = "Double",
-        [PC_DTYPE_C64] = "ComplexFloat",
-        [PC_DTYPE_C128] = "ComplexDouble",
-        [PC_DTYPE_F8E4M3FN] = "Float8_e4m3fn",
-        [PC_DTYPE_F8E5M2] = "Float8_e5m2",
-    };
-    return (dtype >= 0 && dtype < PC_DTYPE_COUNT) ? names[dtype] : "Undefined";
-}
 
 static ew_kind kind_of(pc_compute compute, pc_dtype d)
 {

@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "precheck/core/convert.h"
-#include "ops/ops_impl.h"
+#include "ops/kernel.h"
 #include "ops/reduce/reduce_impl.h"
 
 /* (input, other[, rtol, atol, equal_nan]) */

@@ -18,8 +18,8 @@
 #include <stdlib.h>
 
 #include "precheck/core/convert.h"
+#include "ops/kernel.h"
 #include "ops/reduce/reduce_impl.h"
-#include "ops/shape/shape_impl.h"
 
 /* (input, dim, *, dtype): the plan puts dim last; od is the output dtype. */
 static pc_status scan_setup(const pc_op_call *call, pc_rd_plan *p, pc_dtype *od)

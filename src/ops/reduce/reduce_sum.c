@@ -19,9 +19,8 @@
 #include <string.h>
 
 #include "precheck/core/convert.h"
-#include "ops/ops_impl.h"
+#include "ops/kernel.h"
 #include "ops/reduce/reduce_impl.h"
-#include "ops/shape/shape_impl.h"
 
 /* Plans are the reduction group's (pc_rd_plan, reduce_impl.h): kept dimensions first. */
 

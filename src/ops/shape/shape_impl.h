@@ -1,6 +1,5 @@
 /* Private to src/ops: the kernels of the shape family: views and copies, joins and splits,
- * triangles (shape/shape.c), pad (shape/pad.c); and the helpers that shape.c shares with the
- * other families (pc_shape_*). */
+ * triangles (shape/shape.c), pad (shape/pad.c). */
 #ifndef PC_OPS_SHAPE_IMPL_H
 #define PC_OPS_SHAPE_IMPL_H
 
@@ -53,20 +52,5 @@ enum { PC_FN_PAD = 0, PC_FN_CONSTANT_PAD_ND };
 pc_status pc_k_pad_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
 pc_status pc_k_pad_backward(const pc_op_call *call, pc_compute compute, const pc_tensor *grad_out,
                             pc_op_grads *out);
-
-/* ---- helpers shared by the group (shape.c) ---- */
-
-/* dim wrapped into [0, rank) as torch does (a 0-dim tensor takes -1 and 0); PC_ERR_RANGE with
- * torch's "Dimension out of range (expected to be in range of [-2, 1], but got 5)". */
-pc_status pc_shape_wrap_dim(const pc_op_call *call, int64_t dim, int rank, int *out);
-/* Argument i is a float tensor (not a Python number) whose record requires grad. */
-bool pc_shape_wants_grad(const pc_op_call *call, int i);
-/* Element offsets (from base) of the n elements of a strided shape in row-major order;
- * malloc'ed, NULL when out of memory. */
-int64_t *pc_shape_offsets(const int64_t *shape, const int64_t *strides, int rank, int64_t base,
-                          int64_t n);
-/* A new tensor of dtype and shape from n doubles (values converted as pc_element_store). */
-pc_status pc_shape_store(pc_tensor *out, pc_dtype dtype, const int64_t *shape, int rank,
-                         const double *v);
 
 #endif

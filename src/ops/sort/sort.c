@@ -18,8 +18,7 @@
 #include <string.h>
 
 #include "precheck/core/convert.h"
-#include "ops/ops_impl.h"
-#include "ops/shape/shape_impl.h"
+#include "ops/kernel.h"
 #include "ops/sort/sort_impl.h"
 
 /* ---- the stable sort ---- */

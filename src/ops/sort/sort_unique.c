@@ -20,8 +20,7 @@
 #include <string.h>
 
 #include "precheck/core/convert.h"
-#include "ops/ops_impl.h"
-#include "ops/shape/shape_impl.h"
+#include "ops/kernel.h"
 #include "ops/sort/sort_impl.h"
 
 /* The slices of one call: row i of rows (n rows of w elements, contiguous) is slice i. */
