@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ops_impl.h"
+#include "ops/ops_impl.h"
 
 static const char *found_name(const pc_dump_arg *a)
 {

@@ -25,7 +25,7 @@
  * route a row-major product to a "direct" sgemm kernel depending on the thread count; torch's
  * own calls are column-major (the Fortran sgemm_).
  */
-#include "blas.h"
+#include "ops/blas.h"
 
 #include <assert.h>
 #include <cblas.h>

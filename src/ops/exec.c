@@ -1,7 +1,7 @@
 /* Forward/backward dispatch through the op table, and the bench policy (run_ut.md §5.1). */
 #include <string.h>
 
-#include "ops_impl.h"
+#include "ops/ops_impl.h"
 
 pc_status pc_bench_policy_from_name(const char *name, pc_bench_policy *out)
 {

@@ -1,6 +1,6 @@
 /*
  * npu_fusion_attention with several heads and enough scores that the kernel works on heads in
- * parallel (one thread a head, single-threaded BLAS: src/ops/npu_attention.c): four heads of
+ * parallel (one thread a head, single-threaded BLAS: src/ops/npu/npu_attention.c): four heads of
  * 1040 causal positions, forward and backward on the float64 bench, each head against a plain
  * float64 causal attention written here, and the device (float32) close to it.
  */

@@ -1,5 +1,5 @@
 /*
- * The chunked element-wise loops (src/ops/elementwise.c) on tensors of many chunks: the
+ * The chunked element-wise loops (src/ops/pointwise/elementwise.c) on tensors of many chunks: the
  * results do not depend on the number of OpenMP threads, gradients of broadcast inputs are the
  * sums in index order (checked against a serial sum), and strided or offset inputs give what
  * their contiguous copies give.

@@ -1,5 +1,5 @@
 /*
- * The bench's linear in panels (src/ops/gemm.c, a weight or result above 64 MB in double):
+ * The bench's linear in panels (src/ops/linalg/gemm.c, a weight or result above 64 MB in double):
  * forward, the three gradients, with and without a bias, against a plain double reference
  * computed here, each rounded once to float32: every value within 1 ULP of float32.
  */

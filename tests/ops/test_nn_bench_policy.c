@@ -9,7 +9,7 @@
 
 #include <string.h>
 
-#include "ops/nn_impl.h"
+#include "ops/kernel.h"
 #include "precheck/ops/exec.h"
 
 static void make_call(pc_op_call *c, const char *op, pc_dtype dx, pc_dtype dw)

@@ -21,10 +21,10 @@
 #include "precheck/backends/backend.h"
 #include "precheck/core/convert.h"
 #include "precheck/ops/exec.h"
-#include "ops/conv_impl.h"
-#include "ops/functional_impl.h"
-#include "ops/nn_impl.h"
-#include "ops/npu_impl.h"
+#include "ops/conv/conv_impl.h"
+#include "ops/linalg/linalg_impl.h"
+#include "ops/nn/nn_impl.h"
+#include "ops/npu/npu_impl.h"
 
 #define MAX_ITEMS 16384
 /*

@@ -1,0 +1,26 @@
+/* Private to src/ops: the kernels of the factory family: arange, full, zeros, ones, eye and the
+ * *_like fills (factory/factory.c), linspace and logspace (factory/linspace.c). No gradients. */
+#ifndef PC_OPS_FACTORY_IMPL_H
+#define PC_OPS_FACTORY_IMPL_H
+
+#include "ops/ops_impl.h"
+
+/* The fills (op param of pc_k_fill_forward). */
+enum {
+    PC_FILL_FULL,
+    PC_FILL_FULL_LIKE,
+    PC_FILL_ONES_LIKE,
+    PC_FILL_ZEROS_LIKE,
+    PC_FILL_ZEROS,
+    PC_FILL_ONES,
+    PC_FILL_EYE
+};
+
+pc_status pc_k_arange_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
+pc_status pc_k_fill_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
+
+/* linspace, logspace (linspace.c): torch's CPU kernels' arithmetic, on both sides */
+pc_status pc_k_linspace_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
+pc_status pc_k_logspace_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
+
+#endif

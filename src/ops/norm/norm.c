@@ -1,0 +1,1177 @@
+/*
+ * softmax, log_softmax and layer_norm, forward and backward.
+ *
+ * The kernels (norm_kernel.inc) follow torch's CPU arithmetic where it decides the last bit:
+ * softmax is exp(x - max) times the reciprocal of the sum, the sum of a contiguous row in the
+ * lane order of torch's AVX2 vectors; layer_norm takes its mean and variance from the same
+ * vectorised Welford scheme as torch's RowwiseMoments. The backward recomputes what it needs
+ * (the output rounded to its dtype on the device, as autograd keeps it).
+ *
+ * softmax, log_softmax, layer_norm and cross_entropy work a block of whole rows at a time
+ * (PC_NN_BLOCK) in scratch of the compute dtype and round each block straight into the output:
+ * a call's memory beyond its output does not grow with the tensor. The arithmetic of every row
+ * is the whole-tensor kernel's, so the blocks change no bit.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <tgmath.h>
+
+#include "ops/kernel.h"
+#include "ops/norm/norm_impl.h"
+#include "precheck/core/convert.h"
+
+#define NK_T     float
+#define NK_SFX   f
+#define NK_LANES 8
+#include "ops/norm/norm_kernel.inc"
+#undef NK_T
+#undef NK_SFX
+#undef NK_LANES
+#define NK_T     double
+#define NK_SFX   d
+#define NK_LANES 4
+#include "ops/norm/norm_kernel.inc"
+#undef NK_T
+#undef NK_SFX
+#undef NK_LANES
+
+/* ---- softmax, log_softmax ---- */
+
+typedef struct sm_plan {
+    bool logsm;
+    const pc_tensor *x;
+    pc_dtype od; /* the dtype= argument, else x's */
+    int64_t outer, n, inner;
+} sm_plan;
+
+static pc_status sm_plan_make(const pc_op_call *call, sm_plan *p)
+{
+    p->logsm = call->op->param == PC_NN_LOG_SOFTMAX;
+    p->x = pc_call_tensor(call, 0);
+    const pc_value *dimv = &call->args[1], *dtv = &call->args[2];
+    p->od = dtv->kind == PC_VALUE_DTYPE ? dtv->dtype : p->x->dtype;
+    pc_status st = pc_nn_need_float(
+        call, p->x, p->logsm ? "log_softmax_lastdim_kernel_impl" : "softmax_lastdim_kernel_impl");
+    if (st == PC_OK && !pc_dtype_is_float(p->od))
+        st = pc_error_set(PC_ERR_INVALID, "%s: \"softmax\" not implemented for '%s'",
+                          call->full_name, pc_torch_type_name(p->od));
+    if (st != PC_OK)
+        return st;
+    int rank = p->x->rank;
+    int64_t d;
+    if (dimv->kind == PC_VALUE_INT)
+        d = dimv->i;
+    else /* torch's implicit dim (with a deprecation warning) */
+        d = (rank == 0 || rank == 1 || rank == 3) ? 0 : 1;
+    int dim = pc_nn_dim(call, d, rank);
+    if (dim < 0)
+        return PC_ERR_INVALID;
+    p->outer = p->inner = 1;
+    p->n = rank ? p->x->shape[dim] : 1;
+    for (int i = 0; i < dim && i < rank; i++)
+        p->outer *= p->x->shape[i];
+    for (int i = dim + 1; i < rank; i++)
+        p->inner *= p->x->shape[i];
+    return PC_OK;
+}
+
+/* The blocks of a softmax: whole rows of n. With its dim last (inner 1) a block is a run of
+ * rows; otherwise a block is a run of columns of one outer slice [n, inner], gathered into an
+ * [n, cols] buffer. Either way about PC_NN_BLOCK elements, one row at least. */
+typedef struct sm_blocks {
+    int64_t rows_per, cols_per, per_outer, count;
+} sm_blocks;
+
+static sm_blocks sm_blocks_make(const sm_plan *p)
+{
+    sm_blocks b;
+    int64_t fit = p->n > 0 && p->n < PC_NN_BLOCK ? PC_NN_BLOCK / p->n : 1;
+    if (p->inner == 1) {
+        b.rows_per = fit;
+        b.cols_per = 1;
+        b.per_outer = 1;
+        b.count = (p->outer + fit - 1) / fit;
+    } else {
+        b.rows_per = 1;
+        b.cols_per = fit < p->inner ? fit : p->inner;
+        b.per_outer = (p->inner + b.cols_per - 1) / b.cols_per;
+        b.count = p->outer * b.per_outer;
+    }
+    return b;
+}
+
+/* Block k: outer rows o0 .. o0 + *no - 1, columns c0 .. c0 + *nc - 1. */
+static void sm_block_at(const sm_plan *p, const sm_blocks *b, int64_t k, int64_t *o0, int64_t *no,
+                        int64_t *c0, int64_t *nc)
+{
+    if (p->inner == 1) {
+        *o0 = k * b->rows_per;
+        *no = p->outer - *o0 < b->rows_per ? p->outer - *o0 : b->rows_per;
+        *c0 = 0;
+        *nc = 1;
+        return;
+    }
+    *o0 = k / b->per_outer;
+    *no = 1;
+    *c0 = k % b->per_outer * b->cols_per;
+    *nc = p->inner - *c0 < b->cols_per ? p->inner - *c0 : b->cols_per;
+}
+
+/* Reads block (o0, no, c0, nc) of t into dst [no, n, nc] in dtype cd, through dtype via. */
+static void sm_block_read(const sm_plan *p, const pc_tensor *t, int64_t o0, int64_t no, int64_t c0,
+                          int64_t nc, pc_dtype via, void *stage, pc_dtype cd, void *dst)
+{
+    size_t es = pc_dtype_size(cd);
+    if (nc == p->inner) {
+        pc_nn_read_via(t, o0 * p->n * p->inner, no * p->n * p->inner, via, stage, cd, dst);
+        return;
+    }
+    for (int64_t i = 0; i < p->n; i++)
+        pc_nn_read_via(t, (o0 * p->n + i) * p->inner + c0, nc, via, stage, cd,
+                       (char *)dst + (size_t)(i * nc) * es);
+}
+
+/* Writes the block src [no, n, nc] (dtype cd) into out (contiguous, x's shape), through dtype
+ * via when it is not out's. */
+static void sm_block_write(const sm_plan *p, pc_tensor *out, int64_t o0, int64_t no, int64_t c0,
+                           int64_t nc, const void *src, pc_dtype cd, pc_dtype via, void *stage)
+{
+    size_t es = pc_dtype_size(cd);
+    int64_t rows = nc == p->inner ? 1 : p->n, len = nc == p->inner ? no * p->n * p->inner : nc;
+    for (int64_t i = 0; i < rows; i++) {
+        int64_t at = nc == p->inner ? o0 * p->n * p->inner : (o0 * p->n + i) * p->inner + c0;
+        const void *from = (const char *)src + (size_t)(i * len) * es;
+        if (via != out->dtype) {
+            pc_convert_buffer(stage, via, from, cd, (size_t)len);
+            pc_nn_write(out, at, len, stage, via);
+        } else {
+            pc_nn_write(out, at, len, from, cd);
+        }
+    }
+}
+
+static void sm_fwd(pc_dtype cd, bool logsm, bool lanes, const void *x, void *y, int64_t outer,
+                   int64_t n, int64_t inner)
+{
+    if (cd == PC_DTYPE_F64)
+        softmax_fwd_d(logsm, lanes, x, y, outer, n, inner);
+    else
+        softmax_fwd_f(logsm, lanes, x, y, outer, n, inner);
+}
+
+static void sm_bwd(pc_dtype cd, bool logsm, bool lanes, const void *y, const void *dy, void *dx,
+                   int64_t outer, int64_t n, int64_t inner)
+{
+    if (cd == PC_DTYPE_F64)
+        softmax_bwd_d(logsm, lanes, y, dy, dx, outer, n, inner);
+    else
+        softmax_bwd_f(logsm, lanes, y, dy, dx, outer, n, inner);
+}
+
+/* softmax (forward) or its gradient (grad_out given) of the call, a block at a time in
+ * per-thread scratch (blocks are independent: threads change no result); *out has x's shape
+ * and dtype od (forward) or x's dtype (gradient). x is read through od (torch casts before
+ * the op); on the device the recomputed output and the gradient are rounded to od, as
+ * autograd keeps them, and the gradient is stored through od. */
+static pc_status sm_run(const pc_op_call *call, const sm_plan *p, pc_compute compute,
+                        const pc_tensor *grad_out, pc_tensor *out)
+{
+    bool bwd = grad_out != NULL, lanes = p->inner == 1;
+    pc_dtype cd = pc_nn_compute_dtype(compute, p->od);
+    pc_status st = pc_tensor_alloc(out, bwd ? p->x->dtype : p->od, p->x->shape, p->x->rank);
+    if (st != PC_OK)
+        return pc_error_prefix(st, "%s", call->full_name);
+    if (pc_tensor_numel(p->x) == 0)
+        return PC_OK;
+    sm_blocks b = sm_blocks_make(p);
+    int64_t cap = b.rows_per * p->n * b.cols_per;
+    size_t es = pc_dtype_size(cd), bytes = (size_t)cap * es;
+    bool failed = false;
+#pragma omp parallel if (pc_tensor_numel(p->x) > 32768 && b.count > 1)
+    {
+        /* x, y, dy and a staging buffer for the casts through od */
+        char *buf = malloc(bytes * 3 + (size_t)cap * 8);
+        if (!buf) {
+#pragma omp atomic write
+            failed = true;
+        }
+#pragma omp for schedule(static)
+        for (int64_t k = 0; k < b.count; k++) {
+            if (!buf)
+                continue;
+            char *xs = buf, *ys = buf + bytes, *gs = buf + 2 * bytes, *stage = buf + 3 * bytes;
+            int64_t o0, no, c0, nc;
+            sm_block_at(p, &b, k, &o0, &no, &c0, &nc);
+            int64_t len = no * p->n * nc;
+            sm_block_read(p, p->x, o0, no, c0, nc, p->od, stage, cd, xs);
+            sm_fwd(cd, p->logsm, lanes, xs, ys, no, p->n, nc);
+            if (!bwd) {
+                sm_block_write(p, out, o0, no, c0, nc, ys, cd, out->dtype, stage);
+                continue;
+            }
+            sm_block_read(p, grad_out, o0, no, c0, nc, grad_out->dtype, stage, cd, gs);
+            if (compute == PC_COMPUTE_DEVICE) {
+                pc_nn_round_n(ys, cd, len, p->od);
+                pc_nn_round_n(gs, cd, len, p->od);
+            }
+            sm_bwd(cd, p->logsm, lanes, ys, gs, gs, no, p->n, nc);
+            sm_block_write(p, out, o0, no, c0, nc, gs, cd, p->od, stage);
+        }
+        free(buf);
+    }
+    if (failed) {
+        pc_tensor_free(out);
+        return pc_nn_nomem(call);
+    }
+    return PC_OK;
+}
+
+pc_status pc_k_softmax_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out)
+{
+    sm_plan p;
+    pc_status st = sm_plan_make(call, &p);
+    if (st == PC_OK && (st = sm_run(call, &p, compute, NULL, &out->tensors[0])) == PC_OK)
+        out->count = 1;
+    return st;
+}
+
+pc_status pc_k_softmax_backward(const pc_op_call *call, pc_compute compute,
+                                const pc_tensor *grad_out, pc_op_grads *out)
+{
+    sm_plan p;
+    pc_status st = sm_plan_make(call, &p);
+    if (st != PC_OK || !pc_nn_wants_grad(call, 0))
+        return st;
+    return sm_run(call, &p, compute, grad_out, &out->grads[0]);
+}
+
+/* ---- layer_norm ---- */
+
+typedef struct ln_plan {
+    const pc_tensor *x, *w, *b;
+    int64_t rows, n;
+    double eps;
+} ln_plan;
+
+static pc_status ln_plan_make(const pc_op_call *call, ln_plan *p)
+{
+    p->x = pc_call_tensor(call, 0);
+    p->w = pc_call_tensor(call, 2);
+    p->b = pc_call_tensor(call, 3);
+    p->eps = call->args[4].f;
+    const pc_value *ns = &call->args[1];
+    pc_status st = pc_nn_need_float(call, p->x, "LayerNormKernelImpl");
+    if (st != PC_OK)
+        return st;
+    int k = ns->nints, rank = p->x->rank;
+    bool ok = k >= 1 && k <= rank;
+    for (int i = 0; ok && i < k; i++)
+        ok = ns->ints[i] == p->x->shape[rank - k + i];
+    if (!ok) {
+        char a[PC_SHAPE_FORMAT_MAX], b[PC_SHAPE_FORMAT_MAX];
+        pc_shape_format(a, sizeof a, ns->ints, k);
+        pc_shape_format(b, sizeof b, p->x->shape, rank);
+        return pc_error_set(PC_ERR_INVALID,
+                            "%s: Given normalized_shape=%s, expected input with shape [*, %.*s], "
+                            "but got input of size%s",
+                            call->full_name, a, (int)strlen(a) - 2, a + 1, b);
+    }
+    p->n = 1;
+    for (int i = 0; i < k; i++)
+        p->n *= ns->ints[i];
+    p->rows = 1;
+    for (int i = 0; i < rank - k; i++)
+        p->rows *= p->x->shape[i];
+    if ((p->w && pc_tensor_numel(p->w) != p->n) || (p->b && pc_tensor_numel(p->b) != p->n))
+        return pc_error_set(PC_ERR_INVALID, "%s: weight and bias must have %" PRId64 " elements",
+                            call->full_name, p->n);
+    if ((st = pc_nn_same_dtype(call, p->x, p->w)) != PC_OK)
+        return st;
+    return pc_nn_same_dtype(call, p->x, p->b);
+}
+
+/* layer_norm a block of rows at a time (about PC_NN_BLOCK elements, one row at least): the
+ * rows' values in the compute dtype, the weight and bias whole ([n]). */
+static int64_t ln_rows_per_block(const ln_plan *p)
+{
+    return p->n > 0 && p->n < PC_NN_BLOCK ? PC_NN_BLOCK / p->n : 1;
+}
+
+static void ln_fwd(pc_dtype cd, const void *x, const void *w, const void *b, void *y, int64_t rows,
+                   int64_t n, double eps, void *mean, void *rstd)
+{
+    if (cd == PC_DTYPE_F64)
+        layer_norm_fwd_d(x, w, b, y, rows, n, eps, mean, rstd);
+    else
+        layer_norm_fwd_f(x, w, b, y, rows, n, (float)eps, mean, rstd);
+}
+
+typedef struct ln_params {
+    pc_tensor w, b; /* in the compute dtype; null when absent */
+} ln_params;
+
+static pc_status ln_params_load(const pc_op_call *call, const ln_plan *p, pc_dtype cd, ln_params *u)
+{
+    u->w = u->b = PC_TENSOR_NULL;
+    pc_status st = PC_OK;
+    if (p->w)
+        st = pc_nn_load_ro(call, p->w, cd, &u->w);
+    if (st == PC_OK && p->b)
+        st = pc_nn_load_ro(call, p->b, cd, &u->b);
+    return st;
+}
+
+static void ln_params_free(ln_params *u)
+{
+    pc_tensor_free(&u->w);
+    pc_tensor_free(&u->b);
+}
+
+pc_status pc_k_layer_norm_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out)
+{
+    ln_plan p;
+    pc_status st = ln_plan_make(call, &p);
+    if (st != PC_OK)
+        return st;
+    pc_dtype cd = pc_nn_compute_dtype(compute, p.x->dtype);
+    ln_params u;
+    pc_tensor *y = &out->tensors[0];
+    if ((st = ln_params_load(call, &p, cd, &u)) != PC_OK ||
+        (st = pc_tensor_alloc(y, p.x->dtype, p.x->shape, p.x->rank)) != PC_OK) {
+        ln_params_free(&u);
+        return st;
+    }
+    int64_t per = ln_rows_per_block(&p), nblocks = (p.rows + per - 1) / per;
+    size_t es = pc_dtype_size(cd), bytes = (size_t)(per * p.n + 1) * es;
+    const void *w = p.w ? pc_tensor_data(&u.w) : NULL, *b = p.b ? pc_tensor_data(&u.b) : NULL;
+    bool failed = false;
+    /* rows are independent: threads over blocks change no result */
+#pragma omp parallel if (p.rows * p.n > 32768 && nblocks > 1)
+    {
+        char *buf = malloc(bytes * 2 + (size_t)(per + 1) * es * 2);
+        if (!buf) {
+#pragma omp atomic write
+            failed = true;
+        }
+#pragma omp for schedule(static)
+        for (int64_t k = 0; k < nblocks; k++) {
+            if (!buf)
+                continue;
+            char *xs = buf, *ys = buf + bytes, *mean = ys + bytes;
+            char *rstd = mean + (size_t)(per + 1) * es;
+            int64_t r0 = k * per, nr = p.rows - r0 < per ? p.rows - r0 : per;
+            pc_nn_read(p.x, r0 * p.n, nr * p.n, cd, xs);
+            ln_fwd(cd, xs, w, b, ys, nr, p.n, p.eps, mean, rstd);
+            pc_nn_write(y, r0 * p.n, nr * p.n, ys, cd);
+        }
+        free(buf);
+    }
+    ln_params_free(&u);
+    if (failed) {
+        pc_tensor_free(y);
+        return pc_nn_nomem(call);
+    }
+    out->count = 1;
+    return PC_OK;
+}
+
+pc_status pc_k_layer_norm_backward(const pc_op_call *call, pc_compute compute,
+                                   const pc_tensor *grad_out, pc_op_grads *out)
+{
+    ln_plan p;
+    pc_status st = ln_plan_make(call, &p);
+    if (st != PC_OK)
+        return st;
+    bool gx = pc_nn_wants_grad(call, 0), gw = p.w && pc_nn_wants_grad(call, 2),
+         gb = p.b && pc_nn_wants_grad(call, 3);
+    if (!gx && !gw && !gb)
+        return PC_OK;
+    pc_dtype cd = pc_nn_compute_dtype(compute, p.x->dtype);
+    ln_params u;
+    pc_tensor dw = PC_TENSOR_NULL, db = PC_TENSOR_NULL;
+    int64_t per = ln_rows_per_block(&p);
+    size_t es = pc_dtype_size(cd), bytes = (size_t)(per * p.n + 1) * es;
+    char *buf = NULL;
+    if ((st = ln_params_load(call, &p, cd, &u)) != PC_OK ||
+        (gw && (st = pc_tensor_alloc(&dw, cd, &p.n, 1)) != PC_OK) ||
+        (gb && (st = pc_tensor_alloc(&db, cd, &p.n, 1)) != PC_OK) ||
+        (gx && (st = pc_tensor_alloc(&out->grads[0], p.x->dtype, p.x->shape, p.x->rank)) != PC_OK))
+        goto done;
+    if (!(buf = malloc(bytes * 3 + (size_t)(per + 1) * es * 2))) {
+        st = pc_nn_nomem(call);
+        goto done;
+    }
+    const void *w = p.w ? pc_tensor_data(&u.w) : NULL, *b = p.b ? pc_tensor_data(&u.b) : NULL;
+    void *dwp = gw ? pc_tensor_data(&dw) : NULL, *dbp = gb ? pc_tensor_data(&db) : NULL;
+    char *xs = buf, *gs = buf + bytes, *ys = gs + bytes, *mean = ys + bytes;
+    char *rstd = mean + (size_t)(per + 1) * es;
+    /* in row order: dw and db sum over the rows */
+    for (int64_t r0 = 0; r0 < p.rows; r0 += per) {
+        int64_t nr = p.rows - r0 < per ? p.rows - r0 : per, len = nr * p.n;
+        pc_nn_read(p.x, r0 * p.n, len, cd, xs);
+        pc_nn_read(grad_out, r0 * p.n, len, cd, gs);
+        if (compute == PC_COMPUTE_DEVICE)
+            pc_nn_round_n(gs, cd, len, p.x->dtype);
+        ln_fwd(cd, xs, w, b, ys, nr, p.n, p.eps, mean, rstd); /* the statistics */
+        void *dx = gx ? ys : NULL;                            /* dx overwrites y */
+        if (cd == PC_DTYPE_F64)
+            layer_norm_bwd_d((const double *)(void *)xs, w, (const double *)(void *)gs,
+                             (const double *)(void *)mean, (const double *)(void *)rstd, nr, p.n,
+                             dx, dwp, dbp);
+        else
+            layer_norm_bwd_f((const float *)(void *)xs, w, (const float *)(void *)gs,
+                             (const float *)(void *)mean, (const float *)(void *)rstd, nr, p.n, dx,
+                             dwp, dbp);
+        if (gx)
+            pc_nn_write(&out->grads[0], r0 * p.n, len, ys, cd);
+    }
+    if (gw &&
+        (st = pc_nn_store(call, &dw, p.w->dtype, p.w->shape, p.w->rank, &out->grads[2])) != PC_OK)
+        goto done;
+    if (gb)
+        st = pc_nn_store(call, &db, p.b->dtype, p.b->shape, p.b->rank, &out->grads[3]);
+done:
+    free(buf);
+    pc_tensor_free(&dw);
+    pc_tensor_free(&db);
+    ln_params_free(&u);
+    return st;
+}
+
+/* ---- cross_entropy: log_softmax over the class dimension, then nll_loss ---- */
+
+/* Both passes work a block of whole batch slices [C, inner] of x at a time (about PC_NN_BLOCK
+ * elements, one slice at least) in per-thread scratch, threads over blocks: the
+ * log-probabilities never exist as a whole tensor. Every slice's arithmetic is the one the
+ * whole-tensor computation does (the same kernels on the same values, each batch element's sums
+ * in class order), and the sums across the batch run afterwards in batch order, so neither the
+ * blocks nor the threads change a bit. */
+
+enum { CE_NONE, CE_MEAN, CE_SUM };
+
+typedef struct ce_plan {
+    const pc_tensor *x, *t, *w;
+    bool probs;          /* float targets: class probabilities */
+    int64_t N, C, inner; /* x as [N, C, inner] */
+    int64_t ignore;
+    int red;
+    double eps;
+    int orank;
+    int64_t osh[PC_TENSOR_MAX_DIMS];
+} ce_plan;
+
+static pc_status ce_plan_make(const pc_op_call *call, ce_plan *p)
+{
+    p->x = pc_call_tensor(call, 0);
+    p->t = pc_call_tensor(call, 1);
+    p->w = pc_call_tensor(call, 2);
+    p->ignore = call->args[4].i;
+    p->eps = call->args[7].f;
+    const char *r = call->args[6].kind == PC_VALUE_STR ? call->args[6].s : "mean";
+    if (call->args[3].kind == PC_VALUE_BOOL || call->args[5].kind == PC_VALUE_BOOL) {
+        /* the legacy size_average / reduce flags */
+        bool avg = call->args[3].kind != PC_VALUE_BOOL || call->args[3].b;
+        bool red = call->args[5].kind != PC_VALUE_BOOL || call->args[5].b;
+        r = !red ? "none" : avg ? "mean" : "sum";
+    }
+    if (strcmp(r, "mean") == 0)
+        p->red = CE_MEAN;
+    else if (strcmp(r, "sum") == 0)
+        p->red = CE_SUM;
+    else if (strcmp(r, "none") == 0)
+        p->red = CE_NONE;
+    else
+        return pc_error_set(PC_ERR_INVALID, "%s: %s is not a valid value for reduction",
+                            call->full_name, r);
+    pc_status st = pc_nn_need_float(call, p->x, "log_softmax_lastdim_kernel_impl");
+    if (st != PC_OK || (st = pc_nn_same_dtype(call, p->x, p->w)) != PC_OK)
+        return st;
+    if (p->eps < 0 || p->eps > 1)
+        return pc_error_set(PC_ERR_INVALID,
+                            "%s: label_smoothing must be between 0.0 and 1.0. Got: %g",
+                            call->full_name, p->eps);
+    int rank = p->x->rank;
+    if (rank == 0)
+        return pc_error_set(PC_ERR_INVALID, "%s: input tensor should be 1D or more",
+                            call->full_name);
+    p->probs = pc_dtype_is_float(p->t->dtype);
+    int cdim = rank == 1 ? 0 : 1;
+    p->C = p->x->shape[cdim];
+    p->N = rank == 1 ? 1 : p->x->shape[0];
+    p->inner = 1;
+    for (int i = 2; i < rank; i++)
+        p->inner *= p->x->shape[i];
+    if (p->w && (p->w->rank != 1 || p->w->shape[0] != p->C))
+        return pc_error_set(PC_ERR_INVALID,
+                            "%s: weight tensor should be defined either for all %" PRId64
+                            " classes or no classes but got weight tensor of shape: [%" PRId64 "]",
+                            call->full_name, p->C, p->w->rank ? p->w->shape[0] : 0);
+    if (p->probs) {
+        if (!pc_tensor_same_shape(p->x, p->t))
+            return pc_error_set(PC_ERR_INVALID,
+                                "%s: Expected input and target to have the same shape",
+                                call->full_name);
+        if (p->t->dtype != p->x->dtype)
+            return pc_nn_same_dtype(call, p->x, p->t);
+    } else {
+        if (p->t->dtype != PC_DTYPE_I64 && p->t->dtype != PC_DTYPE_I32)
+            return pc_error_set(PC_ERR_INVALID, "%s: expected scalar type Long but found %s",
+                                call->full_name, pc_torch_type_name(p->t->dtype));
+        bool ok = p->t->rank == (rank == 1 ? 0 : rank - 1);
+        for (int i = 0; ok && i < p->t->rank; i++)
+            ok = p->t->shape[i] == p->x->shape[i == 0 ? 0 : i + 1];
+        if (!ok)
+            return pc_error_set(PC_ERR_INVALID, "%s: Expected target size that matches the input",
+                                call->full_name);
+    }
+    /* the 'none' result has the shape of the batch (input without its class dimension) */
+    p->orank = 0;
+    if (p->red == CE_NONE)
+        for (int i = 0; i < rank; i++)
+            if (i != cdim)
+                p->osh[p->orank++] = p->x->shape[i];
+    return PC_OK;
+}
+
+/* The small operands: the weights (compute dtype) and the class targets (int64, checked). */
+typedef struct ce_bufs {
+    pc_tensor w, t;
+} ce_bufs;
+
+static void ce_free(ce_bufs *u)
+{
+    pc_tensor_free(&u->w);
+    pc_tensor_free(&u->t);
+}
+
+static pc_status ce_load(const pc_op_call *call, const ce_plan *p, pc_dtype cd, ce_bufs *u)
+{
+    *u = (ce_bufs){PC_TENSOR_NULL, PC_TENSOR_NULL};
+    pc_status st = PC_OK;
+    if (p->w)
+        st = pc_nn_load(call, p->w, cd, &u->w);
+    if (st == PC_OK && !p->probs)
+        st = pc_tensor_cast(&u->t, p->t, PC_DTYPE_I64);
+    if (st == PC_OK && !p->probs) {
+        const int64_t *k = pc_tensor_data(&u->t);
+        for (int64_t i = 0; i < p->N * p->inner; i++)
+            if (k[i] != p->ignore && (k[i] < 0 || k[i] >= p->C))
+                st = pc_error_set(PC_ERR_INVALID, "%s: Target %" PRId64 " is out of bounds.",
+                                  call->full_name, k[i]);
+    }
+    return st;
+}
+
+/* The blocks: rows_per batch slices of slab = C inner elements each. */
+typedef struct ce_blocks {
+    int64_t slab, rows_per, count;
+} ce_blocks;
+
+static ce_blocks ce_blocks_make(const ce_plan *p)
+{
+    ce_blocks b;
+    b.slab = p->C * p->inner;
+    b.rows_per = b.slab > 0 && b.slab < PC_NN_BLOCK ? PC_NN_BLOCK / b.slab : 1;
+    b.count = (p->N + b.rows_per - 1) / b.rows_per;
+    return b;
+}
+
+/* Per-thread scratch: x, its log-probabilities, the probability targets, the gradient of the
+ * log-probabilities and that of the targets, each a block in the compute dtype. */
+typedef struct ce_scratch {
+    void *xs, *lp, *ts, *gs, *dts;
+    char *mem;
+} ce_scratch;
+
+static bool ce_scratch_alloc(ce_scratch *s, const ce_blocks *b, pc_dtype cd)
+{
+    size_t bytes = (size_t)(b->rows_per * b->slab) * pc_dtype_size(cd) + 64;
+    char *m = s->mem = malloc(bytes * 5);
+    if (!m)
+        return false;
+    s->xs = m;
+    s->lp = m + bytes;
+    s->ts = m + 2 * bytes;
+    s->gs = m + 3 * bytes;
+    s->dts = m + 4 * bytes;
+    return true;
+}
+
+/* The log-probabilities of the slices n0 .. n0 + nn - 1 into s->lp (and the probability
+ * targets into s->ts): x read in the compute dtype, log_softmax over the classes, rounded to
+ * x's dtype on the device (they are a tensor between the two ops). */
+static void ce_logp_block(const ce_plan *p, const ce_blocks *b, pc_compute compute, pc_dtype cd,
+                          int64_t n0, int64_t nn, ce_scratch *s)
+{
+    int64_t at = n0 * b->slab, len = nn * b->slab;
+    const void *xs = s->xs;
+    if (p->x->dtype == cd && pc_tensor_is_contiguous(p->x)) /* the values themselves */
+        xs = (const char *)pc_tensor_data(p->x) + (size_t)at * pc_dtype_size(cd);
+    else
+        pc_nn_read(p->x, at, len, cd, s->xs);
+    if (cd == PC_DTYPE_F64)
+        softmax_fwd_d(true, p->inner == 1, xs, s->lp, nn, p->C, p->inner);
+    else
+        softmax_fwd_f(true, p->inner == 1, xs, s->lp, nn, p->C, p->inner);
+    if (compute == PC_COMPUTE_DEVICE)
+        pc_nn_round_n(s->lp, cd, len, p->x->dtype);
+    if (p->probs)
+        pc_nn_read(p->t, at, len, cd, s->ts);
+}
+
+/* A compute-dtype value at index i of a block buffer, in double. */
+#define CE_AT(buf, i) (dbl ? ((const double *)(buf))[i] : (double)((const float *)(buf))[i])
+
+/* The loss in double from compute-dtype values: per batch element b of the block its nll part
+ * nll[b] and its smoothing part sm[b] (the sums over the classes in class order). Device values
+ * follow the compute dtype's rounding through the ops' boundaries only. */
+static void ce_loss_block(const ce_plan *p, const ce_blocks *b, bool dbl, const ce_bufs *u,
+                          int64_t n0, int64_t nn, const ce_scratch *s, double *nll_out,
+                          double *sm_out)
+{
+    const void *lp = s->lp, *wv = p->w ? pc_tensor_data(&u->w) : NULL;
+    const int64_t *tk = p->probs ? NULL : pc_tensor_data(&u->t);
+    double C = (double)p->C;
+    for (int64_t n = n0; n < n0 + nn; n++)
+        for (int64_t in = 0; in < p->inner; in++) {
+            int64_t bi = n * p->inner + in, base = (n - n0) * b->slab + in;
+            double nll = 0, sm = 0;
+            if (p->probs) {
+                for (int64_t c = 0; c < p->C; c++) {
+                    int64_t k = base + c * p->inner;
+                    double t = CE_AT(s->ts, k) * (1 - p->eps) + p->eps / C;
+                    nll -= CE_AT(lp, k) * t * (wv ? CE_AT(wv, c) : 1.0);
+                }
+            } else if (tk[bi] != p->ignore) {
+                int64_t t = tk[bi];
+                double wt = wv ? CE_AT(wv, t) : 1.0;
+                nll = -wt * CE_AT(lp, base + t * p->inner);
+                if (p->eps > 0)
+                    for (int64_t c = 0; c < p->C; c++)
+                        sm -= CE_AT(lp, base + c * p->inner) * (wv ? CE_AT(wv, c) : 1.0);
+            }
+            nll_out[bi] = nll;
+            sm_out[bi] = sm;
+        }
+}
+
+pc_status pc_k_cross_entropy_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out)
+{
+    ce_plan p;
+    pc_status st = ce_plan_make(call, &p);
+    if (st != PC_OK)
+        return st;
+    pc_dtype cd = pc_nn_compute_dtype(compute, p.x->dtype);
+    bool dbl = cd == PC_DTYPE_F64;
+    ce_bufs u;
+    pc_tensor r = PC_TENSOR_NULL;
+    double *sm = NULL;
+    int64_t B = p.N * p.inner;
+    if ((st = ce_load(call, &p, cd, &u)) != PC_OK)
+        goto done;
+    int64_t one = B;
+    if ((st = pc_tensor_alloc(&r, PC_DTYPE_F64, &one, 1)) != PC_OK)
+        goto done;
+    double *l = pc_tensor_data(&r);
+    sm = malloc((size_t)B * sizeof *sm + 1);
+    if (!sm) {
+        st = pc_nn_nomem(call);
+        goto done;
+    }
+    ce_blocks b = ce_blocks_make(&p);
+    bool failed = false;
+#pragma omp parallel if (pc_tensor_numel(p.x) > 32768 && b.count > 1)
+    {
+        ce_scratch s;
+        if (!ce_scratch_alloc(&s, &b, cd)) {
+#pragma omp atomic write
+            failed = true;
+        }
+#pragma omp for schedule(static)
+        for (int64_t k = 0; k < b.count; k++) {
+            if (!s.mem)
+                continue;
+            int64_t n0 = k * b.rows_per, nn = p.N - n0 < b.rows_per ? p.N - n0 : b.rows_per;
+            ce_logp_block(&p, &b, compute, cd, n0, nn, &s);
+            ce_loss_block(&p, &b, dbl, &u, n0, nn, &s, l, sm); /* l holds the nll parts */
+        }
+        free(s.mem);
+    }
+    if (failed) {
+        st = pc_nn_nomem(call);
+        goto done;
+    }
+    /* the batch's sums, in batch order */
+    const void *wv = p.w ? pc_tensor_data(&u.w) : NULL;
+    const int64_t *tk = p.probs ? NULL : pc_tensor_data(&u.t);
+    double wsum = 0, nll_total = 0, sm_total = 0, C = (double)p.C;
+    int64_t counted = 0;
+    for (int64_t i = 0; i < B; i++) {
+        double nll = l[i];
+        if (p.probs) {
+            nll_total += nll;
+            continue;
+        }
+        if (tk[i] != p.ignore) {
+            wsum += wv ? CE_AT(wv, tk[i]) : 1.0;
+            counted++;
+        }
+        l[i] = (1 - p.eps) * nll + sm[i] * (p.eps / C);
+        nll_total += nll;
+        sm_total += sm[i];
+    }
+    if (p.red != CE_NONE) {
+        double v;
+        if (p.probs)
+            v = p.red == CE_MEAN ? nll_total / (double)B : nll_total;
+        else if (p.red == CE_SUM)
+            v = (1 - p.eps) * nll_total + sm_total * (p.eps / C);
+        else
+            v = (1 - p.eps) * (nll_total / wsum) +
+                (p.w ? sm_total / wsum : sm_total / (double)counted) * (p.eps / C);
+        pc_tensor_free(&r);
+        if ((st = pc_tensor_alloc(&r, PC_DTYPE_F64, NULL, 0)) != PC_OK)
+            goto done;
+        *(double *)pc_tensor_data(&r) = v;
+    }
+    st = pc_nn_store(call, &r, p.x->dtype, p.osh, p.orank, &out->tensors[0]);
+    if (st == PC_OK)
+        out->count = 1;
+done:
+    free(sm);
+    pc_tensor_free(&r);
+    ce_free(&u);
+    return st;
+}
+
+/* The scales of the gradient of the log-probabilities. */
+typedef struct ce_scales {
+    const double *gv; /* the incoming gradient, in double */
+    double wsum, counted;
+} ce_scales;
+
+/* Element k of a compute-dtype block buffer set to the double v (rounded RNE to float). */
+static inline void ce_put(void *buf, bool dbl, int64_t k, double v)
+{
+    if (dbl)
+        ((double *)buf)[k] = v;
+    else
+        ((float *)buf)[k] = (float)v;
+}
+
+/* The gradient of the log-probabilities of a block into s->gs (compute dtype, rounded to x's
+ * dtype on the device), and with dts that of the probability targets into s->dts. The factors
+ * that depend on the batch element only are computed once per element, by the same
+ * expressions (the same values). */
+static void ce_glp_block(const ce_plan *p, const ce_blocks *b, pc_compute compute, bool dbl,
+                         const ce_bufs *u, const ce_scales *sc, bool dts, int64_t n0, int64_t nn,
+                         ce_scratch *s)
+{
+    const void *lp = s->lp, *wv = p->w ? pc_tensor_data(&u->w) : NULL;
+    const int64_t *tk = p->probs ? NULL : pc_tensor_data(&u->t);
+    double C = (double)p->C, B = (double)(p->N * p->inner);
+    for (int64_t n = n0; n < n0 + nn; n++)
+        for (int64_t in = 0; in < p->inner; in++) {
+            int64_t bi = n * p->inner + in, base = (n - n0) * b->slab + in;
+            double dy = p->red == CE_NONE ? sc->gv[bi] : sc->gv[0];
+            if (p->probs) {
+                double sv = p->red == CE_MEAN ? dy / B : dy;
+                for (int64_t c = 0; c < p->C; c++) {
+                    int64_t k = base + c * p->inner;
+                    double wc = wv ? CE_AT(wv, c) : 1.0;
+                    double t = CE_AT(s->ts, k) * (1 - p->eps) + p->eps / C;
+                    ce_put(s->gs, dbl, k, -sv * t * wc);
+                    if (dts)
+                        ce_put(s->dts, dbl, k, -sv * CE_AT(lp, k) * wc * (1 - p->eps));
+                }
+                continue;
+            }
+            int64_t t = tk[bi];
+            if (t == p->ignore) {
+                for (int64_t c = 0; c < p->C; c++)
+                    ce_put(s->gs, dbl, base + c * p->inner, 0.0);
+                continue;
+            }
+            double nll_s = p->red == CE_MEAN ? dy * (1 - p->eps) / sc->wsum : dy * (1 - p->eps);
+            double sm_s = dy * (p->eps / C);
+            if (p->red == CE_MEAN)
+                sm_s /= p->w ? sc->wsum : sc->counted;
+            for (int64_t c = 0; c < p->C; c++) {
+                double wc = wv ? CE_AT(wv, c) : 1.0;
+                ce_put(s->gs, dbl, base + c * p->inner, -sm_s * wc);
+            }
+            /* the target's class: d = -sm_s wc, then d += -nll_s wc */
+            double wt = wv ? CE_AT(wv, t) : 1.0, d = -sm_s * wt;
+            d += -nll_s * wt;
+            ce_put(s->gs, dbl, base + t * p->inner, d);
+        }
+    if (compute == PC_COMPUTE_DEVICE)
+        pc_nn_round_n(s->gs, dbl ? PC_DTYPE_F64 : PC_DTYPE_F32, nn * b->slab, p->x->dtype);
+}
+
+pc_status pc_k_cross_entropy_backward(const pc_op_call *call, pc_compute compute,
+                                      const pc_tensor *grad_out, pc_op_grads *out)
+{
+    ce_plan p;
+    pc_status st = ce_plan_make(call, &p);
+    bool gx = pc_nn_wants_grad(call, 0), gt = p.probs && pc_nn_wants_grad(call, 1);
+    if (st != PC_OK || (!gx && !gt))
+        return st;
+    pc_dtype cd = pc_nn_compute_dtype(compute, p.x->dtype);
+    bool dbl = cd == PC_DTYPE_F64;
+    ce_bufs u;
+    pc_tensor g = PC_TENSOR_NULL, dt = PC_TENSOR_NULL, dx = PC_TENSOR_NULL;
+    int64_t B = p.N * p.inner;
+    if ((st = ce_load(call, &p, cd, &u)) != PC_OK ||
+        (st = pc_tensor_cast(&g, grad_out, PC_DTYPE_F64)) != PC_OK ||
+        (gx && (st = pc_tensor_alloc(&dx, p.x->dtype, p.x->shape, p.x->rank)) != PC_OK) ||
+        (gt && (st = pc_tensor_alloc(&dt, p.t->dtype, p.t->shape, p.t->rank)) != PC_OK))
+        goto done;
+    ce_scales sc = {pc_tensor_data(&g), 0, 0};
+    const void *wv = p.w ? pc_tensor_data(&u.w) : NULL;
+    if (!p.probs && p.red == CE_MEAN)
+        for (int64_t i = 0; i < B; i++) {
+            int64_t t = ((const int64_t *)pc_tensor_data(&u.t))[i];
+            if (t != p.ignore) {
+                sc.wsum += wv ? CE_AT(wv, t) : 1.0;
+                sc.counted++;
+            }
+        }
+    ce_blocks b = ce_blocks_make(&p);
+    bool failed = false;
+#pragma omp parallel if (pc_tensor_numel(p.x) > 32768 && b.count > 1)
+    {
+        ce_scratch s;
+        if (!ce_scratch_alloc(&s, &b, cd)) {
+#pragma omp atomic write
+            failed = true;
+        }
+#pragma omp for schedule(static)
+        for (int64_t k = 0; k < b.count; k++) {
+            if (!s.mem)
+                continue;
+            int64_t n0 = k * b.rows_per, nn = p.N - n0 < b.rows_per ? p.N - n0 : b.rows_per;
+            int64_t at = n0 * b.slab, len = nn * b.slab;
+            ce_logp_block(&p, &b, compute, cd, n0, nn, &s);
+            ce_glp_block(&p, &b, compute, dbl, &u, &sc, gt, n0, nn, &s);
+            if (gt)
+                pc_nn_write(&dt, at, len, s.dts, cd);
+            if (!gx)
+                continue;
+            /* log_softmax's backward: straight into dx when it has the compute dtype, else in
+             * place in gs and converted */
+            bool direct = dx.dtype == cd;
+            void *to = direct ? (char *)pc_tensor_data(&dx) + (size_t)at * pc_dtype_size(cd) : s.gs;
+            if (dbl)
+                softmax_bwd_d(true, p.inner == 1, s.lp, s.gs, to, nn, p.C, p.inner);
+            else
+                softmax_bwd_f(true, p.inner == 1, s.lp, s.gs, to, nn, p.C, p.inner);
+            if (!direct)
+                pc_nn_write(&dx, at, len, s.gs, cd);
+        }
+        free(s.mem);
+    }
+    if (failed) {
+        st = pc_nn_nomem(call);
+        goto done;
+    }
+    if (gx) {
+        out->grads[0] = dx;
+        dx = PC_TENSOR_NULL;
+    }
+    if (gt) {
+        out->grads[1] = dt;
+        dt = PC_TENSOR_NULL;
+    }
+done:
+    pc_tensor_free(&g);
+    pc_tensor_free(&dt);
+    pc_tensor_free(&dx);
+    ce_free(&u);
+    return st;
+}
+#undef CE_AT
+
+/* ---- batch_norm ---- */
+
+typedef struct bn_plan {
+    const pc_tensor *x, *rm, *rv, *w, *b;
+    bool training;
+    double momentum, eps;
+    int64_t N, C, S; /* x as [N, C, S] */
+} bn_plan;
+
+static pc_status bn_plan_make(const pc_op_call *call, bn_plan *p)
+{
+    p->x = pc_call_tensor(call, 0);
+    p->rm = pc_call_tensor(call, 1);
+    p->rv = pc_call_tensor(call, 2);
+    p->w = pc_call_tensor(call, 3);
+    p->b = pc_call_tensor(call, 4);
+    p->training = call->args[5].b;
+    p->momentum = call->args[6].f;
+    p->eps = call->args[7].f;
+    pc_status st = pc_nn_need_float(call, p->x, "batch_norm");
+    if (st != PC_OK)
+        return st;
+    if (p->x->rank < 2)
+        return pc_error_set(PC_ERR_INVALID,
+                            "%s: Expected 2D or more input to batch_norm, got %dD input",
+                            call->full_name, p->x->rank);
+    p->N = p->x->shape[0];
+    p->C = p->x->shape[1];
+    p->S = 1;
+    for (int i = 2; i < p->x->rank; i++)
+        p->S *= p->x->shape[i];
+    const pc_tensor *ps[4] = {p->rm, p->rv, p->w, p->b};
+    for (int i = 0; i < 4; i++)
+        if (ps[i] && pc_tensor_numel(ps[i]) != p->C)
+            return pc_error_set(PC_ERR_INVALID,
+                                "%s: running_mean, running_var, weight and bias must have %" PRId64
+                                " elements",
+                                call->full_name, p->C);
+    if (!p->training && (!p->rm || !p->rv))
+        return pc_error_set(PC_ERR_INVALID,
+                            "%s: running_mean and running_var must be defined in evaluation mode",
+                            call->full_name);
+    if (p->training && p->N * p->S <= 1) {
+        char sh[PC_SHAPE_FORMAT_MAX];
+        pc_shape_format(sh, sizeof sh, p->x->shape, p->x->rank);
+        return pc_error_set(PC_ERR_INVALID,
+                            "%s: Expected more than 1 value per channel when training, got input "
+                            "size torch.Size(%s)",
+                            call->full_name, sh);
+    }
+    return PC_OK;
+}
+
+/* Per channel: the mean and 1 / sqrt(var + eps) the output uses, in the compute dtype, as
+ * torch's CPU kernel forms them (sums in double; the batch variance biased). */
+static void bn_stats(const bn_plan *p, bool dbl, const void *x, const pc_tensor *rm,
+                     const pc_tensor *rv, double *mean, double *invstd, double *var_sum)
+{
+    for (int64_t c = 0; c < p->C; c++) {
+        if (!p->training) {
+            /* evaluation: the running statistics (1-D tensors of C) */
+            double m = pc_tensor_get(rm, &c), v = pc_tensor_get(rv, &c);
+            mean[c] = dbl ? m : (double)(float)m;
+            invstd[c] = 1.0 / sqrt(v + p->eps);
+            if (!dbl)
+                invstd[c] = (float)invstd[c];
+            continue;
+        }
+        double s = 0;
+        for (int64_t n = 0; n < p->N; n++)
+            for (int64_t i = 0; i < p->S; i++) {
+                int64_t k = (n * p->C + c) * p->S + i;
+                s += dbl ? ((const double *)x)[k] : (double)((const float *)x)[k];
+            }
+        double cnt = (double)(p->N * p->S);
+        double m = s / cnt;
+        if (!dbl)
+            m = (float)m;
+        double vs = 0;
+        for (int64_t n = 0; n < p->N; n++) {
+            for (int64_t i = 0; i < p->S; i++) {
+                int64_t k = (n * p->C + c) * p->S + i;
+                if (dbl) {
+                    double d = ((const double *)x)[k] - m;
+                    vs += d * d;
+                } else {
+                    float d = ((const float *)x)[k] - (float)m;
+                    vs += (double)(d * d);
+                }
+            }
+        }
+        if (!dbl)
+            vs = (float)vs;
+        mean[c] = m;
+        var_sum[c] = vs;
+        invstd[c] = 1.0 / sqrt(vs / cnt + p->eps);
+        if (!dbl)
+            invstd[c] = (float)invstd[c];
+    }
+}
+
+typedef struct bn_bufs {
+    pc_tensor x, w, b;
+    double *mean, *invstd, *var_sum;
+} bn_bufs;
+
+static void bn_free(bn_bufs *u)
+{
+    pc_tensor_free(&u->x);
+    pc_tensor_free(&u->w);
+    pc_tensor_free(&u->b);
+    free(u->mean);
+    free(u->invstd);
+    free(u->var_sum);
+}
+
+static pc_status bn_load(const pc_op_call *call, const bn_plan *p, pc_dtype cd, bn_bufs *u)
+{
+    *u = (bn_bufs){PC_TENSOR_NULL, PC_TENSOR_NULL, PC_TENSOR_NULL, NULL, NULL, NULL};
+    u->mean = calloc((size_t)p->C + 1, sizeof(double));
+    u->invstd = calloc((size_t)p->C + 1, sizeof(double));
+    u->var_sum = calloc((size_t)p->C + 1, sizeof(double));
+    if (!u->mean || !u->invstd || !u->var_sum)
+        return pc_nn_nomem(call);
+    pc_status st;
+    if ((st = pc_nn_load_ro(call, p->x, cd, &u->x)) != PC_OK ||
+        (p->w && (st = pc_nn_load_ro(call, p->w, cd, &u->w)) != PC_OK) ||
+        (p->b && (st = pc_nn_load_ro(call, p->b, cd, &u->b)) != PC_OK))
+        return st;
+    bn_stats(p, cd == PC_DTYPE_F64, pc_tensor_data(&u->x), p->rm, p->rv, u->mean, u->invstd,
+             u->var_sum);
+    return PC_OK;
+}
+
+static double bn_param(const pc_tensor *t, bool dbl, int64_t c, double dflt)
+{
+    if (pc_tensor_is_null(t))
+        return dflt;
+    return dbl ? ((const double *)pc_tensor_data(t))[c]
+               : (double)((const float *)pc_tensor_data(t))[c];
+}
+
+pc_status pc_k_batch_norm_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out)
+{
+    bn_plan p;
+    pc_status st = bn_plan_make(call, &p);
+    if (st != PC_OK)
+        return st;
+    pc_dtype cd = pc_nn_compute_dtype(compute, p.x->dtype);
+    bool dbl = cd == PC_DTYPE_F64;
+    bn_bufs u;
+    pc_tensor y = PC_TENSOR_NULL;
+    if ((st = bn_load(call, &p, cd, &u)) != PC_OK ||
+        (st = pc_tensor_alloc(&y, cd, p.x->shape, p.x->rank)) != PC_OK)
+        goto done;
+    for (int64_t c = 0; c < p.C; c++) {
+        /* y = x alpha + beta with alpha = invstd w, beta = b - mean alpha (torch's order) */
+        double w = bn_param(&u.w, dbl, c, 1.0), b = bn_param(&u.b, dbl, c, 0.0);
+        for (int64_t n = 0; n < p.N; n++)
+            for (int64_t i = 0; i < p.S; i++) {
+                int64_t k = (n * p.C + c) * p.S + i;
+                if (dbl) {
+                    double alpha = u.invstd[c] * w, beta = fma(-u.mean[c], alpha, b);
+                    ((double *)pc_tensor_data(&y))[k] =
+                        fma(((const double *)pc_tensor_data(&u.x))[k], alpha, beta);
+                } else {
+                    float alpha = (float)u.invstd[c] * (float)w;
+                    float beta = fmaf(-(float)u.mean[c], alpha, (float)b);
+                    ((float *)pc_tensor_data(&y))[k] =
+                        fmaf(((const float *)pc_tensor_data(&u.x))[k], alpha, beta);
+                }
+            }
+    }
+    /* Training mode's update of running_mean / running_var is not written: a call's inputs are
+     * only read (they may be a mapped tensor file, and -save_error_data saves them as given),
+     * and run_ut compares the output alone. */
+    st = pc_nn_store(call, &y, p.x->dtype, p.x->shape, p.x->rank, &out->tensors[0]);
+    if (st == PC_OK)
+        out->count = 1;
+done:
+    pc_tensor_free(&y);
+    bn_free(&u);
+    return st;
+}
+
+pc_status pc_k_batch_norm_backward(const pc_op_call *call, pc_compute compute,
+                                   const pc_tensor *grad_out, pc_op_grads *out)
+{
+    bn_plan p;
+    pc_status st = bn_plan_make(call, &p);
+    if (st != PC_OK)
+        return st;
+    bool gx = pc_nn_wants_grad(call, 0), gw = p.w && pc_nn_wants_grad(call, 3),
+         gb = p.b && pc_nn_wants_grad(call, 4);
+    if (!gx && !gw && !gb)
+        return PC_OK;
+    pc_dtype cd = pc_nn_compute_dtype(compute, p.x->dtype);
+    bool dbl = cd == PC_DTYPE_F64;
+    bn_bufs u;
+    pc_tensor g = PC_TENSOR_NULL, dx = PC_TENSOR_NULL, dw = PC_TENSOR_NULL, db = PC_TENSOR_NULL;
+    if ((st = bn_load(call, &p, cd, &u)) != PC_OK ||
+        (st = pc_nn_load(call, grad_out, cd, &g)) != PC_OK ||
+        (st = pc_tensor_alloc(&dx, cd, p.x->shape, p.x->rank)) != PC_OK ||
+        (st = pc_tensor_alloc(&dw, cd, &p.C, 1)) != PC_OK ||
+        (st = pc_tensor_alloc(&db, cd, &p.C, 1)) != PC_OK)
+        goto done;
+    if (compute == PC_COMPUTE_DEVICE)
+        pc_nn_round(&g, p.x->dtype);
+#define BN_AT(t, k)                                                                                \
+    (dbl ? ((const double *)pc_tensor_data(t))[k] : (double)((const float *)pc_tensor_data(t))[k])
+    size_t es = pc_dtype_size(cd);
+    char *xmb = malloc((size_t)(p.S + 1) * es);
+    if (!xmb) {
+        st = pc_nn_nomem(call);
+        goto done;
+    }
+    for (int64_t c = 0; c < p.C; c++) {
+        /* per image, torch's vectorised reductions (lanes, fused multiply-adds), summed over
+         * the images in double */
+        double sum = 0, dotp = 0, m = u.mean[c], is = u.invstd[c];
+        for (int64_t n = 0; n < p.N; n++) {
+            int64_t k0 = (n * p.C + c) * p.S;
+            if (dbl) {
+                const double *xv = (const double *)pc_tensor_data(&u.x) + k0;
+                const double *gv = (const double *)pc_tensor_data(&g) + k0;
+                for (int64_t i = 0; i < p.S; i++)
+                    ((double *)(void *)xmb)[i] = xv[i] - m;
+                dotp += row_dot_d((const double *)(void *)xmb, gv, NULL, p.S);
+                sum += row_sum_d(gv, p.S, 1);
+            } else {
+                const float *xv = (const float *)pc_tensor_data(&u.x) + k0;
+                const float *gv = (const float *)pc_tensor_data(&g) + k0;
+                for (int64_t i = 0; i < p.S; i++)
+                    ((float *)(void *)xmb)[i] = xv[i] - (float)m;
+                dotp += (double)row_dot_f((const float *)(void *)xmb, gv, NULL, p.S);
+                sum += (double)row_sum_f(gv, p.S, 1);
+            }
+        }
+        double w = bn_param(&u.w, dbl, c, 1.0), cnt = (double)(p.N * p.S);
+        double kk = dotp * is * is / cnt, gm = sum / cnt;
+        for (int64_t n = 0; n < p.N; n++)
+            for (int64_t i = 0; i < p.S; i++) {
+                int64_t k = (n * p.C + c) * p.S + i;
+                double dy = BN_AT(&g, k), v;
+                if (p.training) {
+                    double xm = BN_AT(&u.x, k) - m;
+                    v = (dy - gm - xm * kk) * (is * w);
+                } else {
+                    v = dy * (is * w);
+                }
+                if (dbl)
+                    ((double *)pc_tensor_data(&dx))[k] = v;
+                else
+                    ((float *)pc_tensor_data(&dx))[k] = (float)v;
+            }
+        if (dbl) {
+            ((double *)pc_tensor_data(&dw))[c] = dotp * is;
+            ((double *)pc_tensor_data(&db))[c] = sum;
+        } else {
+            ((float *)pc_tensor_data(&dw))[c] = (float)(dotp * is);
+            ((float *)pc_tensor_data(&db))[c] = (float)sum;
+        }
+    }
+#undef BN_AT
+    free(xmb);
+    if (gx &&
+        (st = pc_nn_store(call, &dx, p.x->dtype, p.x->shape, p.x->rank, &out->grads[0])) != PC_OK)
+        goto done;
+    if (gw &&
+        (st = pc_nn_store(call, &dw, p.w->dtype, p.w->shape, p.w->rank, &out->grads[3])) != PC_OK)
+        goto done;
+    if (gb)
+        st = pc_nn_store(call, &db, p.b->dtype, p.b->shape, p.b->rank, &out->grads[4]);
+done:
+    pc_tensor_free(&g);
+    pc_tensor_free(&dx);
+    pc_tensor_free(&dw);
+    pc_tensor_free(&db);
+    bn_free(&u);
+    return st;
+}
