@@ -103,9 +103,12 @@ static void print_help(FILE *out, const pc_args_command *cmd)
             "of an\n"
             "                               out-of-memory kill (default: 90%% of the available "
             "memory)\n"
-            "  --jobs N                     worker processes (run_ut default 1; 0 runs in this "
-            "process\n"
-            "                               without crash isolation)\n"
+            "  --jobs N                     worker processes; 0 runs in this process without "
+            "crash\n"
+            "                               isolation (run_ut default: one per core, or one when "
+            "a single\n"
+            "                               API dominates the dump or memory is short; the CSVs "
+            "are the same)\n"
             "  --config_yaml FILE           msprobe's config.yaml (precision, lists, "
             "error_data_path);\n"
             "                               default: msprobe's defaults\n"
@@ -415,6 +418,10 @@ static int run(int argc, char **argv, bool multi)
     /* a real device: one worker per -d id, as msprobe's multi_run_ut gives each its own */
     if (!multi && !jobs_given && o.device_count > 1 && strncmp(o.backend, "torch:", 6) == 0)
         o.workers = o.device_count;
+    /* the reference device or replay: as many workers as the dump can use (run.c) */
+    if (!multi && !jobs_given && strncmp(o.backend, "torch:", 6) != 0 &&
+        strncmp(o.backend, "faulty", 6) != 0)
+        o.workers_auto = true;
     if (multi) {
         o.multi = true;
         int devices = o.device_count ? o.device_count : 1;

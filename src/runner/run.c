@@ -1,7 +1,9 @@
 /* The whole run_ut / multi_run_ut run (spec run_ut.md §1.4, §3, §7, §8). */
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include <errno.h>
 #include <fcntl.h>
 #include <regex.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -319,6 +321,39 @@ static pc_status shard_keep(const pc_dump *dump, const pc_run_options *o, bool *
     return st;
 }
 
+/* run_ut's default number of workers for the reference device: one per core, since the CSVs
+ * are the same with any number (docs/PERFORMANCE.md, "Threads") and a dump of many medium APIs
+ * keeps one core busy per worker (kernels on small tensors gain little from threads) -- but
+ * one worker with every core when a single API is more than half of a worker's share of the
+ * dump's cost (runner/cost.h: its own threads then matter more), and no more workers than the
+ * memory the APIs in flight may use together holds the largest API's estimate, so that no API
+ * becomes a memory SKIP that one worker would have run. */
+static int auto_workers(const pc_dump *dump, const size_t *list, size_t count, size_t mem_limit)
+{
+    cpu_set_t set;
+    int cores = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
+    if (cores > PC_RUN_MAX_WORKERS)
+        cores = PC_RUN_MAX_WORKERS;
+    if ((size_t)cores > count)
+        cores = count > 0 ? (int)count : 1;
+    uint64_t total = 0, heaviest = 0;
+    size_t largest = 0;
+    for (size_t k = 0; k < count; k++) {
+        const pc_dump_api *api = &dump->apis[list[k]];
+        uint64_t ps = pc_api_cost_of(api).ps;
+        total = total + ps < total ? UINT64_MAX : total + ps;
+        heaviest = ps > heaviest ? ps : heaviest;
+        size_t need = pc_api_memory_estimate(api);
+        largest = need > largest ? need : largest;
+    }
+    int n = cores;
+    if (n > 1 && (double)heaviest * 2.0 * n > (double)total)
+        n = 1;
+    if (n > 1 && mem_limit > 0 && largest > 0 && mem_limit / largest < (size_t)n)
+        n = mem_limit / largest > 1 ? (int)(mem_limit / largest) : 1;
+    return n;
+}
+
 /* What the APIs in flight may use together: --max-memory, else 90% of the memory available
  * now (the caller shares it among the workers). */
 static size_t api_limit(double max_memory_mb)
@@ -343,8 +378,10 @@ static int fail(const char *what)
     return 1;
 }
 
-int pc_run_ut(const pc_run_options *o)
+int pc_run_ut(const pc_run_options *given)
 {
+    pc_run_options opts = *given; /* workers_auto settles workers once the dump is read */
+    const pc_run_options *o = &opts;
     double wall0 = pc_clock_seconds();
     char ts[16];
     time_t start = time(NULL);
@@ -510,6 +547,11 @@ int pc_run_ut(const pc_run_options *o)
         goto out;
     }
 
+    if (o->workers_auto) {
+        opts.workers = auto_workers(dump, list, count, api_limit(o->max_memory_mb));
+        pc_log_info("%d worker process%s (--jobs N to choose).", o->workers,
+                    o->workers == 1 ? "" : "es");
+    }
     pc_api_runner runner = {
         .dump = dump,
         .device = &device,
