@@ -102,8 +102,8 @@ typedef struct pc_run_options {
     bool filter_api;         /* -f */
     bool multi;              /* multi_run_ut (its log lines and the -n rules) */
     int device_ids[PC_RUN_MAX_DEVICES];
-    int device_count;         /* -d; 0: [0] */
-    int workers;              /* worker processes; 0: run in this process (no isolation) */
+    int device_count; /* -d; 0: [0] */
+    int workers;      /* worker processes; 0: run in this process (no isolation) */
     /* run_ut without --jobs on the reference device or replay: workers is chosen from the
      * dump (one per core, or one when a single API dominates or memory is short; run.c) */
     bool workers_auto;
