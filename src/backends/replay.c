@@ -10,10 +10,14 @@
  * are mapped onto the positional tensor arguments in order: an argument that requires grad
  * takes the next gradient; one that does not takes the next entry only if it is null. Every
  * mapped gradient must have its argument's shape, and nothing but nulls may be left over:
- * otherwise the node was another one (linear and matmul on 3-D inputs record the gradient of
- * their internal reshape) and the backward is a SKIP saying so. Known exceptions: linear on a
- * 2-D input records addmm's (bias, input, weight^T), which is mapped; cross_entropy records
- * nll_loss's (same shape as the input, other values), which is refused by name.
+ * otherwise the node was another one and the backward is a SKIP saying so. linear and matmul
+ * on 3-D/4-D inputs are the common case: torch 1.13 runs them as one addmm/bmm on flattened
+ * operands and views the result, so the record holds the view's input gradient -- the
+ * incoming gradient reshaped, which the SKIP message says after comparing the two files
+ * element by element -- and no gradient of the inputs at all: there is nothing to map. Known
+ * exceptions: linear on a 2-D input records addmm's (bias, input, weight^T), which is mapped;
+ * cross_entropy records nll_loss's (same shape as the input, other values), which is refused by
+ * name.
  */
 #include <stdio.h>
 #include <string.h>
@@ -116,6 +120,42 @@ static pc_status linear_2d(const pc_dump *dump, const pc_dump_api *api, const pc
     return PC_OK;
 }
 
+/* The incoming gradient of a backward record (its input[0]), NULL when there is none. */
+static const pc_dump_tensor *incoming(const pc_dump_entry *b)
+{
+    const pc_dump_arg *in = &b->input;
+    if (in->kind == PC_DUMP_ARG_LIST && in->u.list.count > 0 &&
+        in->u.list.items[0].kind == PC_DUMP_ARG_TENSOR)
+        return in->u.list.items[0].u.tensor;
+    return NULL;
+}
+
+static int64_t numel_of(const pc_dump_tensor *t)
+{
+    int64_t n = 1;
+    for (int64_t d = 0; d < t->rank; d++)
+        n *= t->shape[d] > 0 ? t->shape[d] : 0;
+    return n;
+}
+
+/* Whether the recorded gradient t holds exactly the incoming gradient's elements (the file of
+ * the backward record's input[0]), in any shape. */
+static bool is_incoming(const pc_dump *dump, const pc_dump_api *api, const pc_dump_entry *b,
+                        const pc_tensor *t)
+{
+    pc_tensor in = PC_TENSOR_NULL, a = PC_TENSOR_NULL, c = PC_TENSOR_NULL;
+    bool same = false;
+    if (load_record(dump, api, &b->input.u.list.items[0], "incoming gradient", &in) == PC_OK &&
+        in.dtype == t->dtype && pc_tensor_numel(&in) == pc_tensor_numel(t) &&
+        pc_tensor_contiguous(&a, &in) == PC_OK && pc_tensor_contiguous(&c, t) == PC_OK)
+        same = memcmp(pc_tensor_data(&a), pc_tensor_data(&c),
+                      (size_t)pc_tensor_numel(t) * pc_dtype_size(t->dtype)) == 0;
+    pc_tensor_free(&in);
+    pc_tensor_free(&a);
+    pc_tensor_free(&c);
+    return same;
+}
+
 /* The device gradients of the call's positional tensors from the backward record's output.
  * PC_ERR_UNSUPPORTED with the backward SKIP message in why when they cannot be mapped. */
 static pc_status replay_grads(const pc_dump *dump, const pc_dump_api *api, const pc_op_call *call,
@@ -188,6 +228,26 @@ static pc_status replay_grads(const pc_dump *dump, const pc_dump_api *api, const
             char a[PC_SHAPE_FORMAT_MAX], c[PC_SHAPE_FORMAT_MAX];
             pc_shape_format(a, sizeof a, t.shape, t.rank);
             pc_shape_format(c, sizeof c, v->tensor.shape, v->tensor.rank);
+            const pc_dump_tensor *in = incoming(b);
+            if (count == 1 && in && numel_of(in) == pc_tensor_numel(&t) &&
+                is_incoming(dump, api, b, &t)) {
+                /* torch 1.13 computes linear and matmul on 3-D/4-D inputs as one addmm/bmm on
+                 * flattened operands and views the result: the output's node is that view,
+                 * and what the dump recorded is its input's gradient, the incoming gradient
+                 * reshaped (checked element by element: a gradient of the same element count
+                 * as an input is not taken for the input's) -- nothing of the inputs' */
+                char gs[PC_SHAPE_FORMAT_MAX];
+                pc_shape_format(gs, sizeof gs, in->shape, (int)in->rank);
+                snprintf(why, size,
+                         "The backward record of %.200s holds one gradient %.64s: the incoming "
+                         "gradient %.64s reshaped (torch records the view behind %.64s's output), "
+                         "not the gradient of input_args[%zu] %.64s; the dump has no device "
+                         "gradient of the inputs, so replay cannot compare its backward.",
+                         api->full_name, a, gs, api->api_name, pos, c);
+                pc_tensor_free(&t);
+                pc_op_grads_free(&r);
+                return PC_ERR_UNSUPPORTED;
+            }
             snprintf(why, size,
                      "The recorded gradient %s does not fit input_args[%zu] %s: the dump's "
                      "backward record belongs to an inner autograd node of %s, so replay cannot "
