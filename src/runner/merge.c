@@ -79,7 +79,7 @@ static pc_status find_record(const char *input, shard_in *sh, char *ts, size_t t
             if (!record_name(e->d_name, t, sizeof t))
                 continue;
             if (found < 2)
-                snprintf(names[found], sizeof names[found], "%s", e->d_name);
+                snprintf(names[found], sizeof names[found], "%.63s", e->d_name);
             if (found++ == 0)
                 snprintf(ts, ts_size, "%s", t);
         }
