@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "precheck/inputs/bind.h"
 #include "precheck/inputs/inputs.h"
 #include "precheck/io/csv.h"
 #include "precheck/runner/runner.h"
@@ -51,7 +52,7 @@ typedef struct pc_record_cache {
     int count, cap;
 } pc_record_cache;
 
-/* A pc_tensor_provider (ops/call.h) over the cache: ctx is a pc_record_cache. */
+/* A pc_tensor_provider (inputs/bind.h) over the cache: ctx is a pc_record_cache. */
 pc_status pc_record_cache_provide(void *ctx, const pc_dump_api *api, const pc_dump_arg *arg,
                                   pc_tensor *out);
 void pc_record_cache_free(pc_record_cache *c); /* leaves an empty cache (in kept) */

@@ -52,7 +52,7 @@ size_t pc_inputs_default_max_bytes(void);
 /* Prepares ctx for the API (its preprocessing rules). */
 void pc_inputs_begin(pc_inputs *ctx, const pc_dump *dump, uint64_t seed, const pc_dump_api *api);
 
-/* A pc_tensor_provider (ops/call.h): the tensor of the tensor argument arg of api, which may
+/* A pc_tensor_provider (inputs/bind.h): the tensor of the tensor argument arg of api, which may
  * sit in the forward entry or in the backward entry's input. Real data when the record names
  * a file, else random data. Errors carry msprobe's messages where msprobe has one
  * ("Data info Min: None , Max: None, info type must be int or float.", ...). */

@@ -30,6 +30,7 @@
 
 #include "precheck/core/clock.h"
 #include "precheck/core/log.h"
+#include "precheck/dump/dump.h"
 #include "torch_impl.h"
 
 /* ---- which APIs write their inputs ---- */
