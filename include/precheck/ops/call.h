@@ -82,7 +82,8 @@ typedef struct pc_value {
     struct {
         pc_index_item items[PC_VALUE_MAX_INDEX];
         int count;
-        /* the index was one tensor, not a list: msprobe's special cases apply (run_ut §5.4) */
+        /* the index was one tensor, not a list: msprobe's special cases apply
+         * (docs/msprobe-contract.md#replay) */
         bool lone_tensor;
     } index;
 } pc_value;
@@ -119,8 +120,8 @@ struct pc_op_call {
      * valid while the call is; pc_op_call_share copies the pointer. */
     const pc_record_tensor *records;
     int nrecords;
-    /* msprobe runs the device call under autocast (run_ut.md §5.1): 1 + the dtype (float16 or
-     * bfloat16); 0: no autocast. The bench never autocasts. */
+    /* msprobe runs the device call under autocast (docs/msprobe-contract.md#replay): 1 + the dtype
+     * (float16 or bfloat16); 0: no autocast. The bench never autocasts. */
     int autocast;
     /* A backward of this call will follow (the dump has a backward record and msprobe runs
      * it): a device that records autograd history must record it in forward. */
