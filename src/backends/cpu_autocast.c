@@ -1,9 +1,9 @@
 /*
  * The reference device's autocast: an emulation, by casts, of what the accelerators' AMP
  * autocast does to an op when msprobe runs the device call under it (call->autocast, decided
- * by the runner from msprobe's rule, run_ut.md §5.1). It follows the AMP op lists: GEMM-like
- * ops run in the autocast dtype, a set of precision-sensitive ops in float32, everything else
- * in its input dtypes. A real device (the torch backend) uses torch's own autocast instead.
+ * by the runner from msprobe's rule, docs/msprobe-contract.md#replay). It follows the AMP op lists:
+ * GEMM-like ops run in the autocast dtype, a set of precision-sensitive ops in float32, everything
+ * else in its input dtypes. A real device (the torch backend) uses torch's own autocast instead.
  */
 #include <string.h>
 

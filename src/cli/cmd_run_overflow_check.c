@@ -1,6 +1,6 @@
 /*
- * precheck run_overflow_check: msprobe's flags (spec run_ut.md §1.3: -api_info, -j VALUE, -d
- * ID) plus precheck's --backend, --python and --seed, then the runner.
+ * precheck run_overflow_check: msprobe's flags (docs/msprobe-contract.md#command-line: -api_info,
+ * -j VALUE, -d ID) plus precheck's --backend, --python and --seed, then the runner.
  */
 #include <errno.h>
 #include <stdio.h>

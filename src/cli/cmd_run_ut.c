@@ -1,6 +1,6 @@
 /*
- * precheck run_ut / multi_run_ut: msprobe's flags (spec run_ut.md §1.2) plus precheck's long
- * options, then the runner.
+ * precheck run_ut / multi_run_ut: msprobe's flags (docs/msprobe-contract.md#command-line) plus
+ * precheck's long options, then the runner.
  */
 #include <errno.h>
 #include <limits.h>

@@ -14,7 +14,7 @@ typedef enum pc_flag {
     PC_FLAG_HELP,
     PC_FLAG_VERSION,
     PC_FLAG_FRAMEWORK,
-    /* msprobe's run_ut and multi_run_ut (spec run_ut.md §1.2) */
+    /* msprobe's run_ut and multi_run_ut (docs/msprobe-contract.md#command-line) */
     PC_FLAG_API_INFO,
     PC_FLAG_OUT_PATH,
     PC_FLAG_SAVE_ERROR_DATA,
@@ -24,10 +24,10 @@ typedef enum pc_flag {
     PC_FLAG_FILTER_API,
     PC_FLAG_CONFIG_PATH,
     PC_FLAG_NUM_SPLITS,
-    /* msprobe's run_overflow_check (spec run_ut.md §1.3): -j takes a value, -d one id */
+    /* msprobe's run_overflow_check: -j takes a value, -d one id */
     PC_FLAG_JIT_COMPILE_VALUE,
     PC_FLAG_DEVICE_ONE,
-    /* msprobe's api_precision_compare (spec compare.md §9.1) */
+    /* msprobe's api_precision_compare */
     PC_FLAG_NPU_CSV_PATH,
     PC_FLAG_GPU_CSV_PATH,
     /* precheck's own: run_ut, multi_run_ut, materialize */

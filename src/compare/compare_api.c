@@ -1,6 +1,7 @@
 /*
- * msprobe's output structure rules and per-API flow (compare.md §3.1, §3.2): _compare_core,
- * _compare_core_wrapper, compare_output, the dropout rule, and the CSV rows they produce.
+ * msprobe's output structure rules and per-API flow (docs/msprobe-contract.md#comparison):
+ * _compare_core, _compare_core_wrapper, compare_output, the dropout rule, and the CSV rows they
+ * produce.
  */
 #include <stdio.h>
 #include <stdlib.h>

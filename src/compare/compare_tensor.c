@@ -1,6 +1,6 @@
 /*
  * One bench/device tensor pair into a details row: msprobe's _compare_torch_tensor and
- * _compare_float_tensor (compare.md §3.3, §3.4, §7).
+ * _compare_float_tensor (docs/msprobe-contract.md#comparison).
  */
 #include <stdarg.h>
 #include <stdio.h>

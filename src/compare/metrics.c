@@ -1,5 +1,5 @@
 /*
- * pc_metrics_compute: the plan of compare.md §4 for one pair, the chunk driver (threads over
+ * pc_metrics_compute: the plan (docs/metrics.md) for one pair, the chunk driver (threads over
  * fixed chunks, merged in chunk order inside an OpenMP ordered section), and the final cells.
  */
 #include <float.h>

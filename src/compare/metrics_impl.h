@@ -2,7 +2,7 @@
  * Private to compare/: what the metric kernels share.
  *
  * A metrics_plan is everything about one pair that does not depend on the data: the numpy
- * type of every intermediate (compare.md §4, with the 0-d rules of §8.3), the constants of the
+ * type of every intermediate (docs/metrics.md, with its 0-d rules), the constants of the
  * comparisons already rounded to the type of the array they are compared with, the standard's
  * parameters, and which metric groups to compute.
  *
@@ -35,7 +35,7 @@ typedef struct metrics_plan {
     unsigned groups;
     bool zero_dim;
 
-    /* numpy types (compare.md §4; "0-d" marks where scalars differ from arrays) */
+    /* numpy types ("0-d" marks where scalars differ from arrays) */
     np_type tb, td, tp; /* bench, device, promote(bench, device) */
     np_type t_abe;      /* |b| + eps: tb; float64 for 0-d bfloat16 */
     np_type t_rel;      /* abs_err / (|b| + eps) */
@@ -61,7 +61,7 @@ typedef struct metrics_plan {
     int ulp_mantissa; /* p */
     int ulp_min_exp;  /* min_eb */
     double ulp_threshold;
-    bool ulp_fp8; /* the fp8 formula (compare.md §5.8 item 5) */
+    bool ulp_fp8; /* msprobe's fp8 ULP formula */
 } metrics_plan;
 
 /* What one chunk contributes. Maxima are NaN-propagating and start at -inf; psum_* are the
@@ -101,14 +101,15 @@ static inline double max_nan(double m, double x)
 /* numpy's floor(log2(x)) of a positive value of type t (log2 evaluated in t). */
 double np_floor_log2(np_type t, double x);
 
-/* The inf/nan check of one element that is not finite in both (compare.md §5.6): does it
- * pass? b, d are the exact values, bc the bench rounded to td, abe |b| + eps. */
+/* The inf/nan check of one element that is not finite in both (the inf/nan error ratio,
+ * docs/metrics.md): does it pass? b, d are the exact values, bc the bench rounded to td, abe |b| +
+ * eps. */
 bool inf_nan_pass(const metrics_plan *p, double b, double d, double bc, double abe);
 
-/* The ULP error of one element for fp16 / bf16 / fp32 outputs (compare.md §5.8). */
+/* The ULP error of one element for fp16 / bf16 / fp32 outputs. */
 double ulp_element(const metrics_plan *p, double b, double d);
 
-/* The fp8 ULP error of one element (compare.md §5.8 item 5). */
+/* The fp8 ULP error of one element (msprobe's fp8 formula). */
 double ulp_fp8(double b, double d);
 
 /* One element of the reference into a's counts and maxima, lane of the dot products, and the

@@ -1,8 +1,8 @@
 /*
  * The reference chunk function: every element on its own, every intermediate held in a double
- * and rounded to its numpy type (np_round) after each operation, exactly as compare.md §4-§5
- * words it. It handles every dtype combination and the 0-d rules; it is also the oracle the
- * fast kernels are tested against, bit for bit.
+ * and rounded to its numpy type (np_round) after each operation (docs/metrics.md). It handles every
+ * dtype combination and the 0-d rules; it is also the oracle the fast kernels are tested against,
+ * bit for bit.
  */
 #include <math.h>
 
@@ -34,7 +34,7 @@ static double lanes_sum(const double l[8])
     return ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));
 }
 
-/* numpy's ULP error of one element for fp16 / bf16 / fp32 outputs (compare.md §5.8). */
+/* numpy's ULP error of one element for fp16 / bf16 / fp32 outputs. */
 double ulp_element(const metrics_plan *p, double b, double d)
 {
     double ab = fabs(b);

@@ -14,8 +14,8 @@ static const char *const algorithm_names[PC_STANDARD_COUNT] = {
     [PC_STANDARD_THOUSANDTH] = "双千指标法", [PC_STANDARD_ACCUMULATIVE] = "累积误差比对法",
 };
 
-/* api_precision_standard.yaml (compare.md §6.2), list by list in the order msprobe searches
- * them; within a list, the yaml's order. */
+/* api_precision_standard.yaml (docs/msprobe-contract.md#comparison), list by list in the order
+ * msprobe searches them; within a list, the yaml's order. */
 #define A(name)                                                                                    \
     {                                                                                              \
         name, PC_STANDARD_ABSOLUTE                                                                 \

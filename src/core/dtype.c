@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* msprobe's StandardConfig columns (spec compare.md §6.3), written as powers of two where the
- * spec does, so that every constant is exact. */
+/* msprobe's StandardConfig columns (docs/msprobe-contract.md#comparison), written as powers of two
+ * where they are, so that every constant is exact. */
 static const pc_msprobe_thresholds thresholds_f16 = {
     .small_value = 0x1p-10,
     .small_value_atol_abs = 0x1p-16,

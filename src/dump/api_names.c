@@ -5,11 +5,10 @@
 
 /*
  * The API names msprobe wraps: the functional, tensor, torch and torch_npu lists of its
- * hook_module/support_wrap_ops.yaml, in the yaml's order as spec dump_and_ops.md §B.1 copies
- * them (so the arrays can be checked against the spec by eye), and their sorted union without
- * duplicates for look-ups (tests/dump/test_dump_filter.c checks that it is the union).
- * The yaml's own oddities are kept: "npu_grouped_matmu" (sic), and npu_roi_align and
- * npu_weight_quant_batchmatmul listed twice.
+ * hook_module/support_wrap_ops.yaml, in the yaml's order (so the arrays can be checked against
+ * the yaml by eye), and their sorted union without duplicates for look-ups
+ * (tests/dump/test_dump_filter.c checks that it is the union). The yaml's own oddities are kept:
+ * "npu_grouped_matmu" (sic), and npu_roi_align and npu_weight_quant_batchmatmul listed twice.
  */
 
 static const char *const wrap_functional[] = {

@@ -175,7 +175,7 @@ static bool contains(const char *key, size_t len, const char *needle)
     return strstr(key, needle) != NULL;
 }
 
-/* Fills the name fields of api from its stripped name (spec run_ut.md §2.3). */
+/* Fills the name fields of api from its stripped name (docs/msprobe-contract.md#dump-records). */
 static bool split_name(pc_arena *arena, pc_dump_api *api, const char *full, size_t len)
 {
     size_t dots[4];

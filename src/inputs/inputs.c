@@ -1,5 +1,5 @@
 /* Rebuilding API inputs from dump records: real tensors, random tensors from statistics, and
- * msprobe's per-API preprocessing (spec run_ut.md §4). */
+ * msprobe's per-API preprocessing (docs/msprobe-contract.md#replay). */
 #include "precheck/inputs/inputs.h"
 
 #include <math.h>
@@ -331,7 +331,7 @@ static pc_status unprefixed(pc_status st, const pc_dump_api *api)
     return st;
 }
 
-/* npu_fusion_attention's atten_mask (spec run_ut.md §4.2): with sparse_mode 2, 3 or 4 and no
+/* npu_fusion_attention's atten_mask: with sparse_mode 2, 3 or 4 and no
  * data file, msprobe passes its fixed "compressed" mask, a 2048 x 2048 bool tensor true strictly
  * above the diagonal, whatever the record says. *is_sparse: whether sparse_mode (the kwarg's
  * value, 0 when missing) is one of those; a list or null sparse_mode is msprobe's error. */

@@ -1,4 +1,5 @@
-/* Forward/backward dispatch through the op table, and the bench policy (run_ut.md §5.1). */
+/* Forward/backward dispatch through the op table, and the bench policy
+ * (docs/msprobe-contract.md#replay). */
 #include <string.h>
 
 #include "ops/ops_impl.h"
@@ -34,7 +35,7 @@ static bool never_raised(const pc_op_call *call)
     return strcmp(call->op->name, "type_as") == 0;
 }
 
-/* run_ut.md §5.1: under msprobe's policy a float32 tensor of conv1d/conv2d is not raised (the
+/* Under msprobe's policy a float32 tensor of conv1d/conv2d is not raised (the
  * runner has rounded it to HF32 for both sides already); float16/bfloat16 still are. */
 static bool keeps_f32(const pc_op_call *call, pc_bench_policy policy)
 {

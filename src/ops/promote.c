@@ -1,5 +1,5 @@
 /* Type promotion and broadcasting as torch defines them (facts from torch's documentation of
- * torch.result_type and its observed behaviour, spec §B.6). */
+ * torch.result_type and its observed behaviour; docs/msprobe-contract.md#replay). */
 #include "precheck/ops/promote.h"
 
 #include <stdio.h>

@@ -13,7 +13,8 @@ typedef struct pcmp_name {
     size_t direction_len;
 } pcmp_name;
 
-/* Splits name as msprobe does (§9.3 step 3); false (and a zeroed *out) when invalid. */
+/* Splits name as msprobe does (docs/msprobe-contract.md#precision-compare); false (and a zeroed
+ * *out) when invalid. */
 bool pcmp_name_parse(const char *name, pcmp_name *out);
 
 /* Test hook: the size of the filter that checks that each API's rows are consecutive (run.c),

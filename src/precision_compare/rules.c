@@ -1,7 +1,7 @@
 /*
- * The per-row verdict of api_precision_compare (spec compare.md §9.4-§9.5) and the per-API
- * aggregation (§9.8). Cells arrive as the text of the CSV; numbers are parsed the way msprobe
- * gets them (pandas NA words, then Python float()).
+ * The per-row verdict of api_precision_compare and the per-API aggregation
+ * (docs/msprobe-contract.md#precision-compare). Cells arrive as the text of the CSV; numbers are
+ * parsed the way msprobe gets them (pandas NA words, then Python float()).
  */
 #include <ctype.h>
 #include <math.h>
@@ -266,7 +266,8 @@ static bool not_finite(double x)
     return isnan(x) || isinf(x);
 }
 
-/* INF(x, y, col) of §9.5.5; returns whether the pair is consistent and adds the message. */
+/* msprobe's inf/NaN consistency check of the benchmark rule; returns whether the pair is consistent
+ * and adds the message. */
 static bool inf_nan_consistent(judge *j, double x, double y, const char *col)
 {
     bool ok;

@@ -8,10 +8,10 @@
  * temporary names and renamed when all went well, so a failed run leaves nothing that looks
  * complete.
  *
- * Where result rows go (msprobe's order, spec compare.md §9.3 and §9.8): an API's row is due when
- * its run of rows ends, that is when a row of another API has been judged, or at the end; the
- * row of an invalid name or of a row whose verdict raised ("direct" rows) is due at once. So a
- * direct row comes before the row of the API still open when it is met, even when it belongs
+ * Where result rows go (msprobe's order, docs/msprobe-contract.md#precision-compare): an API's row
+ * is due when its run of rows ends, that is when a row of another API has been judged, or at the
+ * end; the row of an invalid name or of a row whose verdict raised ("direct" rows) is due at once.
+ * So a direct row comes before the row of the API still open when it is met, even when it belongs
  * to that API, and it never ends or opens an API's run.
  */
 #include <stdint.h>

@@ -1,9 +1,9 @@
 /*
  * The -save_error_data tensors, drawn: for each output of a failing API whose bench and device
- * tensors run_ut saved (<API>.<forward|backward>.output.<bench|device>.<k>.pt, spec run_ut.md
- * §7.9), a histogram of |device - bench| over every element and |error| against |bench| on a
- * sample, with the limits of msprobe's status rule drawn. Tensors are read in chunks, so a large
- * output costs a few chunks of memory, not a copy in double.
+ * tensors run_ut saved (<API>.<forward|backward>.output.<bench|device>.<k>.pt,
+ * docs/msprobe-contract.md#formats), a histogram of |device - bench| over every element and |error|
+ * against |bench| on a sample, with the limits of msprobe's status rule drawn. Tensors are read in
+ * chunks, so a large output costs a few chunks of memory, not a copy in double.
  */
 #include <math.h>
 #include <stdio.h>

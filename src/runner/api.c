@@ -1,5 +1,5 @@
 /* One API of run_ut: SKIP rules, inputs, bench and device runs, backward, comparison and
- * error data (spec run_ut.md §3-§7). */
+ * error data (docs/msprobe-contract.md#replay). */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,7 +80,7 @@ static bool returns_tuple(const pc_op *op, int count)
     return count > 1 || (op->schema->nreturns == 1 && op->schema->returns[0].is_list);
 }
 
-/* torch_ut_setting.json's grad_index (§5.6): the output whose backward run_ut runs for an API
+/* torch_ut_setting.json's grad_index: the output whose backward run_ut runs for an API
  * with several outputs; -1 for the others ("Multiple backward is not supported."). */
 static int grad_index_of(const char *api_name)
 {
@@ -487,7 +487,7 @@ pc_status pc_api_run(const pc_api_runner *r, const pc_dump_api *api, pc_api_resu
         return early;
     run_fault_hook(api->full_name);
 
-    /* backward messages, decided before execution (§5.6) */
+    /* backward messages, decided before execution */
     char bwd_msg[MSG_MAX] = "";
     bool need_grad = true;
     if (pc_api_has_kwarg(&api->forward, "out")) {
@@ -542,7 +542,7 @@ pc_status pc_api_run(const pc_api_runner *r, const pc_dump_api *api, pc_api_resu
     const pc_op_call *dev_call = &x->call;
     if (st == PC_OK && !pc_backend_supports(r->device, dev_call, msg, sizeof msg))
         st = pc_error_set(PC_ERR_UNSUPPORTED, "%s", msg);
-    /* the CPU bench runs first, then the device (§5.4) */
+    /* the CPU bench runs first, then the device */
     pc_cache_key fkey;
     bool keyed = false;
     if (st == PC_OK)

@@ -1,6 +1,6 @@
 /* What run_ut (api.c) and run_overflow_check (overflow.c) do alike for one API before and
  * around its run: msprobe's API types, entry checks, the op lookup, the inputs through a
- * record cache and the binding, and the catch-all's log line (spec run_ut.md §3-§5, §9). */
+ * record cache and the binding, and the catch-all's log line (docs/msprobe-contract.md#replay). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -67,8 +67,8 @@ const pc_api_name *pc_api_find_op(const pc_dump_api *api, char *why, size_t size
     const pc_api_name *name = pc_api_lookup(api->api_type, api->api_name);
     if (name)
         return name;
-    /* every NPU op msprobe has a bench function for is in the table (spec run_ut.md §5.4); for
-     * the others msprobe fails with this exception, on every device */
+    /* every NPU op msprobe has a bench function for is in the table; for the others msprobe
+     * fails with this exception, on every device */
     if (strcmp(api->api_type, "NPU") == 0)
         snprintf(why, size, "There is not bench function %s", api->api_name);
     else

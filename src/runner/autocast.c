@@ -1,7 +1,7 @@
 /*
- * msprobe's device autocast rule (spec run_ut.md §5.1): msprobe runs the device call inside
- * the accelerator's AMP autocast when the inputs mix float dtypes, or when the recorded output
- * dtype differs from the single input float dtype. Autocast to float32 is not an AMP mode
+ * msprobe's device autocast rule (docs/msprobe-contract.md#replay): msprobe runs the device call
+ * inside the accelerator's AMP autocast when the inputs mix float dtypes, or when the recorded
+ * output dtype differs from the single input float dtype. Autocast to float32 is not an AMP mode
  * (CUDA disables it with a warning), so it is no autocast here. How a device honours the
  * decision is the backend's business (the reference device emulates it by casts,
  * backends/cpu_autocast.c; the torch backend enters torch's own autocast).

@@ -1,5 +1,5 @@
-/* run_overflow_check (spec run_ut.md §9): per API, whether inf/NaN in the outputs of the
- * reference device and of the device under test agree; and the whole run. */
+/* run_overflow_check (docs/msprobe-contract.md#formats): per API, whether inf/NaN in the outputs of
+ * the reference device and of the device under test agree; and the whole run. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
-/* Resuming a run (-csv_path, spec run_ut.md §7.8): the done set, and the repair of what an
- * interrupted run left half-written. */
+/* Resuming a run (-csv_path, docs/msprobe-contract.md#formats): the done set, and the repair of
+ * what an interrupted run left half-written. */
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>

@@ -1,4 +1,5 @@
-/* The whole run_ut / multi_run_ut run (spec run_ut.md §1.4, §3, §7, §8). */
+/* The whole run_ut / multi_run_ut run (docs/msprobe-contract.md#command-line;
+ * docs/msprobe-contract.md#formats). */
 #define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include <errno.h>
 #include <fcntl.h>

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "precheck/inputs/bind.h"
 #include "precheck/inputs/inputs.h"
 #include "precheck/io/csv.h"
 #include "precheck/runner/runner.h"
@@ -16,11 +17,11 @@
 /* ---- one API, as run_ut (api.c) and run_overflow_check (overflow.c) prepare it
  * (api_shared.c) ---- */
 
-/* Whether the forward entry has the keyword argument key (out=: no backward, §4.1). */
+/* Whether the forward entry has the keyword argument key (out=: no backward). */
 bool pc_api_has_kwarg(const pc_dump_entry *e, const char *key);
 
 /* Why the API's forward entry cannot be used at all (the entry, or the first argument record
- * precheck could not read), or NULL. The text is the API's error message (§3 step 5c). */
+ * precheck could not read), or NULL. The text is the API's error message. */
 const char *pc_api_entry_error(const pc_dump_api *api);
 
 /* The op row of an executed API type; NULL with the message msprobe's run would fail with in
@@ -36,10 +37,10 @@ bool pc_api_returns_none(const pc_dump_api *api);
  * "-> bool" and r holds it as one 0-dim bool tensor. */
 bool pc_api_result_is_bool(const pc_op *op, const pc_op_result *r);
 
-/* msprobe's log line for an API whose run raised msg (its catch-all, §3 step 5c): the int32
- * hint for "expected scalar type Long", else ERROR "Run <full> UT Error: <msg>". With
- * overflow_check, run_overflow_check's handler (§9), which has two more hints (half tensors and
- * the matmul primitive on the CPU). */
+/* msprobe's log line for an API whose run raised msg (its catch-all,
+ * docs/msprobe-contract.md#replay): the int32 hint for "expected scalar type Long", else ERROR "Run
+ * <full> UT Error: <msg>". With overflow_check, run_overflow_check's handler, which has two more
+ * hints (half tensors and the matmul primitive on the CPU). */
 void pc_api_log_failure(const pc_dump_api *api, const char *msg, bool overflow_check);
 
 /* The tensors made of an API's records, each made once: what the binder asks for (overloads
@@ -51,7 +52,7 @@ typedef struct pc_record_cache {
     int count, cap;
 } pc_record_cache;
 
-/* A pc_tensor_provider (ops/call.h) over the cache: ctx is a pc_record_cache. */
+/* A pc_tensor_provider (inputs/bind.h) over the cache: ctx is a pc_record_cache. */
 pc_status pc_record_cache_provide(void *ctx, const pc_dump_api *api, const pc_dump_arg *arg,
                                   pc_tensor *out);
 void pc_record_cache_free(pc_record_cache *c); /* leaves an empty cache (in kept) */

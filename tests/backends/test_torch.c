@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "precheck/backends/backend.h"
+#include "precheck/inputs/bind.h"
 #include "precheck/inputs/inputs.h"
 #include "precheck/ops/op.h"
 

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "precheck/inputs/bind.h"
 #include "precheck/inputs/inputs.h"
 #include "precheck/ops/call.h"
 #include "precheck/ops/exec.h"

@@ -20,6 +20,7 @@
 
 #include "precheck/backends/backend.h"
 #include "precheck/core/convert.h"
+#include "precheck/inputs/bind.h"
 #include "precheck/ops/exec.h"
 #include "ops/conv/conv_impl.h"
 #include "ops/linalg/linalg_impl.h"

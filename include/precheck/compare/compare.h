@@ -1,5 +1,5 @@
 /*
- * run_ut's comparison of one API's outputs (spec compare.md §3, §7, §8; run_ut.md §6-§7): the
+ * run_ut's comparison of one API's outputs (docs/msprobe-contract.md#comparison): the
  * output structure rules (tensors, Python scalars, None, tuples/lists, dicts), the tensor
  * pre-processing (bfloat16 to float32, shape and dtype checks, integer outputs judged by error
  * rate), the metrics of pc_metrics_compute, the legacy status cascade with msprobe's messages,
@@ -102,7 +102,7 @@ typedef struct pc_detail_row {
 
 typedef struct pc_compare_options {
     int threads; /* for the metrics; 0: OpenMP's default */
-    /* Some input of the API was fp8 / HiFloat8 (compare.md §2 B4): float32 device outputs are
+    /* Some input of the API was fp8 / HiFloat8: float32 device outputs are
      * cast to float16 before the comparison and the absolute-threshold standard is used. */
     bool inputs_fp8;
     /* The cosine in reference BLAS's summation order (pc_metrics_input.cosine_blas_order). */

@@ -1,6 +1,6 @@
 /*
  * The metrics of one bench/device pair of float arrays, as msprobe's run_ut computes them with
- * numpy 1.x (spec compare.md §1, §4, §5): cosine similarity, max absolute error, the dual
+ * numpy 1.x (docs/metrics.md): cosine similarity, max absolute error, the dual
  * ratios, and the columns of one precision standard, all in one fused pass over the data.
  *
  * Numbers are numpy's, not just close to them: every intermediate is rounded to the numpy type
@@ -73,7 +73,7 @@ typedef struct pc_metrics_input {
      * the ULP parameters and the dual-ratio rules. */
     pc_dtype output_dtype;
     /* The output is a 0-d tensor: numpy then works on scalars, whose value-based promotion
-     * turns some intermediates into float64 (compare.md §8.3). */
+     * turns some intermediates into float64. */
     bool zero_dim;
     /* The standard whose columns are filled. PC_STANDARD_COUNT: none (float64 outputs). */
     pc_standard standard;

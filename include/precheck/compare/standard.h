@@ -1,7 +1,7 @@
 /*
- * msprobe's precision standards and the choice of one for an output (spec compare.md §6): the
- * API-name lists of api_precision_standard.yaml are a data table here, and the selection rule
- * is the same for run_ut and api_precision_compare.
+ * msprobe's precision standards and the choice of one for an output
+ * (docs/msprobe-contract.md#comparison): the API-name lists of api_precision_standard.yaml are a
+ * data table here, and the selection rule is the same for run_ut and api_precision_compare.
  *
  * Everything here is static data or a pure function; returned strings live for the program.
  */
@@ -29,7 +29,7 @@ const char *pc_standard_name(pc_standard s);
 const char *pc_standard_algorithm_name(pc_standard s);
 
 /*
- * The selection of compare.md §6.1 on msprobe's strings: device_dtype is str() of the output's
+ * msprobe's selection, on msprobe's strings: device_dtype is str() of the output's
  * dtype as it appears in the DEVICE Dtype column ("torch.float16", "torch.int64",
  * "<class 'int'>", "torch_npu.HiFloat8Tensor", ...), in_dtype "torch.float32" or an fp8 name,
  * api_name the basic API name ("matmul", "__add__", "linalg.inv"). NULL strings count as "".

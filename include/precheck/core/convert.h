@@ -34,8 +34,8 @@ uint8_t pc_f64_to_f8e4m3fn(double d); /* saturating: |d| beyond 448 (after round
 float pc_f8e5m2_to_f32(uint8_t x);
 uint8_t pc_f64_to_f8e5m2(double d);
 
-/* msprobe's HF32 emulation for conv1d/conv2d inputs (spec run_ut.md §4.7): keeps 11 explicit
- * mantissa bits, rounding the magnitude half away from zero on the bit pattern. */
+/* msprobe's HF32 emulation for conv1d/conv2d inputs: keeps 11 explicit mantissa bits, rounding
+ * the magnitude half away from zero on the bit pattern. */
 float pc_hf32_round(float f);
 
 /* v rounded once (nearest even) to a float dtype and widened back: float16, bfloat16, float32,

@@ -1,7 +1,7 @@
 /*
  * The dtype traits table: one row per element type precheck knows, with its names in torch,
  * numpy and the .pt storage classes, its size and floating-point format, and the msprobe
- * thresholds that depend on it (spec compare.md §4-§6).
+ * thresholds that depend on it (docs/msprobe-contract.md#comparison).
  *
  * Everything here is static data: the pointers returned stay valid for the whole program and
  * are never freed.
@@ -40,9 +40,9 @@ typedef enum pc_dtype_kind {
 } pc_dtype_kind;
 
 /*
- * The msprobe parameters keyed by the device output dtype (spec compare.md §6.3). Dtypes other
- * than float16, bfloat16 and float32 carry the "other" column. A value of 0 means "not used
- * for this dtype".
+ * The msprobe parameters keyed by the device output dtype (docs/msprobe-contract.md#comparison).
+ * Dtypes other than float16, bfloat16 and float32 carry the "other" column. A value of 0 means "not
+ * used for this dtype".
  */
 typedef struct pc_msprobe_thresholds {
     double small_value;            /* small-value threshold: benchmark and absolute threshold */

@@ -1,5 +1,5 @@
 /*
- * Log lines in msprobe's format (spec run_ut.md §7.7):
+ * Log lines in msprobe's format (docs/msprobe-contract.md#formats):
  *
  *     YYYY-mm-dd HH:MM:SS (<pid>) [<LEVEL>] <msg>
  *

@@ -1,6 +1,6 @@
 /*
- * A tqdm-like progress bar on stderr, the way msprobe shows run_ut's progress (spec run_ut.md
- * §3), with tqdm's ASCII bar:
+ * A tqdm-like progress bar on stderr, the way msprobe shows run_ut's progress
+ * (docs/msprobe-contract.md#formats), with tqdm's ASCII bar:
  *
  *     Processing:  42%|####2     | 42/100 [00:03<00:04, 12.34it/s]
  *

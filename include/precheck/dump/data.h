@@ -1,7 +1,7 @@
 /*
  * The real tensors of a tensor-mode dump: finding a record's file, loading it, and checking it
- * against the record (dtype, shape, and the statistics msprobe wrote, spec dump_and_ops.md
- * §A.7 and §A.9).
+ * against the record (dtype, shape, and the statistics msprobe wrote,
+ * docs/msprobe-contract.md#dump-records).
  *
  * Files live in <folder of dump.json>/dump_tensor_data/<data_name> (the legacy datapath key
  * takes precedence), as .pt or .npy. Loaded tensors own a reference to their data (a mapping
@@ -30,7 +30,7 @@ pc_status pc_dump_tensor_path(const pc_dump *dump, const pc_dump_tensor *t, char
 pc_status pc_dump_load_tensor(const pc_dump *dump, const pc_dump_api *api, const pc_dump_arg *arg,
                               pc_tensor *out);
 
-/* The statistics msprobe records for a tensor (§A.7), and the sums pc_dump_verify_stats bounds
+/* The statistics msprobe records for a tensor, and the sums pc_dump_verify_stats bounds
  * torch's reductions with. */
 typedef struct pc_tensor_stats {
     bool present;  /* false for empty tensors: msprobe writes null */

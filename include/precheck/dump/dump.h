@@ -1,5 +1,5 @@
 /*
- * dump.json -> api records (spec run_ut.md §2, dump_and_ops.md §A.3-§A.6).
+ * dump.json -> api records (docs/msprobe-contract.md#dump-records).
  *
  * pc_dump_open() reads the file once, entry by entry (each member of "data" is tokenised on
  * its own, so memory is the records plus one entry's tokens), and applies msprobe's rules:
@@ -95,7 +95,7 @@ typedef struct pc_dump_tensor {
 /* The file that holds the tensor's data: datapath if present, else data_name, else NULL. */
 const char *pc_dump_tensor_file(const pc_dump_tensor *t);
 
-/* ---- argument trees (dump_and_ops.md §A.6) ---- */
+/* ---- argument trees ---- */
 
 typedef enum pc_dump_arg_kind {
     PC_DUMP_ARG_ABSENT = 0, /* the key ("input_args", "output", ...) was not there */

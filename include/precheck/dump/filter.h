@@ -1,7 +1,7 @@
 /*
- * Which dumped APIs run_ut runs: the -filter_api dedup (spec run_ut.md §2.6), the white and
- * black lists with msprobe's built-in black list (§1.6), and the set of API names msprobe can
- * wrap (dump_and_ops.md §B.1), which config validation checks list items against.
+ * Which dumped APIs run_ut runs: the -filter_api dedup (docs/msprobe-contract.md#dump-records), the
+ * white and black lists with msprobe's built-in black list (docs/msprobe-contract.md#command-line),
+ * and the set of API names msprobe can wrap, which config validation checks list items against.
  *
  * All tables here are static data; nothing to free. Functions are thread-safe.
  */

@@ -1,9 +1,9 @@
 /*
- * The inputs of one API call, rebuilt from its dump records (spec run_ut.md §4): the real
- * tensor from the dump's tensor files in tensor mode, or a tensor drawn from the record's
+ * The inputs of one API call, rebuilt from its dump records (docs/msprobe-contract.md#replay): the
+ * real tensor from the dump's tensor files in tensor mode, or a tensor drawn from the record's
  * statistics in statistics mode, after msprobe's per-API preprocessing.
  *
- * Random tensors follow msprobe's algorithm (§4.5-§4.6): the first element is Min and the last
+ * Random tensors follow msprobe's algorithm: the first element is Min and the last
  * is Max (in the dtype's precision), Max = NaN gives all NaN, Max = +-inf gives a tensor of
  * Max whose last slice along dim 0 is Min, infinite bounds scale by the dtype's finite range,
  * integers are uniform in the closed range [int(Min), int(Max)], bool tensors uniform in
@@ -17,7 +17,7 @@
  * run of the same dump -- on the NPU side and on the GPU side, resumed, filtered, or with any
  * number of workers -- sees the same inputs.
  *
- * Preprocessing (§4.1, §4.7): cross_entropy's target (input_args[1]) gets Min = 0 when its
+ * Preprocessing: cross_entropy's target (input_args[1]) gets Min = 0 when its
  * Min is <= 0; cross_entropy's int32 tensors become int64, histc's int64 tensors float32 (and
  * its int8/int32 input float32); float32 tensors of conv1d/conv2d are rounded to HF32.
  */
@@ -52,7 +52,7 @@ size_t pc_inputs_default_max_bytes(void);
 /* Prepares ctx for the API (its preprocessing rules). */
 void pc_inputs_begin(pc_inputs *ctx, const pc_dump *dump, uint64_t seed, const pc_dump_api *api);
 
-/* A pc_tensor_provider (ops/call.h): the tensor of the tensor argument arg of api, which may
+/* A pc_tensor_provider (inputs/bind.h): the tensor of the tensor argument arg of api, which may
  * sit in the forward entry or in the backward entry's input. Real data when the record names
  * a file, else random data. Errors carry msprobe's messages where msprobe has one
  * ("Data info Min: None , Max: None, info type must be int or float.", ...). */

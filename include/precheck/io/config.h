@@ -1,6 +1,7 @@
 /*
- * run_ut's configuration (spec run_ut.md §1.6): config.yaml, read with libyaml, and the run_ut
- * section of a msprobe config.json given with -config, with msprobe's validations and messages.
+ * run_ut's configuration (docs/msprobe-contract.md#command-line): config.yaml, read with libyaml,
+ * and the run_ut section of a msprobe config.json given with -config, with msprobe's validations
+ * and messages.
  *
  * config.yaml must be a mapping of exactly these four keys:
  *     white_list: []          list of API names (strings) that run_ut runs, empty for all

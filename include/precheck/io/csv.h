@@ -5,7 +5,7 @@
  * quotes are doubled; an LF inside a quoted field stays a bare LF).
  *
  * Cells carry the Python type msprobe had for the value, because that type, not the value,
- * decides the text (spec compare.md §8.3):
+ * decides the text (docs/msprobe-contract.md#formats):
  *   PC_CSV_F64   a Python float / numpy float64: "%.{precision}f", with "nan", "inf", "-inf";
  *   PC_CSV_F32   a numpy float32: numpy's str(), the shortest digits that read back as the same
  *                float32, positional for 0 and 1e-4 <= |x| < 1e16 ("0.125", "100.0"), otherwise

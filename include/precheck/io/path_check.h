@@ -1,6 +1,6 @@
 /*
- * Path security checks applied to every path a user gives (spec run_ut.md §1.5), with msprobe's
- * messages, and the safe creation of output directories and files.
+ * Path security checks applied to every path a user gives (docs/msprobe-contract.md#command-line),
+ * with msprobe's messages, and the safe creation of output directories and files.
  *
  * pc_path_check() runs, in this order, and stops at the first failure:
  *   1. the path exists (stat, symlinks followed)          "The file path <p> does not exist."

@@ -1,6 +1,6 @@
 /*
  * .pt files: what torch.save writes for one tensor (a zip archive holding a pickle and the
- * storage bytes; spec dump_and_ops.md §A.11), read into a pc_tensor and written from one.
+ * storage bytes; docs/tensor-files.md), read into a pc_tensor and written from one.
  *
  * Reading. The file is mapped, the zip's central directory located (zip64 and bytes before
  * the archive included), "<archive>/data.pkl" unpickled by a small machine that runs nothing,

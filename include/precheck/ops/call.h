@@ -1,21 +1,7 @@
 /*
- * A bound call: an op plus its arguments typed by the op's schema, built from a dump record by
- * the binder, and the results of running it (outputs, input gradients).
- *
- * Binding (pc_op_bind): positional arguments of input_args in schema order (after the name
- * form's permutation), then input_kwargs by name, then the schema's defaults; optionals may be
- * None. Accepted forms per schema type: Tensor <- tensor record (through the caller's tensor
- * provider) or, for the op's scalar_args, a Python number (a "wrapped number"); Tensor[] <-
- * list of tensors; int <- int; int[] <- list of ints or torch.Size, int[N] also a single int;
- * float <- float or int; bool <- bool; str <- str; Scalar <- int, float or bool; ScalarType <-
- * torch.dtype; Device, Layout, MemoryFormat, Generator <- anything (ignored); Index <- int, bool,
- * None, slice, ellipsis, tensor, or a list of these (a list of only ints and bools is one
- * index tensor, as torch reads it; a list inside the list must be of ints and bools too);
- * `str|Type` (schema.h) <- str (a PC_VALUE_STR) or what Type takes; `Type name|Scalar name2`
- * for a Tensor argument: by position a tensor or a number, by the keyword name a tensor only,
- * by name2 a number or a 0-dim tensor that does not require grad (both a wrapped number).
- * Anything else is PC_ERR_INVALID with a message such as
- *   "Functional.layer_norm.0: argument 'eps': expected float, found str".
+ * A bound call: an op plus its arguments typed by the op's schema, and the results of running
+ * it (outputs, input gradients). Nothing here reads a dump record: the binder that builds a
+ * call from one is precheck/inputs/bind.h.
  *
  * OWNERSHIP: a pc_op_call owns its tensors (one reference each) and nothing else; strings
  * point into the dump (or the schema) and live as long as it. pc_op_call_free() drops the
@@ -28,8 +14,13 @@
 #include <stdint.h>
 
 #include "precheck/core/tensor.h"
-#include "precheck/dump/dump.h"
 #include "precheck/ops/op.h"
+
+/* The dump a call was bound from (precheck/dump/dump.h): the call keeps pointers only, so ops
+ * does not depend on the dump module. */
+typedef struct pc_dump pc_dump;
+typedef struct pc_dump_api pc_dump_api;
+typedef struct pc_dump_arg pc_dump_arg;
 
 #define PC_OP_MAX_OUTPUTS    64
 #define PC_VALUE_MAX_INTS    PC_TENSOR_MAX_DIMS
@@ -91,7 +82,8 @@ typedef struct pc_value {
     struct {
         pc_index_item items[PC_VALUE_MAX_INDEX];
         int count;
-        /* the index was one tensor, not a list: msprobe's special cases apply (run_ut §5.4) */
+        /* the index was one tensor, not a list: msprobe's special cases apply
+         * (docs/msprobe-contract.md#replay) */
         bool lone_tensor;
     } index;
 } pc_value;
@@ -128,8 +120,8 @@ struct pc_op_call {
      * valid while the call is; pc_op_call_share copies the pointer. */
     const pc_record_tensor *records;
     int nrecords;
-    /* msprobe runs the device call under autocast (run_ut.md §5.1): 1 + the dtype (float16 or
-     * bfloat16); 0: no autocast. The bench never autocasts. */
+    /* msprobe runs the device call under autocast (docs/msprobe-contract.md#replay): 1 + the dtype
+     * (float16 or bfloat16); 0: no autocast. The bench never autocasts. */
     int autocast;
     /* A backward of this call will follow (the dump has a backward record and msprobe runs
      * it): a device that records autograd history must record it in forward. */
@@ -155,23 +147,6 @@ struct pc_op_grads {
         int count;
     } lists[PC_SCHEMA_MAX_ARGS];
 };
-
-/* Gives the tensor of one tensor record (the caller's choice: the real data with
- * pc_dump_load_tensor, or generated data). *out must be a new reference; on error the
- * provider sets the message. */
-typedef pc_status (*pc_tensor_provider)(void *ctx, const pc_dump_api *api, const pc_dump_arg *arg,
-                                        pc_tensor *out);
-
-/* Binds the forward entry of api onto the op of name (from pc_api_lookup). *out is written on
- * success only; on failure nothing is left to free. */
-pc_status pc_op_bind(const pc_dump_api *api, const pc_api_name *name, pc_tensor_provider provider,
-                     void *ctx, pc_op_call *out);
-
-/* pc_op_bind over name and its overloads (pc_api_lookup_next), in table order: the first that
- * binds; *used (may be NULL) gets its row. When none binds, the first one's error. */
-pc_status pc_op_bind_overloads(const pc_dump_api *api, const pc_api_name *name,
-                               pc_tensor_provider provider, void *ctx, pc_op_call *out,
-                               const pc_api_name **used);
 
 /* A second owner of every tensor of src (shares the data): for building a bench call. */
 void pc_op_call_share(pc_op_call *out, const pc_op_call *src);

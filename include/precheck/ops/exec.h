@@ -1,6 +1,7 @@
 /*
  * Running a bound call: forward and backward in one compute mode, and the bench policy that
- * raises the dtypes of the bench inputs (DESIGN "Bench precision policy", run_ut.md §5.1).
+ * raises the dtypes of the bench inputs (DESIGN "Bench precision policy",
+ * docs/msprobe-contract.md#replay).
  *
  * Results are new tensors the caller owns (pc_op_result_free / pc_op_grads_free); the call's
  * tensors are only read (batch_norm in training mode does not write its running statistics),
@@ -16,7 +17,7 @@
 typedef enum pc_bench_policy {
     /* msprobe: one float dtype among the inputs -> fp16/bf16 raised to fp32, fp32 to fp64;
      * mixed float dtypes -> fp16/bf16/fp32 all to fp32; type_as never raised; conv1d/conv2d
-     * keep fp32 inputs (and gradients) at fp32 (HF32 is the inputs' business, spec §4.7);
+     * keep fp32 inputs (and gradients) at fp32 (HF32 is the inputs' business);
      * fp64, integers and bool untouched. */
     PC_BENCH_MSPROBE = 0,
     PC_BENCH_FP64, /* every fp16/bf16/fp32 input raised to fp64 */

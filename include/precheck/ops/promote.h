@@ -1,6 +1,6 @@
 /*
- * PyTorch's element-wise semantics: broadcasting and type promotion (spec dump_and_ops.md
- * §B.6). Pure functions over dtypes and shapes; nothing allocates.
+ * PyTorch's element-wise semantics: broadcasting and type promotion
+ * (docs/msprobe-contract.md#replay). Pure functions over dtypes and shapes; nothing allocates.
  */
 #ifndef PC_OPS_PROMOTE_H
 #define PC_OPS_PROMOTE_H

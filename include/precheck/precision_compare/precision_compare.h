@@ -1,8 +1,9 @@
 /*
- * api_precision_compare (spec compare.md §9): judges the NPU's run_ut errors against the GPU's,
- * row by row with the precision standard of each API, from two accuracy_checking_details CSVs,
- * and writes api_precision_compare_details_<ts>.csv (28 columns, one row per NPU row) and
- * api_precision_compare_result_<ts>.csv (one row per API: forward and backward verdicts).
+ * api_precision_compare (docs/msprobe-contract.md#precision-compare): judges the NPU's run_ut
+ * errors against the GPU's, row by row with the precision standard of each API, from two
+ * accuracy_checking_details CSVs, and writes api_precision_compare_details_<ts>.csv (28 columns,
+ * one row per NPU row) and api_precision_compare_result_<ts>.csv (one row per API: forward and
+ * backward verdicts).
  *
  * Two levels:
  *   - pc_pcmp_judge_row(): the verdict of one NPU row against its GPU row, from the cells as
@@ -66,8 +67,8 @@ typedef struct pc_pcmp_verdict {
 } pc_pcmp_verdict;
 
 /*
- * The verdict of an NPU row against its GPU row (spec §9.4-§9.5; gpu is read only by the
- * benchmark and ULP rules). The cells of *out borrow npu's strings and out's own buffers, so
+ * The verdict of an NPU row against its GPU row (gpu is read only by the benchmark and ULP
+ * rules). The cells of *out borrow npu's strings and out's own buffers, so
  * both must outlive the use of out->cells. A cell that must be a number and is not (blank, or
  * not Python float() syntax) makes the row SKIP with msprobe's message, e.g. "ERROR: Input data
  * is an empty string". Never fails.
@@ -79,7 +80,8 @@ void pc_pcmp_judge_row(const pc_pcmp_row *npu, const pc_pcmp_row *gpu, pc_pcmp_v
  * an empty string"), anything else that is not a Python float literal PC_ERR_INVALID too. */
 pc_status pc_pcmp_parse_float(const char *text, double *out);
 
-/* AGG of §9.8 over a list of statuses, incrementally: start from PC_PCMP_AGG_INIT, add each. */
+/* msprobe's aggregation of an API's statuses in one direction, over a list of statuses,
+ * incrementally: start from PC_PCMP_AGG_INIT, add each. */
 typedef unsigned pc_pcmp_agg;
 #define PC_PCMP_AGG_INIT 0u
 pc_pcmp_agg pc_pcmp_agg_add(pc_pcmp_agg agg, const char *status);

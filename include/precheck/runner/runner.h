@@ -1,6 +1,6 @@
 /*
- * run_ut and multi_run_ut (spec run_ut.md §1-§8): the per-API pipeline and the whole run; and
- * run_overflow_check (§9), which shares the per-API preparation (below, at its section).
+ * run_ut and multi_run_ut (docs/msprobe-contract.md#replay): the per-API pipeline and the whole
+ * run; and run_overflow_check, which shares the per-API preparation (below, at its section).
  *
  * Per API (pc_api_run): msprobe's SKIP rules (unsupported prefixes, unsplittable names, black
  * and white lists), the inputs (inputs/inputs.h), the bound call (ops/call.h), the bench run
@@ -159,7 +159,7 @@ int pc_merge(const pc_merge_options *o);
 /* The exit status of the run: 0 done, 1 failed (a message was logged), 130 interrupted. */
 int pc_run_ut(const pc_run_options *opt);
 
-/* ---- run_overflow_check (spec run_ut.md §9) ----
+/* ---- run_overflow_check (docs/msprobe-contract.md#formats) ----
  *
  * Per API, the forward on the reference device in the dumped dtypes (msprobe's CPU run: no
  * bench upcast, no autocast, no gradients) and on the device under test (msprobe: the NPU),

@@ -1,5 +1,6 @@
 /*
- * One API through torch, as msprobe's run_ut calls it on its device (spec run_ut.md §4.2-§5.6):
+ * One API through torch, as msprobe's run_ut calls it on its device
+ * (docs/msprobe-contract.md#replay):
  *
  *   - the function: Functional.X -> torch.nn.functional.X, Torch.X -> torch.X (dotted names
  *     through the submodules), Tensor.X -> torch.Tensor.X with self first, NPU.X -> torch_npu.X;
@@ -30,6 +31,7 @@
 
 #include "precheck/core/clock.h"
 #include "precheck/core/log.h"
+#include "precheck/dump/dump.h"
 #include "torch_impl.h"
 
 /* ---- which APIs write their inputs ---- */

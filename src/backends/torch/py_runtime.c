@@ -1,8 +1,7 @@
 /*
  * The interpreter in a worker: started on the worker's first call (never in the process that
- * forks the workers), with msprobe's device settings (spec run_ut.md §4.9, §1.4), then kept
- * for the worker's life. Python is never finalised: torch cannot be unloaded, and a worker
- * ends with _exit.
+ * forks the workers), with msprobe's device settings, then kept for the worker's life. Python
+ * is never finalised: torch cannot be unloaded, and a worker ends with _exit.
  *
  * Settings, logged once per worker: CUBLAS_WORKSPACE_CONFIG=:4096:8 before torch starts (the
  * user's value wins), cuDNN deterministic on and benchmark off, deterministic algorithms off,

@@ -1,7 +1,7 @@
 /*
  * Private to the torch plug-in (src/backends/torch): each API of the dump through the user's
  * own PyTorch, on the CPU, a CUDA GPU or an Ascend NPU, the way msprobe's run_ut calls it on
- * its device (spec run_ut.md §4-§5).
+ * its device (docs/msprobe-contract.md#replay).
  *
  * Pieces:
  *   torch_backend.c  the vtable, options, the start-up probe (a child process), describe

@@ -10,11 +10,11 @@
  * adds the gradient back through the same offsets (repeated indices accumulate). No arithmetic
  * happens in forward, so the result is exactly torch's.
  *
- * A lone tensor index follows msprobe's special cases (run_ut §5.4): uint8 is read as bool; a
- * bool index of x's shape is masked_select (the same values as x[mask]); another bool index is
- * x[mask.nonzero(as_tuple=True)] (its shape is not checked against x's); an integer index of
- * 0 dims selects, of 1 dim indexes with its values, of more dims stacks the rows (the same as
- * x[index], except that no rows is an error of stack). The values of up to 1 dim are Python
+ * A lone tensor index follows msprobe's special cases (docs/msprobe-contract.md#replay): uint8 is
+ * read as bool; a bool index of x's shape is masked_select (the same values as x[mask]); another
+ * bool index is x[mask.nonzero(as_tuple=True)] (its shape is not checked against x's); an integer
+ * index of 0 dims selects, of 1 dim indexes with its values, of more dims stacks the rows (the same
+ * as x[index], except that no rows is an error of stack). The values of up to 1 dim are Python
  * numbers (t.tolist()), so a lone int32 tensor works, and a float one of 1 dim too (torch reads
  * a list of floats as int64, truncated); the rows of more dims are tensors again. Anywhere else
  * (x[(t,)], x[t, :], x[:, t], ...) torch 1.13's CPU refuses an index tensor of one or more dims

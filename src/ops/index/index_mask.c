@@ -7,7 +7,7 @@
  * Gradients are torch's: masked_select's is the gradient scattered back into zeros (summed
  * over the broadcast dims of self); masked_scatter's is the gradient with the selected places
  * zeroed for self and the selected gradient values (zero-padded to the source's size) for the
- * source. msprobe runs no backward of masked_select (run_ut.md §5.6).
+ * source. msprobe runs no backward of masked_select (docs/msprobe-contract.md#replay).
  */
 #include <stdio.h>
 #include <stdlib.h>

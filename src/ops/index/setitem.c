@@ -6,13 +6,13 @@
  * Where the value goes is what x[index] reads: getitem.c's plan (Tensor.__getitem__) run on a
  * tensor of x's shape holding the offsets 0, 1, 2, ... gives, per element of x[index], the
  * offset it reads, i.e. the element that the assignment writes. The index is read as torch
- * reads it, without msprobe's special cases of a lone tensor (those are __getitem__'s, run_ut
- * §5.4). The value (a tensor, or a number converted to x's dtype) loses its leading size-1
- * dims and broadcasts to the shape of x[index]; the writes go in that shape's row-major order,
- * so with repeated indices the last one wins (torch's serial CPU index_put_). torch's two paths
- * keep their own rules and messages: basic indexing (ints, slices, None, ellipsis) copies into
- * a view and converts a value tensor of another dtype; advanced indexing (tensors, bools) is
- * index_put_, which wants the value tensor in x's dtype.
+ * reads it, without msprobe's special cases of a lone tensor (those are __getitem__'s,
+ * docs/msprobe-contract.md#replay). The value (a tensor, or a number converted to x's dtype) loses
+ * its leading size-1 dims and broadcasts to the shape of x[index]; the writes go in that shape's
+ * row-major order, so with repeated indices the last one wins (torch's serial CPU index_put_).
+ * torch's two paths keep their own rules and messages: basic indexing (ints, slices, None,
+ * ellipsis) copies into a view and converts a value tensor of another dtype; advanced indexing
+ * (tensors, bools) is index_put_, which wants the value tensor in x's dtype.
  *
  * Backward (torch's): x's gradient is the incoming one with the written places zeroed; the
  * value's is the incoming gradient read at the written places, summed over the broadcast.

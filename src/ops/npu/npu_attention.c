@@ -1,10 +1,10 @@
 /*
- * npu_fusion_attention as msprobe's CPU bench computes it (dump_and_ops.md §B.4): q, k, v in
- * one of the layouts BSH, SBH, BSND, BNSD (TND refused), GQA (query head n uses kv head
- * n / (N1 / N2)), x = (q k^T + pse) * scale with scale 1/sqrt(D) unless given, masked
- * positions + -40000, softmax by max, exp, sum and division, O = P v; outputs (O in the
- * layout, softmax_max and softmax_sum [B, N1, S1, 8]). keep_prob is ignored (forced to 1),
- * padding_mask, prefix and actual_seq_* too.
+ * npu_fusion_attention as msprobe's CPU bench computes it (docs/msprobe-contract.md#replay): q, k,
+ * v in one of the layouts BSH, SBH, BSND, BNSD (TND refused), GQA (query head n uses kv head n /
+ * (N1 / N2)), x = (q k^T + pse) * scale with scale 1/sqrt(D) unless given, masked positions +
+ * -40000, softmax by max, exp, sum and division, O = P v; outputs (O in the layout, softmax_max and
+ * softmax_sum [B, N1, S1, 8]). keep_prob is ignored (forced to 1), padding_mask, prefix and
+ * actual_seq_* too.
  *
  * Memory: unlike the bench (several float64 [B, N1, S1, S2] tensors), the work goes a block
  * of query rows of one (batch, head) at a time; the only S2-sized scratch is the block's

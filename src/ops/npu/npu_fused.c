@@ -1,9 +1,9 @@
 /*
- * npu_rms_norm, npu_rotary_mul and npu_swiglu: msprobe's CPU bench functions (dump_and_ops.md
- * §B.4) on the bench, in float64. The reference device computes as a fused NPU kernel does:
- * float16/bfloat16 inputs in float32, the result rounded once to the output dtype, except
- * where the bench itself rounds on the way (swiglu's float16/bfloat16 branch, which is what
- * msprobe's GPU side executes); float32 and float64 inputs in their own dtype.
+ * npu_rms_norm, npu_rotary_mul and npu_swiglu: msprobe's CPU bench functions
+ * (docs/msprobe-contract.md#replay) on the bench, in float64. The reference device computes as a
+ * fused NPU kernel does: float16/bfloat16 inputs in float32, the result rounded once to the output
+ * dtype, except where the bench itself rounds on the way (swiglu's float16/bfloat16 branch, which
+ * is what msprobe's GPU side executes); float32 and float64 inputs in their own dtype.
  */
 #include <math.h>
 #include <stdlib.h>

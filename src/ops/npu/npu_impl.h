@@ -1,6 +1,7 @@
 /* Private to src/ops: the kernels of the "npu" group of ops (rows in npu/npu.def): torch_npu's
- * fused operators, computed as msprobe's CPU bench functions define them (dump_and_ops.md
- * §B.4). The schema name of each row is the dumped API name ("npu_rms_norm"). */
+ * fused operators, computed as msprobe's CPU bench functions define them
+ * (docs/msprobe-contract.md#replay). The schema name of each row is the dumped API name
+ * ("npu_rms_norm"). */
 #ifndef PC_OPS_NPU_IMPL_H
 #define PC_OPS_NPU_IMPL_H
 

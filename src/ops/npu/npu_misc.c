@@ -1,10 +1,10 @@
 /*
- * The smaller NPU fused ops, as msprobe's CPU bench functions compute them (dump_and_ops.md
- * §B.4): npu_scaled_masked_softmax, npu_fast_gelu, npu_confusion_transpose,
- * npu_layer_norm_eval (layer_norm ignoring weight, bias and eps: the bench's quirk),
- * npu_apply_adam and npu_apply_adam_w (Adam updates of out=(var, m, v); no backward), and
- * npu_group_norm_silu. npu_linear and npu_mish are the nn and element-wise kernels (rows in
- * npu/npu.def). The device computes float16/bfloat16 in float32 and rounds each result
+ * The smaller NPU fused ops, as msprobe's CPU bench functions compute them
+ * (docs/msprobe-contract.md#replay): npu_scaled_masked_softmax, npu_fast_gelu,
+ * npu_confusion_transpose, npu_layer_norm_eval (layer_norm ignoring weight, bias and eps: the
+ * bench's quirk), npu_apply_adam and npu_apply_adam_w (Adam updates of out=(var, m, v); no
+ * backward), and npu_group_norm_silu. npu_linear and npu_mish are the nn and element-wise kernels
+ * (rows in npu/npu.def). The device computes float16/bfloat16 in float32 and rounds each result
  * once, float32 and float64 in their own dtype; the bench in float64.
  */
 #include <math.h>

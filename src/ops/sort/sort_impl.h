@@ -46,8 +46,8 @@ enum { PC_UNIQUE_SORTED, PC_UNIQUE_CONSECUTIVE };
  * asked for (int64); the sorted order also for sorted=False. Forward only. */
 pc_status pc_k_unique_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
 
-/* npu_moe_gating_top_k_softmax(x, finished, k) -> (y, expert_idx, row_idx), msprobe's bench
- * (spec §B.4): the float32 softmax of the last dim cast back to x's dtype, its stable
+/* npu_moe_gating_top_k_softmax(x, finished, k) -> (y, expert_idx, row_idx), msprobe's bench:
+ * the float32 softmax of the last dim cast back to x's dtype, its stable
  * descending top-k, finished rows' indices set to the expert count. Forward only. */
 pc_status pc_k_moe_gating_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
 

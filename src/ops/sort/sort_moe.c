@@ -1,11 +1,11 @@
 /*
- * NPU.npu_moe_gating_top_k_softmax as msprobe's bench computes it (spec §B.4): per row of
- * x [rows, E], p = softmax(x.float()) in float32 (max, exp(x - max), sum, divide), cast back to
- * x's dtype; the expert indices are a stable ascending argsort of -p (descending, ties to the
- * lower expert, NaN last) cut to k; y = p at those indices; a finished row's indices are E;
- * row_idx[i][j] = j * rows + i. The bench runs it on its raised inputs, so a float64 bench
- * input still goes through float32: the result is the float32 softmax held in float64, like
- * msprobe's CPU bench.
+ * NPU.npu_moe_gating_top_k_softmax as msprobe's bench computes it
+ * (docs/msprobe-contract.md#replay): per row of x [rows, E], p = softmax(x.float()) in float32
+ * (max, exp(x - max), sum, divide), cast back to x's dtype; the expert indices are a stable
+ * ascending argsort of -p (descending, ties to the lower expert, NaN last) cut to k; y = p at those
+ * indices; a finished row's indices are E; row_idx[i][j] = j * rows + i. The bench runs it on its
+ * raised inputs, so a float64 bench input still goes through float32: the result is the float32
+ * softmax held in float64, like msprobe's CPU bench.
  */
 #include <math.h>
 #include <stdlib.h>

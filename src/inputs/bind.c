@@ -1,9 +1,13 @@
-/* The binder: dump argument trees -> values typed by the op's schema (rules in call.h). */
+/* The binder: dump argument trees -> values typed by the op's schema (rules in
+ * precheck/inputs/bind.h). */
+#include "precheck/inputs/bind.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "ops/ops_impl.h"
+#include "precheck/core/status.h"
+#include "precheck/ops/schema.h"
 
 static const char *found_name(const pc_dump_arg *a)
 {
@@ -635,85 +639,6 @@ fail:
     return st;
 }
 
-void pc_op_call_share(pc_op_call *out, const pc_op_call *src)
-{
-    *out = *src;
-    for (int i = 0; i < src->nargs; i++) {
-        const pc_value *v = &src->args[i];
-        if (v->kind == PC_VALUE_TENSOR)
-            pc_tensor_share(&out->args[i].tensor, &v->tensor);
-        if (v->kind == PC_VALUE_TENSOR_LIST || v->kind == PC_VALUE_INDEX) {
-            out->args[i].tensors.items =
-                calloc((size_t)(v->tensors.count ? v->tensors.count : 1), sizeof(pc_tensor));
-            if (!out->args[i].tensors.items) { /* no failure path: fall back to no tensors */
-                out->args[i].tensors.count = 0;
-                continue;
-            }
-            for (int k = 0; k < v->tensors.count; k++)
-                pc_tensor_share(&out->args[i].tensors.items[k], &v->tensors.items[k]);
-        }
-    }
-}
-
-void pc_op_call_free(pc_op_call *call)
-{
-    if (!call)
-        return;
-    for (int i = 0; i < call->nargs; i++) {
-        pc_value *v = &call->args[i];
-        pc_tensor_free(&v->tensor);
-        for (int k = 0; k < v->tensors.count; k++)
-            pc_tensor_free(&v->tensors.items[k]);
-        free(v->tensors.items);
-        v->tensors.items = NULL;
-        v->tensors.count = 0;
-        v->kind = PC_VALUE_NONE;
-    }
-    call->nargs = 0;
-}
-
-void pc_op_result_free(pc_op_result *r)
-{
-    if (!r)
-        return;
-    for (int i = 0; i < PC_OP_MAX_OUTPUTS; i++)
-        pc_tensor_free(&r->tensors[i]);
-    r->count = 0;
-}
-
-void pc_op_grads_free(pc_op_grads *g)
-{
-    if (!g)
-        return;
-    for (int i = 0; i < PC_SCHEMA_MAX_ARGS; i++) {
-        pc_tensor_free(&g->grads[i]);
-        for (int k = 0; k < g->lists[i].count; k++)
-            pc_tensor_free(&g->lists[i].items[k]);
-        free(g->lists[i].items);
-        g->lists[i].items = NULL;
-        g->lists[i].count = 0;
-    }
-}
-
-const pc_tensor *pc_op_grads_of_input(const pc_op_call *call, const pc_op_grads *g, int pos)
-{
-    for (int i = 0; i < call->nargs; i++)
-        if (call->args[i].src_pos == pos)
-            return pc_tensor_is_null(&g->grads[i]) ? NULL : &g->grads[i];
-    return NULL;
-}
-
-const pc_value *pc_call_arg(const pc_op_call *call, int i)
-{
-    return &call->args[i];
-}
-
-const pc_tensor *pc_call_tensor(const pc_op_call *call, int i)
-{
-    const pc_value *v = &call->args[i];
-    return v->kind == PC_VALUE_TENSOR ? &v->tensor : NULL;
-}
-
 pc_status pc_op_bind_overloads(const pc_dump_api *api, const pc_api_name *name,
                                pc_tensor_provider provider, void *ctx, pc_op_call *out,
                                const pc_api_name **used)
@@ -736,12 +661,4 @@ pc_status pc_op_bind_overloads(const pc_dump_api *api, const pc_api_name *name,
     if (used)
         *used = name;
     return pc_error_set(st, "%s", first);
-}
-
-const pc_tensor *pc_op_call_record_tensor(const pc_op_call *call, const pc_dump_arg *record)
-{
-    for (int i = 0; call->records && i < call->nrecords; i++)
-        if (call->records[i].record == record)
-            return &call->records[i].tensor;
-    return NULL;
 }

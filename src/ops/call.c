@@ -1,0 +1,93 @@
+/* A bound call's life and its readers: sharing, freeing, arguments, gradients by input
+ * position (precheck/ops/call.h). The binder that builds a call from a dump record is in
+ * src/inputs/bind.c. */
+#include <stdlib.h>
+
+#include "ops/ops_impl.h"
+
+void pc_op_call_share(pc_op_call *out, const pc_op_call *src)
+{
+    *out = *src;
+    for (int i = 0; i < src->nargs; i++) {
+        const pc_value *v = &src->args[i];
+        if (v->kind == PC_VALUE_TENSOR)
+            pc_tensor_share(&out->args[i].tensor, &v->tensor);
+        if (v->kind == PC_VALUE_TENSOR_LIST || v->kind == PC_VALUE_INDEX) {
+            out->args[i].tensors.items =
+                calloc((size_t)(v->tensors.count ? v->tensors.count : 1), sizeof(pc_tensor));
+            if (!out->args[i].tensors.items) { /* no failure path: fall back to no tensors */
+                out->args[i].tensors.count = 0;
+                continue;
+            }
+            for (int k = 0; k < v->tensors.count; k++)
+                pc_tensor_share(&out->args[i].tensors.items[k], &v->tensors.items[k]);
+        }
+    }
+}
+
+void pc_op_call_free(pc_op_call *call)
+{
+    if (!call)
+        return;
+    for (int i = 0; i < call->nargs; i++) {
+        pc_value *v = &call->args[i];
+        pc_tensor_free(&v->tensor);
+        for (int k = 0; k < v->tensors.count; k++)
+            pc_tensor_free(&v->tensors.items[k]);
+        free(v->tensors.items);
+        v->tensors.items = NULL;
+        v->tensors.count = 0;
+        v->kind = PC_VALUE_NONE;
+    }
+    call->nargs = 0;
+}
+
+void pc_op_result_free(pc_op_result *r)
+{
+    if (!r)
+        return;
+    for (int i = 0; i < PC_OP_MAX_OUTPUTS; i++)
+        pc_tensor_free(&r->tensors[i]);
+    r->count = 0;
+}
+
+void pc_op_grads_free(pc_op_grads *g)
+{
+    if (!g)
+        return;
+    for (int i = 0; i < PC_SCHEMA_MAX_ARGS; i++) {
+        pc_tensor_free(&g->grads[i]);
+        for (int k = 0; k < g->lists[i].count; k++)
+            pc_tensor_free(&g->lists[i].items[k]);
+        free(g->lists[i].items);
+        g->lists[i].items = NULL;
+        g->lists[i].count = 0;
+    }
+}
+
+const pc_tensor *pc_op_grads_of_input(const pc_op_call *call, const pc_op_grads *g, int pos)
+{
+    for (int i = 0; i < call->nargs; i++)
+        if (call->args[i].src_pos == pos)
+            return pc_tensor_is_null(&g->grads[i]) ? NULL : &g->grads[i];
+    return NULL;
+}
+
+const pc_value *pc_call_arg(const pc_op_call *call, int i)
+{
+    return &call->args[i];
+}
+
+const pc_tensor *pc_call_tensor(const pc_op_call *call, int i)
+{
+    const pc_value *v = &call->args[i];
+    return v->kind == PC_VALUE_TENSOR ? &v->tensor : NULL;
+}
+
+const pc_tensor *pc_op_call_record_tensor(const pc_op_call *call, const pc_dump_arg *record)
+{
+    for (int i = 0; call->records && i < call->nrecords; i++)
+        if (call->records[i].record == record)
+            return &call->records[i].tensor;
+    return NULL;
+}
