@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "precheck/core/log.h"
+#include "precheck/dump/api_rules.h"
 #include "precheck/ops/schema.h"
 #include "runner_impl.h"
 
@@ -78,7 +79,7 @@ const pc_api_name *pc_api_find_op(const pc_dump_api *api, char *why, size_t size
 
 bool pc_api_returns_none(const pc_dump_api *api)
 {
-    return api->api_name && strcmp(api->api_name, "__setitem__") == 0;
+    return pc_api_rule_of(api->api_name)->returns_none;
 }
 
 bool pc_api_result_is_bool(const pc_op *op, const pc_op_result *r)
