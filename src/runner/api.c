@@ -486,14 +486,10 @@ pc_status pc_api_run(const pc_api_runner *r, const pc_dump_api *api, pc_api_resu
                         "differentiation, skip backward.");
         need_grad = false;
     }
-    if (strcmp(api->api_name, "repeat_interleave") == 0) {
-        pc_log_info("This API does not have backward input data, skip backward.");
-        strcat(bwd_msg, "This API does not have backward input data, skip backward.");
-        need_grad = false;
-    }
-    if (strcmp(api->api_name, "masked_select") == 0) {
-        pc_log_info("This API does not support backward ut, skip backward.");
-        strcat(bwd_msg, "This API does not support backward ut, skip backward.");
+    const pc_api_rule *rule = pc_api_rule_of(api->api_name);
+    if (rule->no_backward) { /* repeat_interleave, masked_select (api_rules.def) */
+        pc_log_info("%s", rule->no_backward);
+        strcat(bwd_msg, rule->no_backward);
         need_grad = false;
     }
 
@@ -546,7 +542,6 @@ pc_status pc_api_run(const pc_api_runner *r, const pc_dump_api *api, pc_api_resu
         st = api_error(res, api, msg);
         goto done;
     }
-    const pc_api_rule *rule = pc_api_rule_of(api->api_name);
     bool first_only = rule->first_output_only;
     /* Tensor.__setitem__: msprobe compares None with None (a SKIP details row, forward pass)
      * and runs no backward */
