@@ -7,7 +7,17 @@
 static const pc_api_rule rules[] = {
 #define R(name, grad_index, first_only, returns_none, no_backward, inputs)                         \
     {name, grad_index, first_only, returns_none, no_backward, inputs},
+#define T(type, refused, overflow_refused, executed)
 #include "dump/api_rules.def"
+#undef T
+#undef R
+};
+
+static const pc_api_type_rule type_rules[] = {
+#define R(name, grad_index, first_only, returns_none, no_backward, inputs)
+#define T(type, refused, overflow_refused, executed) {type, refused, overflow_refused, executed},
+#include "dump/api_rules.def"
+#undef T
 #undef R
 };
 
@@ -19,4 +29,14 @@ const pc_api_rule *pc_api_rule_of(const char *api_name)
         if (strcmp(rules[i].api_name, api_name) == 0)
             return &rules[i];
     return &defaults;
+}
+
+static const pc_api_type_rule type_defaults = {NULL, false, false, false};
+
+const pc_api_type_rule *pc_api_type_rule_of(const char *api_type)
+{
+    for (size_t i = 0; api_type && i < sizeof type_rules / sizeof type_rules[0]; i++)
+        if (strcmp(type_rules[i].api_type, api_type) == 0)
+            return &type_rules[i];
+    return &type_defaults;
 }

@@ -9,19 +9,14 @@
 #include "precheck/ops/schema.h"
 #include "runner_impl.h"
 
-static const char *const executed_types[] = {"Functional", "Tensor", "Torch", "Aten", "NPU"};
-
 bool pc_api_prefix_refused(const char *prefix)
 {
-    return strcmp(prefix, "Distributed") == 0 || strcmp(prefix, "MindSpeed") == 0;
+    return pc_api_type_rule_of(prefix)->refused;
 }
 
 bool pc_api_type_executed(const char *type)
 {
-    for (size_t i = 0; i < sizeof executed_types / sizeof executed_types[0]; i++)
-        if (strcmp(type, executed_types[i]) == 0)
-            return true;
-    return false;
+    return pc_api_type_rule_of(type)->executed;
 }
 
 bool pc_api_has_kwarg(const pc_dump_entry *e, const char *key)

@@ -32,4 +32,15 @@ typedef struct pc_api_rule {
 /* The rules of an API by its api_name (NULL allowed); never NULL. */
 const pc_api_rule *pc_api_rule_of(const char *api_name);
 
+/* One T(...) row of api_rules.def: msprobe's rules by API type (the first segment of a name). */
+typedef struct pc_api_type_rule {
+    const char *api_type;  /* NULL in the defaults */
+    bool refused;          /* run_ut and run_overflow_check refuse it (Distributed, MindSpeed) */
+    bool overflow_refused; /* run_overflow_check alone refuses it (NPU) */
+    bool executed;         /* msprobe runs its APIs (Functional, Tensor, Torch, Aten, NPU) */
+} pc_api_type_rule;
+
+/* The rules of an API type (NULL allowed); never NULL. */
+const pc_api_type_rule *pc_api_type_rule_of(const char *api_type);
+
 #endif
