@@ -7,7 +7,7 @@
 static const pc_api_rule rules[] = {
 #define R(name, grad_index, first_only, returns_none, no_backward, inputs)                         \
     {name, grad_index, first_only, returns_none, no_backward, inputs},
-#define T(type, refused, overflow_refused, executed)
+#define T(type, refused, overflow_refused, executed, no_bench)
 #include "dump/api_rules.def"
 #undef T
 #undef R
@@ -15,7 +15,8 @@ static const pc_api_rule rules[] = {
 
 static const pc_api_type_rule type_rules[] = {
 #define R(name, grad_index, first_only, returns_none, no_backward, inputs)
-#define T(type, refused, overflow_refused, executed) {type, refused, overflow_refused, executed},
+#define T(type, refused, overflow_refused, executed, no_bench)                                     \
+    {type, refused, overflow_refused, executed, no_bench},
 #include "dump/api_rules.def"
 #undef T
 #undef R
@@ -31,7 +32,7 @@ const pc_api_rule *pc_api_rule_of(const char *api_name)
     return &defaults;
 }
 
-static const pc_api_type_rule type_defaults = {NULL, false, false, false};
+static const pc_api_type_rule type_defaults = {NULL, false, false, false, false};
 
 const pc_api_type_rule *pc_api_type_rule_of(const char *api_type)
 {

@@ -65,7 +65,7 @@ const pc_api_name *pc_api_find_op(const pc_dump_api *api, char *why, size_t size
         return name;
     /* every NPU op msprobe has a bench function for is in the table; for the others msprobe
      * fails with this exception, on every device */
-    if (strcmp(api->api_type, "NPU") == 0)
+    if (pc_api_type_rule_of(api->api_type)->no_bench)
         snprintf(why, size, "There is not bench function %s", api->api_name);
     else
         pc_api_supported(api->api_type, api->api_name, why, size);

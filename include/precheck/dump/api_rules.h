@@ -38,6 +38,7 @@ typedef struct pc_api_type_rule {
     bool refused;          /* run_ut and run_overflow_check refuse it (Distributed, MindSpeed) */
     bool overflow_refused; /* run_overflow_check alone refuses it (NPU) */
     bool executed;         /* msprobe runs its APIs (Functional, Tensor, Torch, Aten, NPU) */
+    bool no_bench;         /* an API precheck lacks is "There is not bench function <name>" (NPU) */
 } pc_api_type_rule;
 
 /* The rules of an API type (NULL allowed); never NULL. */
