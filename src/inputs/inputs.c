@@ -11,6 +11,7 @@
 #include "precheck/core/convert.h"
 #include "precheck/core/log.h"
 #include "precheck/core/rng.h"
+#include "precheck/dump/api_rules.h"
 #include "precheck/dump/data.h"
 
 size_t pc_inputs_default_max_bytes(void)
@@ -23,16 +24,16 @@ size_t pc_inputs_default_max_bytes(void)
 
 void pc_inputs_begin(pc_inputs *ctx, const pc_dump *dump, uint64_t seed, const pc_dump_api *api)
 {
-    const char *name = api && api->api_name ? api->api_name : "";
+    unsigned fix = pc_api_rule_of(api ? api->api_name : NULL)->inputs; /* api_rules.def */
     size_t max_bytes = ctx->max_bytes;
     memset(ctx, 0, sizeof *ctx);
     ctx->dump = dump;
     ctx->seed = seed;
     ctx->max_bytes = max_bytes;
     ctx->convert_from = ctx->convert_to = PC_DTYPE_INVALID;
-    ctx->cross_entropy = strcmp(name, "cross_entropy") == 0;
-    ctx->histc = strcmp(name, "histc") == 0;
-    ctx->hf32 = strcmp(name, "conv1d") == 0 || strcmp(name, "conv2d") == 0;
+    ctx->cross_entropy = (fix & PC_API_IN_CROSS_ENTROPY) != 0;
+    ctx->histc = (fix & PC_API_IN_HISTC) != 0;
+    ctx->hf32 = (fix & PC_API_IN_HF32) != 0;
     if (ctx->cross_entropy) {
         ctx->convert_from = PC_DTYPE_I32;
         ctx->convert_to = PC_DTYPE_I64;
@@ -361,7 +362,7 @@ static pc_status fa_sparse_mode(const pc_dump_api *api, bool *is_sparse)
 
 static bool is_fa_atten_mask(const pc_dump_api *api, const pc_dump_arg *arg)
 {
-    if (!api->api_name || strcmp(api->api_name, "npu_fusion_attention") != 0)
+    if (!(pc_api_rule_of(api->api_name)->inputs & PC_API_IN_FA_MASK)) /* npu_fusion_attention */
         return false;
     for (size_t i = 0; i < api->forward.kwarg_count; i++)
         if (&api->forward.kwargs[i].value == arg)

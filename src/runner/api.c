@@ -9,6 +9,7 @@
 
 #include "precheck/core/clock.h"
 #include "precheck/core/log.h"
+#include "precheck/dump/api_rules.h"
 #include "precheck/inputs/inputs.h"
 #include "precheck/io/path_check.h"
 #include "precheck/io/pt.h"
@@ -78,19 +79,6 @@ typedef struct cmp_tree {
 static bool returns_tuple(const pc_op *op, int count)
 {
     return count > 1 || (op->schema->nreturns == 1 && op->schema->returns[0].is_list);
-}
-
-/* torch_ut_setting.json's grad_index: the output whose backward run_ut runs for an API
- * with several outputs; -1 for the others ("Multiple backward is not supported."). */
-static int grad_index_of(const char *api_name)
-{
-    return strcmp(api_name, "topk") == 0 || strcmp(api_name, "npu_fusion_attention") == 0 ? 0 : -1;
-}
-
-/* Whether run_ut compares only output 0 of the API (npu_fusion_attention: the attention out). */
-static bool first_output_only(const char *api_name)
-{
-    return strcmp(api_name, "npu_fusion_attention") == 0;
 }
 
 static void outputs_tree(cmp_tree *t, const pc_op *op, const pc_op_result *r, bool first_only)
@@ -498,14 +486,10 @@ pc_status pc_api_run(const pc_api_runner *r, const pc_dump_api *api, pc_api_resu
                         "differentiation, skip backward.");
         need_grad = false;
     }
-    if (strcmp(api->api_name, "repeat_interleave") == 0) {
-        pc_log_info("This API does not have backward input data, skip backward.");
-        strcat(bwd_msg, "This API does not have backward input data, skip backward.");
-        need_grad = false;
-    }
-    if (strcmp(api->api_name, "masked_select") == 0) {
-        pc_log_info("This API does not support backward ut, skip backward.");
-        strcat(bwd_msg, "This API does not support backward ut, skip backward.");
+    const pc_api_rule *rule = pc_api_rule_of(api->api_name);
+    if (rule->no_backward) { /* repeat_interleave, masked_select (api_rules.def) */
+        pc_log_info("%s", rule->no_backward);
+        strcat(bwd_msg, rule->no_backward);
         need_grad = false;
     }
 
@@ -558,7 +542,7 @@ pc_status pc_api_run(const pc_api_runner *r, const pc_dump_api *api, pc_api_resu
         st = api_error(res, api, msg);
         goto done;
     }
-    bool first_only = first_output_only(api->api_name);
+    bool first_only = rule->first_output_only;
     /* Tensor.__setitem__: msprobe compares None with None (a SKIP details row, forward pass)
      * and runs no backward */
     bool none_out = pc_api_returns_none(api);
@@ -572,7 +556,7 @@ pc_status pc_api_run(const pc_api_runner *r, const pc_dump_api *api, pc_api_resu
 
     if (api->backward && need_grad && x->bench_out.count > 0 && !none_out) {
         bool tuple = returns_tuple(x->call.op, x->bench_out.count);
-        int grad_index = tuple ? grad_index_of(api->api_name) : 0;
+        int grad_index = tuple ? rule->grad_index : 0;
         if (grad_index < 0) {
             strcat(bwd_msg, "Multiple backward is not supported.");
         } else if (!x->call.op->backward) {

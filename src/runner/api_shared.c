@@ -5,22 +5,18 @@
 #include <string.h>
 
 #include "precheck/core/log.h"
+#include "precheck/dump/api_rules.h"
 #include "precheck/ops/schema.h"
 #include "runner_impl.h"
 
-static const char *const executed_types[] = {"Functional", "Tensor", "Torch", "Aten", "NPU"};
-
 bool pc_api_prefix_refused(const char *prefix)
 {
-    return strcmp(prefix, "Distributed") == 0 || strcmp(prefix, "MindSpeed") == 0;
+    return pc_api_type_rule_of(prefix)->refused;
 }
 
 bool pc_api_type_executed(const char *type)
 {
-    for (size_t i = 0; i < sizeof executed_types / sizeof executed_types[0]; i++)
-        if (strcmp(type, executed_types[i]) == 0)
-            return true;
-    return false;
+    return pc_api_type_rule_of(type)->executed;
 }
 
 bool pc_api_has_kwarg(const pc_dump_entry *e, const char *key)
@@ -69,7 +65,7 @@ const pc_api_name *pc_api_find_op(const pc_dump_api *api, char *why, size_t size
         return name;
     /* every NPU op msprobe has a bench function for is in the table; for the others msprobe
      * fails with this exception, on every device */
-    if (strcmp(api->api_type, "NPU") == 0)
+    if (pc_api_type_rule_of(api->api_type)->no_bench)
         snprintf(why, size, "There is not bench function %s", api->api_name);
     else
         pc_api_supported(api->api_type, api->api_name, why, size);
@@ -78,7 +74,7 @@ const pc_api_name *pc_api_find_op(const pc_dump_api *api, char *why, size_t size
 
 bool pc_api_returns_none(const pc_dump_api *api)
 {
-    return api->api_name && strcmp(api->api_name, "__setitem__") == 0;
+    return pc_api_rule_of(api->api_name)->returns_none;
 }
 
 bool pc_api_result_is_bool(const pc_op *op, const pc_op_result *r)

@@ -8,6 +8,7 @@
 #include "precheck/core/convert.h"
 #include "precheck/core/log.h"
 #include "precheck/core/progress.h"
+#include "precheck/dump/api_rules.h"
 #include "precheck/io/path_check.h"
 #include "runner_impl.h"
 
@@ -132,7 +133,8 @@ pc_status pc_overflow_check_api(const pc_overflow_runner *r, const pc_dump_api *
     char msg[MSG_MAX];
     *res = (pc_overflow_result){PC_OVERFLOW_SKIPPED, false, false};
     /* msprobe's run_overflow_check refuses the NPU type too: an INFO line, nothing checked */
-    if (pc_api_prefix_refused(api->prefix) || strcmp(api->prefix, "NPU") == 0) {
+    const pc_api_type_rule *type = pc_api_type_rule_of(api->prefix);
+    if (type->refused || type->overflow_refused) {
         pc_log_info("%s api is not supported for run ut. SKIP.", api->prefix);
         return PC_OK;
     }

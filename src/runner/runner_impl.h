@@ -29,8 +29,9 @@ const char *pc_api_entry_error(const pc_dump_api *api);
  * a bench function for exactly those it has), pc_api_supported's text for the others. */
 const pc_api_name *pc_api_find_op(const pc_dump_api *api, char *why, size_t size);
 
-/* Tensor.__setitem__: torch returns None, so msprobe sees None on both sides (the op's result,
- * the written copy of self, serves the goldens and -save_error_data only). */
+/* An API whose row in dump/api_rules.def says returns_none (Tensor.__setitem__: torch returns
+ * None, so msprobe sees None on both sides; the op's result, the written copy of self, serves
+ * the goldens and -save_error_data only). */
 bool pc_api_returns_none(const pc_dump_api *api);
 
 /* Whether r is the Python bool an op returns (torch.equal, Tensor.allclose): its schema says

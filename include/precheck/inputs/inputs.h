@@ -36,7 +36,7 @@
 typedef struct pc_inputs {
     const pc_dump *dump;
     uint64_t seed;
-    /* Set by pc_inputs_begin from the API's basic name. */
+    /* Set by pc_inputs_begin from the inputs column of the API's row in dump/api_rules.def. */
     pc_dtype convert_from, convert_to; /* PC_DTYPE_INVALID: no conversion */
     bool hf32;                         /* conv1d / conv2d */
     bool cross_entropy, histc;

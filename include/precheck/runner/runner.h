@@ -71,9 +71,9 @@ typedef struct pc_api_runner {
  * (incoming gradient and input gradients), plus the comparison's 8-byte-wide scratch. */
 size_t pc_api_memory_estimate(const pc_dump_api *api);
 
-/* msprobe's API types: the ones run_ut refuses outright (Distributed, MindSpeed: "not support
- * for run ut"), and the ones it executes (Functional, Tensor, Torch, Aten, NPU; any other type,
- * such as VF, gives None outputs). */
+/* msprobe's API types (the T rows of src/dump/api_rules.def): the ones run_ut refuses outright
+ * (Distributed, MindSpeed: "not support for run ut"), and the ones it executes (Functional,
+ * Tensor, Torch, Aten, NPU; any other type, such as VF, gives None outputs). */
 bool pc_api_prefix_refused(const char *prefix);
 bool pc_api_type_executed(const char *api_type);
 
