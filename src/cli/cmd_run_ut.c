@@ -418,9 +418,9 @@ static int run(int argc, char **argv, bool multi)
     /* a real device: one worker per -d id, as msprobe's multi_run_ut gives each its own */
     if (!multi && !jobs_given && o.device_count > 1 && strncmp(o.backend, "torch:", 6) == 0)
         o.workers = o.device_count;
-    /* the reference device or replay: as many workers as the dump can use (run.c) */
-    if (!multi && !jobs_given && strncmp(o.backend, "torch:", 6) != 0 &&
-        strncmp(o.backend, "faulty", 6) != 0)
+    /* the reference device (faulty is one too) or replay: as many workers as the dump can use
+     * (run.c) */
+    if (!multi && !jobs_given && strncmp(o.backend, "torch:", 6) != 0)
         o.workers_auto = true;
     if (multi) {
         o.multi = true;
