@@ -120,39 +120,25 @@ static pc_status linear_2d(const pc_dump *dump, const pc_dump_api *api, const pc
     return PC_OK;
 }
 
-/* The incoming gradient of a backward record (its input[0]), NULL when there is none. */
-static const pc_dump_tensor *incoming(const pc_dump_entry *b)
-{
-    const pc_dump_arg *in = &b->input;
-    if (in->kind == PC_DUMP_ARG_LIST && in->u.list.count > 0 &&
-        in->u.list.items[0].kind == PC_DUMP_ARG_TENSOR)
-        return in->u.list.items[0].u.tensor;
-    return NULL;
-}
-
-static int64_t numel_of(const pc_dump_tensor *t)
-{
-    int64_t n = 1;
-    for (int64_t d = 0; d < t->rank; d++)
-        n *= t->shape[d] > 0 ? t->shape[d] : 0;
-    return n;
-}
-
 /* Whether the recorded gradient t holds exactly the incoming gradient's elements (the file of
- * the backward record's input[0]), in any shape. */
+ * the backward record's input[0]), in any shape; the incoming gradient's shape into shape. */
 static bool is_incoming(const pc_dump *dump, const pc_dump_api *api, const pc_dump_entry *b,
-                        const pc_tensor *t)
+                        const pc_tensor *t, char *shape, size_t size)
 {
-    pc_tensor in = PC_TENSOR_NULL, a = PC_TENSOR_NULL, c = PC_TENSOR_NULL;
+    if (b->input.kind != PC_DUMP_ARG_LIST || b->input.u.list.count == 0)
+        return false;
+    pc_tensor in = PC_TENSOR_NULL, x = PC_TENSOR_NULL, y = PC_TENSOR_NULL;
     bool same = false;
     if (load_record(dump, api, &b->input.u.list.items[0], "incoming gradient", &in) == PC_OK &&
         in.dtype == t->dtype && pc_tensor_numel(&in) == pc_tensor_numel(t) &&
-        pc_tensor_contiguous(&a, &in) == PC_OK && pc_tensor_contiguous(&c, t) == PC_OK)
-        same = memcmp(pc_tensor_data(&a), pc_tensor_data(&c),
+        pc_tensor_contiguous(&x, &in) == PC_OK && pc_tensor_contiguous(&y, t) == PC_OK) {
+        same = memcmp(pc_tensor_data(&x), pc_tensor_data(&y),
                       (size_t)pc_tensor_numel(t) * pc_dtype_size(t->dtype)) == 0;
+        pc_shape_format(shape, size, in.shape, in.rank);
+    }
     pc_tensor_free(&in);
-    pc_tensor_free(&a);
-    pc_tensor_free(&c);
+    pc_tensor_free(&x);
+    pc_tensor_free(&y);
     return same;
 }
 
@@ -228,16 +214,13 @@ static pc_status replay_grads(const pc_dump *dump, const pc_dump_api *api, const
             char a[PC_SHAPE_FORMAT_MAX], c[PC_SHAPE_FORMAT_MAX];
             pc_shape_format(a, sizeof a, t.shape, t.rank);
             pc_shape_format(c, sizeof c, v->tensor.shape, v->tensor.rank);
-            const pc_dump_tensor *in = incoming(b);
-            if (count == 1 && in && numel_of(in) == pc_tensor_numel(&t) &&
-                is_incoming(dump, api, b, &t)) {
+            char gs[PC_SHAPE_FORMAT_MAX];
+            if (count == 1 && is_incoming(dump, api, b, &t, gs, sizeof gs)) {
                 /* torch 1.13 computes linear and matmul on 3-D/4-D inputs as one addmm/bmm on
                  * flattened operands and views the result: the output's node is that view,
                  * and what the dump recorded is its input's gradient, the incoming gradient
                  * reshaped (checked element by element: a gradient of the same element count
                  * as an input is not taken for the input's) -- nothing of the inputs' */
-                char gs[PC_SHAPE_FORMAT_MAX];
-                pc_shape_format(gs, sizeof gs, in->shape, (int)in->rank);
                 snprintf(why, size,
                          "The backward record of %.200s holds one gradient %.64s: the incoming "
                          "gradient %.64s reshaped (torch records the view behind %.64s's output), "

@@ -153,6 +153,21 @@ static void test_replay_needs_files(void **state)
     assert_non_null(strstr(lin->msg, "device output output[0] of Functional.linear.0 has no "
                                      "tensor file"));
     assert_non_null(strstr(lin->msg, "dump with task \"tensor\" and data_mode [\"all\"]"));
+    /* a 3-D linear's and a 4-D matmul's backward record hold the incoming gradient reshaped
+     * (the file compared element by element): the row says so, with the shapes */
+    const pc_test_status_row *l1 = pc_test_find_row(rows, n, "Functional.linear.1");
+    const pc_test_status_row *mm = pc_test_find_row(rows, n, "Torch.matmul.0");
+    assert_non_null(l1);
+    assert_non_null(mm);
+    assert_string_equal(l1->bwd, "SKIP");
+    assert_string_equal(mm->bwd, "SKIP");
+    assert_non_null(strstr(mm->msg, "holds one gradient [8, 8, 8]: the incoming gradient "
+                                    "[2, 4, 8, 8] reshaped"));
+    assert_non_null(strstr(mm->msg, "the dump has no device gradient of the inputs"));
+    /* linear.1's [16, 32] has its input's element count too, yet is not its gradient */
+    assert_non_null(strstr(l1->msg, "holds one gradient [16, 32]: the incoming gradient "
+                                    "[2, 8, 32] reshaped"));
+    assert_non_null(strstr(l1->msg, "not the gradient of input_args[0] [2, 8, 32]"));
 }
 
 static void test_replay_conformance(void **state)
