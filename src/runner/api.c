@@ -14,38 +14,20 @@
 #include "precheck/io/path_check.h"
 #include "precheck/io/pt.h"
 #include "precheck/ops/schema.h"
+#include "precheck/runner/cost.h"
 #include "runner_impl.h"
 
 #define MSG_MAX 2048
 
 /* ---- the memory guard ---- */
 
-static double tensor_bytes(const pc_dump_arg *a)
-{
-    double sum = 0;
-    if (a->kind == PC_DUMP_ARG_TENSOR) {
-        const pc_dump_tensor *t = a->u.tensor;
-        double n = 1;
-        for (int64_t d = 0; d < t->rank; d++)
-            n *= t->shape[d] > 0 ? (double)t->shape[d] : 0;
-        size_t es = t->dtype != PC_DTYPE_INVALID ? pc_dtype_size(t->dtype) : 4;
-        sum += n * (double)es;
-    } else if (a->kind == PC_DUMP_ARG_LIST) {
-        for (size_t i = 0; i < a->u.list.count; i++)
-            sum += tensor_bytes(&a->u.list.items[i]);
-    } else if (a->kind == PC_DUMP_ARG_OBJECT) {
-        for (size_t i = 0; i < a->u.object.count; i++)
-            sum += tensor_bytes(&a->u.object.fields[i].value);
-    }
-    return sum;
-}
-
 size_t pc_api_memory_estimate(const pc_dump_api *api)
 {
     const pc_dump_entry *e = &api->forward;
-    double in = tensor_bytes(&e->input_args), out = tensor_bytes(&e->output);
+    double in = (double)pc_dump_arg_bytes(&e->input_args),
+           out = (double)pc_dump_arg_bytes(&e->output);
     for (size_t i = 0; i < e->kwarg_count; i++)
-        in += tensor_bytes(&e->kwargs[i].value);
+        in += (double)pc_dump_arg_bytes(&e->kwargs[i].value);
     if (out == 0)
         out = in;
     double largest = in > out ? in : out;

@@ -42,17 +42,17 @@ static uint64_t tensor_bytes(const pc_dump_tensor *t)
     return sat_mul(numel(t), t->dtype != PC_DTYPE_INVALID ? pc_dtype_size(t->dtype) : 4);
 }
 
-static uint64_t arg_bytes(const pc_dump_arg *a)
+uint64_t pc_dump_arg_bytes(const pc_dump_arg *a)
 {
     uint64_t sum = 0;
     if (a->kind == PC_DUMP_ARG_TENSOR) {
         sum = tensor_bytes(a->u.tensor);
     } else if (a->kind == PC_DUMP_ARG_LIST) {
         for (size_t i = 0; i < a->u.list.count; i++)
-            sum = sat_add(sum, arg_bytes(&a->u.list.items[i]));
+            sum = sat_add(sum, pc_dump_arg_bytes(&a->u.list.items[i]));
     } else if (a->kind == PC_DUMP_ARG_OBJECT) {
         for (size_t i = 0; i < a->u.object.count; i++)
-            sum = sat_add(sum, arg_bytes(&a->u.object.fields[i].value));
+            sum = sat_add(sum, pc_dump_arg_bytes(&a->u.object.fields[i].value));
     }
     return sum;
 }
@@ -166,9 +166,9 @@ static uint64_t gemm_flops(const pc_dump_api *api)
 pc_api_cost pc_api_cost_of(const pc_dump_api *api)
 {
     const pc_dump_entry *e = &api->forward;
-    uint64_t bytes = sat_add(arg_bytes(&e->input_args), arg_bytes(&e->output));
+    uint64_t bytes = sat_add(pc_dump_arg_bytes(&e->input_args), pc_dump_arg_bytes(&e->output));
     for (size_t i = 0; i < e->kwarg_count; i++)
-        bytes = sat_add(bytes, arg_bytes(&e->kwargs[i].value));
+        bytes = sat_add(bytes, pc_dump_arg_bytes(&e->kwargs[i].value));
     uint64_t flops = gemm_flops(api);
     if (api->backward) {
         flops = sat_mul(flops, 3); /* the forward and a gradient of each operand */

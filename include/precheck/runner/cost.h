@@ -29,6 +29,11 @@ typedef struct pc_api_cost {
     uint64_t ps;    /* the estimate for both sides, in picoseconds */
 } pc_api_cost;
 
+/* The bytes of the tensors of an argument tree in their dumped dtypes (lists and objects
+ * walked; a dimension below 0 counts as 0, an unknown dtype as 4 bytes; saturating). The
+ * memory guard (runner/api.c) counts with it too. */
+uint64_t pc_dump_arg_bytes(const pc_dump_arg *a);
+
 /* The estimate for one API of a dump. */
 pc_api_cost pc_api_cost_of(const pc_dump_api *api);
 
