@@ -56,7 +56,8 @@ static pc_status find_record(const char *input, shard_in *sh, char *ts, size_t t
 {
     struct stat st;
     if (stat(input, &st) != 0)
-        return pc_error_set(PC_ERR_IO, "%s: %s", input, strerror(errno));
+        return pc_error_set(PC_ERR_IO, "%s: %s (give the -o folder of each run_ut --shard K/N run)",
+                            input, strerror(errno));
     char dir[PC_PATH_BUFFER_SIZE];
     if (S_ISREG(st.st_mode)) {
         const char *slash = strrchr(input, '/');

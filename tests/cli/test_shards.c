@@ -175,6 +175,9 @@ static void test_merge_refuses_what_is_not_one_split(void **state)
     PC_TEST_FMT(args, "merge %s -o %s", root, out);
     assert_int_equal(pc_test_run_precheck(NULL, args, log), 1);
     expect_in_log(log, "holds no precheck run record");
+    PC_TEST_FMT(args, "merge %s/a1 %s/nowhere -o %s", root, root, out);
+    assert_int_equal(pc_test_run_precheck(NULL, args, log), 1);
+    expect_in_log(log, "nowhere: No such file or directory (give the -o folder of each run_ut");
     /* a folder of two runs: its record files name them */
     PC_TEST_FMT(args, "run_ut -api_info %s -o %s/a2 --shard 2/3 --no-progress", DUMP("gpt_stats"),
                 root);
