@@ -20,8 +20,10 @@ case ${1:-} in
     ;;
 esac
 # the build; python3-dev and libdlpack-dev: the headers of the torch backend plug-in (built when
-# present); pkg-config: CMake finds OpenBLAS through it
-build="build-essential cmake pkg-config libyaml-dev libopenblas-dev python3-dev libdlpack-dev"
+# present); pkg-config: CMake finds OpenBLAS through it; libopenmpi-dev and openmpi-bin: MPI
+# (mpirun -np N precheck run_ut; built in when present)
+build="build-essential cmake pkg-config libyaml-dev libopenblas-dev python3-dev libdlpack-dev
+libopenmpi-dev openmpi-bin"
 # the tests; python3-torch: Debian's PyTorch (1.13, CPU), the device the torch backend's tests
 # run on
 tests="libcmocka-dev clang clang-format libclang-rt-14-dev libomp-dev valgrind python3-torch"

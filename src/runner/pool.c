@@ -6,6 +6,12 @@
  * Protocol, over two pipes per worker: the parent sends a uint64 position; the worker answers
  * with a header {position, length} and the packed result. The parent never runs OpenMP or BLAS
  * code, so forking it (also later, for replacements) is safe.
+ *
+ * Under mpirun (mpi.c) rank 0 is this parent with the other ranks as remote slots beside its
+ * own workers: it hands out the heaviest APIs first (runner/cost.h) while the results waiting
+ * for their turn hold less than POOL_HOLD_MAX, and the writer's next ones in dump order
+ * otherwise, so memory stays bounded whatever one slow API does. The other ranks run
+ * pc_pool_serve: the positions rank 0 sends, in workers of their own, each result sent back.
  */
 #include <errno.h>
 #include <poll.h>
@@ -25,6 +31,7 @@
 
 #include "precheck/core/clock.h"
 #include "precheck/core/log.h"
+#include "precheck/runner/cost.h"
 #include "runner_impl.h"
 
 /* The result of one API, computed here (what a worker does); only running out of memory even
@@ -81,6 +88,8 @@ typedef struct pending {
     pc_api_result res; /* used when direct */
     bool direct;
     bool ready;
+    bool sent;    /* handed out (or decided) */
+    bool checked; /* pc_api_run_early said it must run */
 } pending;
 
 typedef struct worker {
@@ -96,7 +105,17 @@ typedef struct pool {
     worker w[PC_RUN_MAX_WORKERS];
     int n;
     pending *texts;
+    /* under mpirun, on rank 0: the positions by cost, heaviest first, and the first of them
+     * not yet handed out; each rank's positions in flight */
+    size_t *order, oi;
+    int *busy;
+    size_t held; /* bytes of the results waiting for their turn */
 } pool;
+
+/* What the results waiting for their turn may hold before the writer's next APIs go first;
+ * a result decided in the parent counts POOL_DIRECT_BYTES. */
+#define POOL_HOLD_MAX     ((size_t)64 << 20)
+#define POOL_DIRECT_BYTES 512
 
 static void worker_loop(const pc_pool_job *job, int cmd_fd, int res_fd, int nworkers, int index)
 {
@@ -108,14 +127,15 @@ static void worker_loop(const pc_pool_job *job, int cmd_fd, int res_fd, int nwor
     /* the cores shared among the workers: OpenMP's threads, which also share precheck's GEMMs
      * (ops/blas.h runs OpenBLAS on one thread); OpenBLAS's count is what a torch backend's
      * CPU GEMMs get (torch's set_num_threads does not reach a pthread OpenBLAS) */
-    int threads = omp_get_num_procs() / (nworkers > 0 ? nworkers : 1);
+    int threads =
+        (job->cores > 0 ? job->cores : omp_get_num_procs()) / (nworkers > 0 ? nworkers : 1);
     omp_set_num_threads(threads > 0 ? threads : 1);
     openblas_set_num_threads(threads > 0 ? threads : 1);
 #else
     (void)nworkers;
 #endif
-    pc_backend_worker_start(job->runner->device, index);
-    pc_backend_worker_start(job->runner->bench, index);
+    pc_backend_worker_start(job->runner->device, job->worker_base + index);
+    pc_backend_worker_start(job->runner->bench, job->worker_base + index);
     uint64_t pos;
     pc_csv_buffer bytes = PC_CSV_BUFFER_INIT;
     while (read_all(cmd_fd, &pos, sizeof pos) == 0) {
@@ -265,20 +285,195 @@ static pc_status run_in_process(const pc_pool_job *job, pc_pool_sink sink, void 
     return PC_OK;
 }
 
+/* The next position to hand out (-1: none left): the first in dump order; under mpirun the
+ * heaviest not handed out yet, unless the results waiting for their turn hold POOL_HOLD_MAX.
+ * One that pc_api_run_early decides (lists, refused types, the memory guard) becomes ready on
+ * the way. */
+static pc_status pick(pool *p, size_t *next_send, long *out)
+{
+    const pc_pool_job *job = p->job;
+    *out = -1;
+    for (;;) {
+        size_t pos;
+        if (p->order && p->held < POOL_HOLD_MAX) {
+            while (p->oi < job->count && p->texts[p->order[p->oi]].sent)
+                p->oi++;
+            if (p->oi == job->count)
+                return PC_OK;
+            pos = p->order[p->oi];
+        } else {
+            while (*next_send < job->count && p->texts[*next_send].sent)
+                (*next_send)++;
+            if (*next_send == job->count)
+                return PC_OK;
+            pos = *next_send;
+        }
+        pending *t = &p->texts[pos];
+        t->sent = true;
+        if (!t->checked) {
+            bool decided = false;
+            t->checked = true;
+            pc_status st =
+                pc_api_run_early(job->runner, &job->dump->apis[job->apis[pos]], &t->res, &decided);
+            if (st != PC_OK)
+                return st;
+            if (decided) {
+                t->direct = t->ready = true;
+                p->held += POOL_DIRECT_BYTES;
+                continue;
+            }
+        }
+        *out = (long)pos;
+        return PC_OK;
+    }
+}
+
+/* Positions to the free local workers. */
+static pc_status hand_out(pool *p, size_t *next_send)
+{
+    for (int i = 0; i < p->n; i++) {
+        if (p->w[i].pos >= 0)
+            continue;
+        long pos;
+        pc_status st = pick(p, next_send, &pos);
+        if (st != PC_OK || pos < 0)
+            return st;
+        uint64_t u = (uint64_t)pos;
+        if (write_all(p->w[i].cmd_fd, &u, sizeof u) != 0) {
+            p->texts[pos].sent = false; /* for the next worker */
+            reap(p, i, true, NULL);
+            if (spawn(p, i) != 0)
+                return pc_error_set(PC_ERR_IO, "cannot start a worker process: %s",
+                                    strerror(errno));
+            continue;
+        }
+        p->w[i].pos = pos;
+        p->w[i].started = pc_clock_seconds();
+    }
+    return PC_OK;
+}
+
+/* Rank 0: positions to the other ranks' free slots, and their answers in. */
+static pc_status remote_exchange(pool *p, size_t *next_send)
+{
+    const pc_pool_job *job = p->job;
+    pc_status st = PC_OK;
+    for (int r = 1; r < job->mpi->size && st == PC_OK; r++)
+        while (st == PC_OK && p->busy[r] < job->slots[r]) {
+            long pos;
+            st = pick(p, next_send, &pos);
+            if (st != PC_OK || pos < 0)
+                break;
+            st = pc_mpi_send(job->mpi, r, PC_MPI_WORK, (uint64_t)pos);
+            p->busy[r]++;
+        }
+    while (st == PC_OK) {
+        int kind = 0, from = 0;
+        uint64_t pos = 0;
+        pc_csv_buffer b = PC_CSV_BUFFER_INIT;
+        st = pc_mpi_poll(job->mpi, -1, &kind, &from, &pos, &b);
+        if (st != PC_OK || kind == 0)
+            break;
+        if (kind == PC_MPI_RESULT && pos < job->count && p->texts[pos].sent &&
+            !p->texts[pos].ready && p->busy[from] > 0) {
+            p->texts[pos].bytes = b;
+            p->texts[pos].ready = true;
+            p->held += b.len;
+            p->busy[from]--;
+        } else if (kind == PC_MPI_QUIT) {
+            pc_log_warning("Rank %d was interrupted: the run stops.", from);
+            *job->interrupted = SIGTERM;
+        } else {
+            pc_csv_buffer_free(&b);
+            st = pc_error_set(PC_ERR_FORMAT, "MPI: rank %d sent an unexpected message (%d)", from,
+                              kind);
+        }
+    }
+    return st;
+}
+
+/* Rank 0 at the end: every other rank stops (its workers in flight are killed) and says so;
+ * results still on the way are dropped. A rank that does not answer within 10 s (it died),
+ * or within 0.3 s of an interrupt (the launcher ends the job soon after its signal: the run's
+ * last words, the resume command, come first), marks the job broken: it ends with MPI_Abort,
+ * after the CSVs are complete up to here. */
+static void remote_stop(pool *p)
+{
+    const pc_pool_job *job = p->job;
+    int waiting = 0;
+    for (int r = 1; r < job->mpi->size; r++)
+        if (pc_mpi_send(job->mpi, r, PC_MPI_STOP, 0) == PC_OK)
+            waiting++;
+    double deadline = pc_clock_seconds() + (*job->interrupted ? 0.3 : 10.0);
+    while (waiting > 0 && pc_clock_seconds() < deadline) {
+        int kind = 0, from = 0;
+        uint64_t pos = 0;
+        pc_csv_buffer b = PC_CSV_BUFFER_INIT;
+        if (pc_mpi_poll(job->mpi, -1, &kind, &from, &pos, &b) != PC_OK)
+            break;
+        pc_csv_buffer_free(&b);
+        if (kind == PC_MPI_DONE)
+            waiting--;
+        else if (kind == 0)
+            poll(NULL, 0, 1);
+    }
+    if (waiting > 0) {
+        pc_log_warning("%d rank(s) did not answer the end of the run: ending the MPI job.",
+                       waiting);
+        job->mpi->broken = true;
+    }
+}
+
+/* The order of the heaviest first (runner/cost.h; ties in dump order). */
+typedef struct costed {
+    uint64_t ps;
+    size_t pos;
+} costed;
+
+static int by_cost(const void *a, const void *b)
+{
+    const costed *x = a, *y = b;
+    if (x->ps != y->ps)
+        return x->ps > y->ps ? -1 : 1;
+    return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+static pc_status order_by_cost(pool *p)
+{
+    const pc_pool_job *job = p->job;
+    costed *c = malloc((job->count + 1) * sizeof *c);
+    p->order = malloc((job->count + 1) * sizeof *p->order);
+    p->busy = calloc((size_t)job->mpi->size, sizeof *p->busy);
+    if (!c || !p->order || !p->busy) {
+        free(c);
+        return pc_error_set(PC_ERR_NOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < job->count; i++)
+        c[i] = (costed){pc_api_cost_of(&job->dump->apis[job->apis[i]]).ps, i};
+    qsort(c, job->count, sizeof *c, by_cost);
+    for (size_t i = 0; i < job->count; i++)
+        p->order[i] = c[i].pos;
+    free(c);
+    return PC_OK;
+}
+
 pc_status pc_pool_run(const pc_pool_job *job, pc_pool_sink sink, void *ctx, size_t *written)
 {
     *written = 0;
-    if (job->opt->workers <= 0)
+    bool ranks = job->mpi && job->mpi->active && job->mpi->size > 1;
+    if (job->opt->workers <= 0 && !ranks)
         return run_in_process(job, sink, ctx, written);
     pool p = {.job = job};
     p.n = job->opt->workers < PC_RUN_MAX_WORKERS ? job->opt->workers : PC_RUN_MAX_WORKERS;
     if ((size_t)p.n > job->count)
         p.n = job->count > 0 ? (int)job->count : 1;
+    if (p.n < 0)
+        p.n = 0;
     p.texts = calloc(job->count + 1, sizeof *p.texts);
     if (!p.texts)
         return pc_error_set(PC_ERR_NOMEM, "out of memory");
+    pc_status st = ranks ? order_by_cost(&p) : PC_OK;
     void (*old_pipe)(int) = signal(SIGPIPE, SIG_IGN);
-    pc_status st = PC_OK;
     for (int i = 0; i < p.n; i++)
         p.w[i].pid = -1;
     for (int i = 0; i < p.n && st == PC_OK; i++)
@@ -292,38 +487,36 @@ pc_status pc_pool_run(const pc_pool_job *job, pc_pool_sink sink, void *ctx, size
         for (bool decided = true;
              st == PC_OK && decided && next_send < job->count && next_send < next_write + 256;) {
             pending *t = &p.texts[next_send];
+            if (t->sent) { /* handed out already, heaviest first */
+                next_send++;
+                continue;
+            }
+            if (t->checked)
+                break;
             st = pc_api_run_early(job->runner, &job->dump->apis[job->apis[next_send]], &t->res,
                                   &decided);
+            t->checked = true;
             if (st == PC_OK && decided) {
-                t->direct = t->ready = true;
+                t->direct = t->ready = t->sent = true;
+                p.held += POOL_DIRECT_BYTES;
                 next_send++;
             }
         }
-        if (st != PC_OK)
-            break;
-        /* hand out work */
-        for (int i = 0; i < p.n && next_send < job->count; i++) {
-            if (p.w[i].pos >= 0)
-                continue;
-            uint64_t pos = next_send;
-            if (write_all(p.w[i].cmd_fd, &pos, sizeof pos) != 0) {
-                reap(&p, i, true, NULL);
-                if (spawn(&p, i) != 0) {
-                    st = pc_error_set(PC_ERR_IO, "cannot start a worker process: %s",
-                                      strerror(errno));
-                    break;
-                }
-                continue;
-            }
-            p.w[i].pos = (long)next_send++;
-            p.w[i].started = pc_clock_seconds();
+        /* hand out work, here and to the other ranks */
+        if (st == PC_OK)
+            st = hand_out(&p, &next_send);
+        int remote = 0;
+        if (st == PC_OK && ranks) {
+            st = remote_exchange(&p, &next_send);
+            for (int r = 1; r < job->mpi->size; r++)
+                remote += p.busy[r];
         }
         if (st != PC_OK)
             break;
-        /* wait for answers (or a timeout, or a signal) */
+        /* wait for answers (or a timeout, or a signal); briefly while other ranks work */
         struct pollfd fds[PC_RUN_MAX_WORKERS];
         int idx[PC_RUN_MAX_WORKERS], nf = 0;
-        double wait = 1.0, t = pc_clock_seconds();
+        double wait = remote > 0 ? 0.0005 : 1.0, t = pc_clock_seconds();
         for (int i = 0; i < p.n; i++) {
             if (p.w[i].pos < 0)
                 continue;
@@ -335,7 +528,7 @@ pc_status pc_pool_run(const pc_pool_job *job, pc_pool_sink sink, void *ctx, size
                     wait = left > 0 ? left : 0;
             }
         }
-        int ready = nf > 0 ? poll(fds, (nfds_t)nf, (int)(wait * 1000) + 1) : 0;
+        int ready = nf > 0 || remote > 0 ? poll(fds, (nfds_t)nf, (int)(wait * 1000) + 1) : 0;
         if (ready < 0 && errno != EINTR) {
             st = pc_error_set(PC_ERR_IO, "poll: %s", strerror(errno));
             break;
@@ -364,6 +557,7 @@ pc_status pc_pool_run(const pc_pool_job *job, pc_pool_sink sink, void *ctx, size
             if (!tx->direct)
                 st = pc_api_result_unpack(tx->bytes.data, tx->bytes.len, &res);
             int stop = st == PC_OK ? sink(ctx, next_write, tx->direct ? &tx->res : &res) : 1;
+            p.held -= tx->direct ? POOL_DIRECT_BYTES : tx->bytes.len;
             pc_api_result_free(&res);
             pc_api_result_free(&tx->res);
             pc_csv_buffer_free(&tx->bytes);
@@ -378,11 +572,149 @@ pc_status pc_pool_run(const pc_pool_job *job, pc_pool_sink sink, void *ctx, size
         }
     }
     pool_close(&p);
+    if (ranks)
+        remote_stop(&p);
     for (size_t i = 0; i < job->count; i++) {
         pc_csv_buffer_free(&p.texts[i].bytes);
         pc_api_result_free(&p.texts[i].res);
     }
     free(p.texts);
+    free(p.order);
+    free(p.busy);
+    signal(SIGPIPE, old_pipe);
+    return st;
+}
+
+/* A rank other than 0: sends the result of position pos to rank 0 once it is ready. */
+static pc_status serve_send(pool *p, long pos)
+{
+    pending *t = &p->texts[pos];
+    if (pos < 0 || !t->ready)
+        return PC_OK;
+    pc_status st = pc_mpi_send_result(p->job->mpi, (uint64_t)pos, t->bytes.data, t->bytes.len);
+    pc_csv_buffer_free(&t->bytes);
+    t->ready = false;
+    return st;
+}
+
+pc_status pc_pool_serve(const pc_pool_job *job)
+{
+    pool p = {.job = job};
+    p.n = job->opt->workers < 1                    ? 1
+          : job->opt->workers < PC_RUN_MAX_WORKERS ? job->opt->workers
+                                                   : PC_RUN_MAX_WORKERS;
+    /* rank 0 sends at most the slots this rank gave (run.c: two per worker) */
+    size_t cap = (size_t)p.n * 2 + 2, head = 0, queued = 0;
+    size_t *queue = malloc(cap * sizeof *queue);
+    p.texts = calloc(job->count + 1, sizeof *p.texts);
+    if (!queue || !p.texts) {
+        free(queue);
+        free(p.texts);
+        return pc_error_set(PC_ERR_NOMEM, "out of memory");
+    }
+    void (*old_pipe)(int) = signal(SIGPIPE, SIG_IGN);
+    pc_status st = PC_OK;
+    for (int i = 0; i < p.n; i++)
+        p.w[i].pid = -1;
+    for (int i = 0; i < p.n && st == PC_OK; i++)
+        if (spawn(&p, i) != 0)
+            st = pc_error_set(PC_ERR_IO, "cannot start a worker process: %s", strerror(errno));
+    bool stop = false, quit_sent = false;
+    double timeout = job->opt->timeout_s;
+    while (st == PC_OK && !stop) {
+        /* what rank 0 says */
+        for (;;) {
+            int kind = 0, from = 0;
+            uint64_t pos = 0;
+            pc_csv_buffer b = PC_CSV_BUFFER_INIT;
+            st = pc_mpi_poll(job->mpi, 0, &kind, &from, &pos, &b);
+            pc_csv_buffer_free(&b);
+            if (st != PC_OK || kind == 0)
+                break;
+            if (kind == PC_MPI_STOP) {
+                stop = true;
+                break;
+            }
+            if (kind != PC_MPI_WORK || pos >= job->count || queued == cap) {
+                st = pc_error_set(PC_ERR_FORMAT, "MPI: rank 0 sent an unexpected message (%d)",
+                                  kind);
+                break;
+            }
+            queue[(head + queued++) % cap] = (size_t)pos;
+        }
+        if (st != PC_OK || stop)
+            break;
+        if (*job->interrupted && !quit_sent) {
+            st = pc_mpi_send(job->mpi, 0, PC_MPI_QUIT, 0);
+            quit_sent = true;
+        }
+        /* to the free workers, in the order they came */
+        int busy = 0;
+        for (int i = 0; i < p.n && st == PC_OK; i++) {
+            if (p.w[i].pos < 0 && queued > 0) {
+                uint64_t u = queue[head];
+                if (write_all(p.w[i].cmd_fd, &u, sizeof u) != 0) {
+                    reap(&p, i, true, NULL);
+                    if (spawn(&p, i) != 0)
+                        st = pc_error_set(PC_ERR_IO, "cannot start a worker process: %s",
+                                          strerror(errno));
+                    continue;
+                }
+                head = (head + 1) % cap;
+                queued--;
+                p.w[i].pos = (long)u;
+                p.w[i].started = pc_clock_seconds();
+            }
+            busy += p.w[i].pos >= 0;
+        }
+        if (st != PC_OK)
+            break;
+        struct pollfd fds[PC_RUN_MAX_WORKERS];
+        int idx[PC_RUN_MAX_WORKERS], nf = 0;
+        for (int i = 0; i < p.n; i++)
+            if (p.w[i].pos >= 0) {
+                fds[nf] = (struct pollfd){.fd = p.w[i].res_fd, .events = POLLIN};
+                idx[nf++] = i;
+            }
+        int ready = poll(fds, (nfds_t)nf, 1);
+        if (ready < 0 && errno != EINTR) {
+            st = pc_error_set(PC_ERR_IO, "poll: %s", strerror(errno));
+            break;
+        }
+        for (int k = 0; k < nf && ready > 0 && st == PC_OK; k++)
+            if (fds[k].revents & (POLLIN | POLLHUP | POLLERR)) {
+                long pos = p.w[idx[k]].pos;
+                st = collect(&p, idx[k]);
+                if (st == PC_OK)
+                    st = serve_send(&p, pos);
+            }
+        if (timeout > 0 && busy > 0) {
+            double t = pc_clock_seconds();
+            for (int i = 0; i < p.n && st == PC_OK; i++) {
+                if (p.w[i].pos < 0 || t - p.w[i].started < timeout)
+                    continue;
+                char why[256];
+                snprintf(why, sizeof why,
+                         "The API did not finish within %g s (--timeout); precheck stopped its "
+                         "worker process and went on.",
+                         timeout);
+                long pos = p.w[i].pos;
+                reap(&p, i, true, NULL);
+                st = worker_failed(&p, i, why);
+                if (st == PC_OK)
+                    st = serve_send(&p, pos);
+            }
+        }
+    }
+    pool_close(&p); /* at STOP: what is in flight is not needed any more */
+    if (st == PC_OK)
+        st = pc_mpi_send(job->mpi, 0, PC_MPI_DONE, 0);
+    for (size_t i = 0; i < job->count; i++) {
+        pc_csv_buffer_free(&p.texts[i].bytes);
+        pc_api_result_free(&p.texts[i].res);
+    }
+    free(p.texts);
+    free(queue);
     signal(SIGPIPE, old_pipe);
     return st;
 }

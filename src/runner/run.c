@@ -329,10 +329,9 @@ static pc_status shard_keep(const pc_dump *dump, const pc_run_options *o, bool *
  * dump's cost (runner/cost.h: its own threads then matter more), and no more workers than the
  * memory the APIs in flight may use together holds the largest API's estimate, so that no API
  * becomes a memory SKIP that one worker would have run. */
-static int auto_workers(const pc_dump *dump, const size_t *list, size_t count, size_t mem_limit)
+static int auto_workers(const pc_dump *dump, const size_t *list, size_t count, size_t mem_limit,
+                        int cores)
 {
-    cpu_set_t set;
-    int cores = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
     if (cores > PC_RUN_MAX_WORKERS)
         cores = PC_RUN_MAX_WORKERS;
     if ((size_t)cores > count)
@@ -353,6 +352,36 @@ static int auto_workers(const pc_dump *dump, const size_t *list, size_t count, s
     if (n > 1 && mem_limit > 0 && largest > 0 && mem_limit / largest < (size_t)n)
         n = mem_limit / largest > 1 ? (int)(mem_limit / largest) : 1;
     return n;
+}
+
+/* The cores this process may use: those it is bound to; under mpirun without binding (each
+ * rank may use every core), its share of them among the ranks on this machine. */
+static int rank_cores(const pc_mpi *mpi)
+{
+    cpu_set_t set;
+    int cores = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    if (mpi->active && mpi->local_size > 1 && cores >= online)
+        cores /= mpi->local_size;
+    return cores > 0 ? cores : 1;
+}
+
+/* The devices of this rank's workers under mpirun (host's ids; *base: the first worker's
+ * index among them): without -d, the device of the rank's place on its machine (local rank
+ * k: device k); with -d, the ids in turn across the machine's ranks and their workers. */
+static void rank_devices(const pc_mpi *mpi, const pc_run_options *o, pc_backend_host *host,
+                         int *local_ids, int *base)
+{
+    *base = 0;
+    if (!mpi->active)
+        return;
+    if (o->device_count == 0) {
+        local_ids[0] = mpi->local_rank;
+        host->device_ids = local_ids;
+        host->device_count = 1;
+        return;
+    }
+    *base = mpi->local_rank * (o->workers > 0 ? o->workers : 1);
 }
 
 /* What the APIs in flight may use together: --max-memory, else 90% of the memory available
@@ -379,7 +408,7 @@ static int fail(const char *what)
     return 1;
 }
 
-int pc_run_ut(const pc_run_options *given)
+static int run_main(const pc_run_options *given, pc_mpi *mpi)
 {
     pc_run_options opts = *given; /* workers_auto settles workers once the dump is read */
     const pc_run_options *o = &opts;
@@ -404,6 +433,12 @@ int pc_run_ut(const pc_run_options *given)
     bool ran = false;     /* the APIs started running */
     pc_run_identity *ident = NULL;
     char record_path[PC_PATH_BUFFER_SIZE + 80] = "";
+    bool planned = false; /* under mpirun: the other ranks know the plan */
+    if (mpi->active && opts.workers <= 0 && !opts.workers_auto) {
+        pc_log_warning("Under mpirun every rank runs its APIs in worker processes: --jobs 0 "
+                       "is taken as 1.");
+        opts.workers = 1;
+    }
     if (!o->api_info || !*o->api_info) {
         pc_log_error("Please provide api_info_file for offline run ut.");
         goto out;
@@ -417,6 +452,8 @@ int pc_run_ut(const pc_run_options *given)
         .jit_compile = o->jit_compile,
         .python = o->python,
     };
+    int local_ids[1], worker_base = 0;
+    rank_devices(mpi, o, &host, local_ids, &worker_base);
     if (pc_backend_open_spec(&device, o->backend ? o->backend : "cpu", &host) != PC_OK) {
         fail(pc_error_message());
         goto out;
@@ -548,10 +585,12 @@ int pc_run_ut(const pc_run_options *given)
         goto out;
     }
 
+    int cores = rank_cores(mpi);
+    size_t mem_limit = api_limit(o->max_memory_mb) / (size_t)mpi->local_size;
     if (o->workers_auto) {
-        opts.workers = auto_workers(dump, list, count, api_limit(o->max_memory_mb));
-        pc_log_info("%d worker process%s (--jobs N to choose).", o->workers,
-                    o->workers == 1 ? "" : "es");
+        opts.workers = auto_workers(dump, list, count, mem_limit, cores);
+        pc_log_info("%d worker process%s%s (--jobs N to choose).", o->workers,
+                    o->workers == 1 ? "" : "es", mpi->active ? " on each rank" : "");
     }
     pc_api_runner runner = {
         .dump = dump,
@@ -563,7 +602,7 @@ int pc_run_ut(const pc_run_options *given)
         .error_data_dir = o->save_error_data ? s.error_dir : NULL,
         .timing = o->workers == 0 ? o->timing : NULL,
         .max_tensor_bytes = pc_inputs_default_max_bytes(),
-        .max_api_bytes = api_limit(o->max_memory_mb) / (size_t)(o->workers > 1 ? o->workers : 1),
+        .max_api_bytes = mem_limit / (size_t)(o->workers > 1 ? o->workers : 1),
     };
     if (o->bench_policy)
         pc_bench_policy_from_name(o->bench_policy, &runner.policy);
@@ -575,7 +614,46 @@ int pc_run_ut(const pc_run_options *given)
         runner.bench_cache = o->bench_cache;
         runner.bench_key = o->bench_policy ? o->bench_policy : "msprobe";
     }
-    pc_pool_job job = {&runner, o, dump, list, count, &interrupted};
+    pc_pool_job job = {.runner = &runner,
+                       .opt = o,
+                       .dump = dump,
+                       .apis = list,
+                       .count = count,
+                       .interrupted = &interrupted};
+    int *slots = NULL;
+    if (mpi->active) {
+        /* the other ranks learn the plan and say whether they can take part */
+        int go = 1;
+        slots = calloc((size_t)mpi->size, sizeof *slots);
+        if (!slots) {
+            fail("out of memory");
+            goto out;
+        }
+        planned = true;
+        if (pc_mpi_plan_share(mpi, &go, &list, &count, s.error_dir, sizeof s.error_dir) != PC_OK) {
+            fail(pc_error_message());
+            go = 0;
+        }
+        pc_mpi_slots_gather(mpi, 0, slots);
+        for (int r = 1; r < mpi->size; r++)
+            if (slots[r] < 0) {
+                pc_log_error("Rank %d of the MPI job could not start (its message is above): "
+                             "the run stops before it begins.",
+                             r);
+                go = 0;
+            }
+        pc_mpi_go_share(mpi, &go);
+        if (!go) {
+            free(slots);
+            goto out;
+        }
+        pc_log_info("MPI: %d ranks on %s; rank 0 writes the CSVs.", mpi->size,
+                    mpi->size == mpi->local_size ? "this machine" : "several machines");
+        job.mpi = mpi;
+        job.slots = slots;
+        job.cores = cores;
+        job.worker_base = worker_base;
+    }
     char summary_path[PC_PATH_BUFFER_SIZE + 80];
     {
         const char *slash = strrchr(s.result_path, '/');
@@ -613,6 +691,7 @@ int pc_run_ut(const pc_run_options *given)
     size_t written = 0;
     ran = true;
     pc_status st = pc_pool_run(&job, on_result, &s, &written);
+    free(slots);
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
     if (s.progress)
@@ -652,7 +731,7 @@ int pc_run_ut(const pc_run_options *given)
                        "the path to the result CSV file will be utilized to resume the UT task.");
         if (o->argc > 0) {
             pc_run_command_line(command, sizeof command, o->argc, o->argv, s.result_path);
-            pc_log_warning("To resume: %s", command);
+            pc_log_warning("To resume: %s%s", mpi->active ? "mpirun ... " : "", command);
         } else {
             pc_log_warning("To resume: precheck %s -api_info %s -csv_path %s",
                            o->multi ? "multi_run_ut" : "run_ut", o->api_info, s.result_path);
@@ -679,6 +758,10 @@ int pc_run_ut(const pc_run_options *given)
         rc = PC_EXIT_FAILED_CHECK;
     }
 out:
+    if (mpi->active && !planned) { /* the other ranks wait for the plan: there is none */
+        int go = 0;
+        pc_mpi_plan_share(mpi, &go, NULL, NULL, NULL, 0);
+    }
     for (int i = 0; i < s.nsinks; i++)
         pc_sink_free(&s.sinks[i]);
     if (created && !ran && rc != 0) { /* nothing half-made left behind */
@@ -697,4 +780,117 @@ out:
     pc_dump_free(dump);
     pc_config_free(&cfg);
     return rc;
+}
+
+/* A rank other than 0 under mpirun: the same settings, dump and backends as rank 0, and the
+ * APIs rank 0 hands out, run in workers of its own (pc_pool_serve); rank 0 writes everything.
+ * The run's messages are rank 0's: this rank says only what goes wrong on it, with its
+ * rank. */
+static int run_rank(const pc_run_options *given, pc_mpi *mpi)
+{
+    pc_run_options opts = *given;
+    const pc_run_options *o = &opts;
+    if (opts.workers <= 0 && !opts.workers_auto)
+        opts.workers = 1;
+    pc_log_level level = pc_log_get_level();
+    pc_log_set_level(level > PC_LOG_ERROR ? level : PC_LOG_ERROR);
+    pc_config cfg = {0};
+    pc_dump *dump = NULL;
+    pc_backend device = {0}, bench = {0};
+    size_t *list = NULL, count = 0;
+    char error_dir[PC_PATH_BUFFER_SIZE + 64] = "";
+    char dump_path[PC_PATH_BUFFER_SIZE];
+    pc_backend_host host = {
+        .device_ids = o->device_ids,
+        .device_count = o->device_count,
+        .workers = o->workers,
+        .jit_compile = o->jit_compile,
+        .python = o->python,
+    };
+    int local_ids[1], worker_base = 0;
+    rank_devices(mpi, o, &host, local_ids, &worker_base);
+    bool ok = load_config(o, &cfg) == PC_OK &&
+              pc_backend_open_spec(&device, o->backend ? o->backend : "cpu", &host) == PC_OK &&
+              pc_backend_open(&bench, pc_backend_find("bench"), o->bench_policy, NULL) == PC_OK &&
+              pc_path_check(o->api_info, PC_PATH_FILE, PC_PATH_READ, ".json", dump_path,
+                            sizeof dump_path) == PC_OK &&
+              pc_dump_open(&dump, dump_path) == PC_OK;
+    char why[1024] = "";
+    if (!ok)
+        snprintf(why, sizeof why, "%s", pc_error_message());
+    int go = 1;
+    if (pc_mpi_plan_share(mpi, &go, &list, &count, error_dir, sizeof error_dir) != PC_OK) {
+        snprintf(why, sizeof why, "%s", pc_error_message());
+        ok = false;
+    }
+    if (!go) /* rank 0 could not start the run; it said why (most likely the same) */
+        goto out;
+    if (!ok)
+        pc_log_error("Rank %d: %s", mpi->rank, why);
+    for (size_t k = 0; ok && k < count; k++)
+        if (list[k] >= dump->api_count) {
+            pc_log_error("Rank %d: %s holds %zu APIs, fewer than rank 0's copy of the dump: "
+                         "every rank must read the same dump.json (a shared file system).",
+                         mpi->rank, dump_path, dump->api_count);
+            ok = false;
+        }
+    int cores = rank_cores(mpi);
+    size_t mem_limit = api_limit(o->max_memory_mb) / (size_t)mpi->local_size;
+    if (ok && o->workers_auto)
+        opts.workers = auto_workers(dump, list, count, mem_limit, cores);
+    pc_api_lists lists = {(const char *const *)cfg.white_list.items, cfg.white_list.count,
+                          (const char *const *)cfg.black_list.items, cfg.black_list.count};
+    pc_api_runner runner = {
+        .dump = dump,
+        .device = &device,
+        .bench = &bench,
+        .policy = PC_BENCH_MSPROBE,
+        .seed = o->seed,
+        .lists = &lists,
+        .error_data_dir = error_dir[0] ? error_dir : NULL,
+        .max_tensor_bytes = pc_inputs_default_max_bytes(),
+        .max_api_bytes = mem_limit / (size_t)(o->workers > 1 ? o->workers : 1),
+    };
+    if (o->bench_policy)
+        pc_bench_policy_from_name(o->bench_policy, &runner.policy);
+    if (o->bench_cache) {
+        runner.bench_cache = o->bench_cache;
+        runner.bench_key = o->bench_policy ? o->bench_policy : "msprobe";
+    }
+    /* as many positions at once as two per worker: the next is here when one finishes */
+    pc_mpi_slots_gather(mpi, ok ? 2 * (o->workers > 1 ? o->workers : 1) : -1, NULL);
+    pc_mpi_go_share(mpi, &go);
+    if (!go)
+        goto out;
+    pc_log_set_level(level);
+    struct sigaction sa = {0}, old_int, old_term;
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    interrupted = 0;
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    pc_pool_job job = {&runner, o, dump, list, count, &interrupted, mpi, NULL, cores, worker_base};
+    if (pc_pool_serve(&job) != PC_OK) {
+        pc_log_error("Rank %d: %s", mpi->rank, pc_error_message());
+        mpi->broken = true;
+    }
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+out:
+    pc_log_set_level(level);
+    pc_backend_close(&device);
+    pc_backend_close(&bench);
+    free(list);
+    pc_dump_free(dump);
+    pc_config_free(&cfg);
+    return 1; /* every rank ends with rank 0's status (pc_mpi_finish) */
+}
+
+int pc_run_ut(const pc_run_options *o)
+{
+    pc_mpi mpi;
+    if (pc_mpi_start(&mpi) != PC_OK)
+        return fail(pc_error_message());
+    int rc = mpi.rank == 0 ? run_main(o, &mpi) : run_rank(o, &mpi);
+    return pc_mpi_finish(&mpi, rc);
 }

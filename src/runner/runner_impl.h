@@ -175,6 +175,48 @@ pc_status pc_resume_prepare(const char *result_path, const char *details_path, p
  * "Torch.add.0"; the whole length when the name has no such suffix. */
 size_t pc_details_row_api_len(const char *name, size_t len);
 
+/* ---- the ranks of one run under mpirun (mpi.c) ---- */
+
+typedef struct pc_mpi {
+    bool active; /* MPI is up: this is one of size > 1 ranks */
+    bool broken; /* a rank stopped answering: the job ends with MPI_Abort */
+    int rank, size;
+    int local_rank, local_size; /* among the ranks on this machine */
+} pc_mpi;
+
+/* The messages of a run (MPI tags): rank 0 sends WORK (a position) and STOP; the others send
+ * RESULT (the position and its packed pc_api_result), QUIT (this rank was interrupted) and
+ * DONE (the answer to STOP). */
+enum { PC_MPI_WORK = 1, PC_MPI_RESULT, PC_MPI_STOP, PC_MPI_DONE, PC_MPI_QUIT };
+
+/* The number of ranks a launcher's environment announces (mpirun, srun), 0 outside one. */
+int pc_mpi_env_size(void);
+/* Joins the MPI job when the environment announces more than one rank (m->active); otherwise
+ * m is rank 0 of 1 and nothing is started. PC_ERR_UNSUPPORTED, with what to do, when it does
+ * and precheck was built without MPI. */
+pc_status pc_mpi_start(pc_mpi *m);
+/* The end of every rank's run: each learns rank 0's exit status and returns it (the job's
+ * status is the same everywhere); MPI_Finalize, or MPI_Abort when m->broken. */
+int pc_mpi_finish(pc_mpi *m, int rc);
+/* Rank 0 shares its plan with the others: *go (0: the run failed before it began and every
+ * rank ends), the positions' dump indices (*apis and *count, malloc'ed on the other ranks) and
+ * the error-data folder (may be ""). */
+pc_status pc_mpi_plan_share(pc_mpi *m, int *go, size_t **apis, size_t *count, char *error_dir,
+                            size_t size);
+/* Every rank gives how many positions it takes at once (-1: it could not start); rank 0
+ * receives them all in slots[m->size]. */
+void pc_mpi_slots_gather(pc_mpi *m, int mine, int *slots);
+/* Rank 0's decision, for everyone. */
+void pc_mpi_go_share(pc_mpi *m, int *go);
+/* WORK, STOP, DONE or QUIT (pos: the position of WORK, else 0). */
+pc_status pc_mpi_send(pc_mpi *m, int to, int kind, uint64_t pos);
+/* RESULT to rank 0. */
+pc_status pc_mpi_send_result(pc_mpi *m, uint64_t pos, const char *bytes, size_t len);
+/* A message waiting from rank from (-1: any), without blocking: *kind 0 when there is none;
+ * a RESULT's bytes are malloc'ed into *bytes. */
+pc_status pc_mpi_poll(pc_mpi *m, int from, int *kind, int *src, uint64_t *pos,
+                      pc_csv_buffer *bytes);
+
 /* ---- the pool ---- */
 
 typedef struct pc_pool_job {
@@ -184,6 +226,15 @@ typedef struct pc_pool_job {
     const size_t *apis; /* indices into dump->apis, in writing order */
     size_t count;
     volatile sig_atomic_t *interrupted;
+    /* under mpirun: the job's ranks (NULL: this process alone) and, on rank 0, how many
+     * positions each other rank takes at once (slots[rank]) */
+    pc_mpi *mpi;
+    const int *slots;
+    /* the cores this process's workers share (0: every core it may use) */
+    int cores;
+    /* added to a worker's index for the backend (one device per worker across the ranks of a
+     * machine) */
+    int worker_base;
 } pc_pool_job;
 
 /* Called in order for every finished API with its result (the parent hands it to the run's
@@ -193,5 +244,8 @@ typedef int (*pc_pool_sink)(void *ctx, size_t pos, const pc_api_result *res);
 /* Runs the APIs in opt->workers processes (0: in this process) and hands their text to sink in
  * order. *written: how many were handed over. PC_OK also when interrupted (check *written). */
 pc_status pc_pool_run(const pc_pool_job *job, pc_pool_sink sink, void *ctx, size_t *written);
+/* A rank other than 0 under mpirun: runs the positions rank 0 sends in opt->workers (at least
+ * one) forked workers and sends each result back, until rank 0 says stop. */
+pc_status pc_pool_serve(const pc_pool_job *job);
 
 #endif
