@@ -21,6 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 #include <time.h>
 #include <unistd.h>
 
@@ -166,6 +169,7 @@ static int spawn(pool *p, int i)
         return -1;
     }
     fflush(NULL);
+    pid_t parent = getpid();
     pid_t pid = fork();
     if (pid < 0) {
         close(cmd[0]);
@@ -175,6 +179,15 @@ static int spawn(pool *p, int i)
         return -1;
     }
     if (pid == 0) {
+#ifdef __linux__
+        /* a worker ends with its parent, even one that hangs (a killed rank or run must not
+         * leave workers behind) */
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != parent)
+            _exit(0);
+#else
+        (void)parent;
+#endif
         for (int k = 0; k < p->n; k++)
             if (k != i && p->w[k].pid > 0) {
                 close(p->w[k].cmd_fd);
@@ -193,6 +206,8 @@ static int spawn(pool *p, int i)
 static void reap(pool *p, int i, bool kill_it, int *status)
 {
     worker *w = &p->w[i];
+    if (w->pid <= 0)
+        return;
     if (kill_it)
         kill(w->pid, SIGKILL);
     close(w->cmd_fd);
@@ -244,7 +259,19 @@ static pc_status collect(pool *p, int i)
         pc_csv_buffer_free(&t->bytes);
     }
     int status = 0;
+    long pos = w->pos;
     reap(p, i, true, &status);
+    /* a worker stopped by the signals that stop a run (sent to the whole process group: ^C, a
+     * scheduler, mpirun ending the job) was not failed by its API: the run is being
+     * interrupted, and the API runs again on resume rather than becoming a SKIP row */
+    int sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+    if (sig == SIGTERM || sig == SIGINT || sig == SIGHUP)
+        *p->job->interrupted = sig;
+    if (*p->job->interrupted) { /* no new worker: the run ends */
+        p->texts[pos].sent = false;
+        w->pos = -1;
+        return PC_OK;
+    }
     if (WIFSIGNALED(status))
         snprintf(why, sizeof why,
                  "The worker process running this API was killed by signal %d (%s); precheck "
@@ -332,7 +359,7 @@ static pc_status pick(pool *p, size_t *next_send, long *out)
 static pc_status hand_out(pool *p, size_t *next_send)
 {
     for (int i = 0; i < p->n; i++) {
-        if (p->w[i].pos >= 0)
+        if (p->w[i].pos >= 0 || p->w[i].pid <= 0)
             continue;
         long pos;
         pc_status st = pick(p, next_send, &pos);
@@ -651,7 +678,7 @@ pc_status pc_pool_serve(const pc_pool_job *job)
         /* to the free workers, in the order they came */
         int busy = 0;
         for (int i = 0; i < p.n && st == PC_OK; i++) {
-            if (p.w[i].pos < 0 && queued > 0) {
+            if (p.w[i].pos < 0 && p.w[i].pid > 0 && queued > 0 && !*job->interrupted) {
                 uint64_t u = queue[head];
                 if (write_all(p.w[i].cmd_fd, &u, sizeof u) != 0) {
                     reap(&p, i, true, NULL);

@@ -376,6 +376,68 @@ static void test_sigint_then_resume(void **state)
     pc_test_assert_same_file(t, tf);
 }
 
+/* SIGTERM to the run's whole process group (a terminal's ^C, a job scheduler, mpirun ending
+ * the job) reaches the workers too: the API a worker was running when the signal killed it is
+ * not a SKIP row of its own ("killed by signal 15") but runs again on resume. The dump's last
+ * API hangs (the isolation tests' trigger), so the signal comes while it is in flight. */
+static void test_group_sigterm_then_resume(void **state)
+{
+    (void)state;
+    char dump[512], full[512], dir[512], rf[1024], tf[1024], r[1024], t[1024], log[600];
+    char args[4096], env[320];
+    PC_TEST_FMT(dump, "%s/gpt_tensor/step0/rank/dump.json", DUMPS);
+    out_dir(full, sizeof full);
+    out_dir(dir, sizeof dir);
+    char a[1024];
+    PC_TEST_FMT(a, "run_ut -api_info %s", dump);
+    run_to(a, NULL, full, rf, tf, sizeof rf);
+    static pc_test_status_row rows[256];
+    int all = pc_test_read_results(rf, rows, 256);
+    assert_true(all > 1);
+    PC_TEST_FMT(env, "hang:%s", rows[all - 1].name);
+    PC_TEST_FMT(log, "%s/log.txt", full);
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        setpgid(0, 0);
+        freopen(log, "w", stdout);
+        dup2(fileno(stdout), 2);
+        setenv("PRECHECK_TEST_FAULT", env, 1);
+        execl(PC_TEST_BINARY, PC_TEST_BINARY, "run_ut", "-api_info", dump, "-o", dir,
+              "--no-progress", "--jobs", "2", (char *)NULL);
+        _exit(127);
+    }
+    setpgid(pid, pid);
+    r[0] = 0;
+    for (int tries = 0; tries < 1200; tries++) {
+        sleep_ms(50);
+        DIR *d = opendir(dir);
+        struct dirent *e;
+        while (d && (e = readdir(d)))
+            if (strncmp(e->d_name, "accuracy_checking_result_", 25) == 0)
+                PC_TEST_FMT(r, "%s/%s", dir, e->d_name);
+        if (d)
+            closedir(d);
+        if (r[0] && count_rows(r) == all - 1)
+            break;
+    }
+    assert_int_equal(count_rows(r), all - 1);
+    sleep_ms(100); /* the hung API is in flight in its worker */
+    assert_int_equal(kill(-pid, SIGTERM), 0);
+    int st;
+    waitpid(pid, &st, 0);
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 130);
+    assert_false(contains(log, "killed by signal"));
+    assert_int_equal(count_rows(r), all - 1);
+    find_csv(dir, "accuracy_checking_details_", t, sizeof t);
+    PC_TEST_FMT(args, "run_ut -api_info %s -o %s -csv_path %s", dump, dir, r);
+    assert_int_equal(run(NULL, args, NULL), 0);
+    pc_test_assert_same_file(r, rf);
+    pc_test_assert_same_file(t, tf);
+}
+
 /* ---- -save_error_data ---- */
 
 static void test_save_error_data(void **state)
@@ -636,6 +698,7 @@ int main(void)
         cmocka_unit_test(test_crash_and_hang_isolated),
         cmocka_unit_test(test_sigkill_resume),
         cmocka_unit_test(test_sigint_then_resume),
+        cmocka_unit_test(test_group_sigterm_then_resume),
         cmocka_unit_test(test_save_error_data),
         cmocka_unit_test(test_device_autocast),
         cmocka_unit_test(test_list_gradients),
