@@ -116,9 +116,10 @@ typedef struct pool {
 } pool;
 
 /* What the results waiting for their turn may hold before the writer's next APIs go first;
- * a result decided in the parent counts POOL_DIRECT_BYTES. */
+ * a result decided in the parent counts POOL_DIRECT_BYTES (what a SKIP result takes in memory:
+ * measured 2.7 kB with bench_skips). */
 #define POOL_HOLD_MAX     ((size_t)64 << 20)
-#define POOL_DIRECT_BYTES 512
+#define POOL_DIRECT_BYTES 4096
 
 static void worker_loop(const pc_pool_job *job, int cmd_fd, int res_fd, int nworkers, int index)
 {
@@ -315,14 +316,16 @@ static pc_status run_in_process(const pc_pool_job *job, pc_pool_sink sink, void 
 /* The next position to hand out (-1: none left): the first in dump order; under mpirun the
  * heaviest not handed out yet, unless the results waiting for their turn hold POOL_HOLD_MAX.
  * One that pc_api_run_early decides (lists, refused types, the memory guard) becomes ready on
- * the way. */
-static pc_status pick(pool *p, size_t *next_send, long *out)
+ * the way -- in dump order only before window_end (so that the results decided here do not
+ * grow with the dump: past it a worker decides, as it runs the API). */
+static pc_status pick(pool *p, size_t *next_send, size_t window_end, long *out)
 {
     const pc_pool_job *job = p->job;
     *out = -1;
     for (;;) {
         size_t pos;
-        if (p->order && p->held < POOL_HOLD_MAX) {
+        bool heavy = p->order && p->held < POOL_HOLD_MAX;
+        if (heavy) {
             while (p->oi < job->count && p->texts[p->order[p->oi]].sent)
                 p->oi++;
             if (p->oi == job->count)
@@ -337,7 +340,7 @@ static pc_status pick(pool *p, size_t *next_send, long *out)
         }
         pending *t = &p->texts[pos];
         t->sent = true;
-        if (!t->checked) {
+        if (!t->checked && (heavy || pos < window_end)) {
             bool decided = false;
             t->checked = true;
             pc_status st =
@@ -356,13 +359,13 @@ static pc_status pick(pool *p, size_t *next_send, long *out)
 }
 
 /* Positions to the free local workers. */
-static pc_status hand_out(pool *p, size_t *next_send)
+static pc_status hand_out(pool *p, size_t *next_send, size_t window_end)
 {
     for (int i = 0; i < p->n; i++) {
         if (p->w[i].pos >= 0 || p->w[i].pid <= 0)
             continue;
         long pos;
-        pc_status st = pick(p, next_send, &pos);
+        pc_status st = pick(p, next_send, window_end, &pos);
         if (st != PC_OK || pos < 0)
             return st;
         uint64_t u = (uint64_t)pos;
@@ -381,14 +384,14 @@ static pc_status hand_out(pool *p, size_t *next_send)
 }
 
 /* Rank 0: positions to the other ranks' free slots, and their answers in. */
-static pc_status remote_exchange(pool *p, size_t *next_send)
+static pc_status remote_exchange(pool *p, size_t *next_send, size_t window_end)
 {
     const pc_pool_job *job = p->job;
     pc_status st = PC_OK;
     for (int r = 1; r < job->mpi->size && st == PC_OK; r++)
         while (st == PC_OK && p->busy[r] < job->slots[r]) {
             long pos;
-            st = pick(p, next_send, &pos);
+            st = pick(p, next_send, window_end, &pos);
             if (st != PC_OK || pos < 0)
                 break;
             st = pc_mpi_send(job->mpi, r, PC_MPI_WORK, (uint64_t)pos);
@@ -531,10 +534,10 @@ pc_status pc_pool_run(const pc_pool_job *job, pc_pool_sink sink, void *ctx, size
         }
         /* hand out work, here and to the other ranks */
         if (st == PC_OK)
-            st = hand_out(&p, &next_send);
+            st = hand_out(&p, &next_send, next_write + 256);
         int remote = 0;
         if (st == PC_OK && ranks) {
-            st = remote_exchange(&p, &next_send);
+            st = remote_exchange(&p, &next_send, next_write + 256);
             for (int r = 1; r < job->mpi->size; r++)
                 remote += p.busy[r];
         }
