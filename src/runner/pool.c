@@ -235,6 +235,7 @@ static pc_status worker_failed(pool *p, int i, const char *why)
     if (st != PC_OK)
         return st;
     p->texts[pos].ready = true;
+    p->held += p->texts[pos].bytes.len;
     if (spawn(p, i) != 0)
         return pc_error_set(PC_ERR_IO, "cannot start a worker process: %s", strerror(errno));
     return PC_OK;
@@ -254,6 +255,7 @@ static pc_status collect(pool *p, int i)
         if (read_all(w->res_fd, t->bytes.data, h.len) == 0) {
             t->bytes.len = t->bytes.cap = h.len;
             t->ready = true;
+            p->held += h.len;
             w->pos = -1;
             return PC_OK;
         }
@@ -313,7 +315,7 @@ static pc_status run_in_process(const pc_pool_job *job, pc_pool_sink sink, void 
     return PC_OK;
 }
 
-/* The next position to hand out (-1: none left): the first in dump order; under mpirun the
+/* The next position to hand out (-1: none now): the first in dump order; under mpirun the
  * heaviest not handed out yet, unless the results waiting for their turn hold POOL_HOLD_MAX.
  * One that pc_api_run_early decides (lists, refused types, the memory guard) becomes ready on
  * the way -- in dump order only before window_end (so that the results decided here do not
@@ -337,6 +339,11 @@ static pc_status pick(pool *p, size_t *next_send, size_t window_end, long *out)
             if (*next_send == job->count)
                 return PC_OK;
             pos = *next_send;
+            /* while the results waiting for their turn hold POOL_HOLD_MAX, nothing past the
+             * writer's window (the API it waits for is in it): memory stays bounded whatever
+             * one slow API does */
+            if (p->held >= POOL_HOLD_MAX && pos >= window_end)
+                return PC_OK;
         }
         pending *t = &p->texts[pos];
         t->sent = true;
@@ -587,7 +594,13 @@ pc_status pc_pool_run(const pc_pool_job *job, pc_pool_sink sink, void *ctx, size
             if (!tx->direct)
                 st = pc_api_result_unpack(tx->bytes.data, tx->bytes.len, &res);
             int stop = st == PC_OK ? sink(ctx, next_write, tx->direct ? &tx->res : &res) : 1;
-            p.held -= tx->direct ? POOL_DIRECT_BYTES : tx->bytes.len;
+            size_t bytes = tx->direct ? POOL_DIRECT_BYTES : tx->bytes.len;
+            if (bytes > p.held && st == PC_OK) /* an accounting slip would unbound memory */
+                st = pc_error_set(PC_ERR_INVALID,
+                                  "internal error: the pool holds %zu bytes "
+                                  "and writes a result of %zu",
+                                  p.held, bytes);
+            p.held -= bytes <= p.held ? bytes : p.held;
             pc_api_result_free(&res);
             pc_api_result_free(&tx->res);
             pc_csv_buffer_free(&tx->bytes);
@@ -622,6 +635,7 @@ static pc_status serve_send(pool *p, long pos)
     if (pos < 0 || !t->ready)
         return PC_OK;
     pc_status st = pc_mpi_send_result(p->job->mpi, (uint64_t)pos, t->bytes.data, t->bytes.len);
+    p->held -= t->bytes.len;
     pc_csv_buffer_free(&t->bytes);
     t->ready = false;
     return st;
