@@ -214,6 +214,13 @@ int pc_run_overflow_check(const pc_overflow_options *o)
     pc_dump *dump = NULL;
     pc_progress *progress = NULL;
     char dump_path[PC_PATH_BUFFER_SIZE];
+    int ranks = pc_mpi_env_size();
+    if (ranks > 1) { /* every rank would run the whole check and log it */
+        pc_log_error("run_overflow_check runs in one process, and this one is one of %d ranks "
+                     "of an MPI launcher (mpirun): start it without mpirun.",
+                     ranks);
+        goto out;
+    }
     if (pc_path_check(o->api_info ? o->api_info : "", PC_PATH_FILE, PC_PATH_READ, ".json",
                       dump_path, sizeof dump_path) != PC_OK) {
         pc_log_error("%s", pc_error_message());

@@ -48,6 +48,20 @@ static void run_ok(const char *env, const char *args, const char *log)
     }
 }
 
+/* run_overflow_check is one process's work: as one of several ranks it refuses, whatever the
+ * build (the launcher's environment is all it reads). */
+static void test_overflow_check_refuses_ranks(void **state)
+{
+    (void)state;
+    char root[512], args[4096], log[700];
+    assert_non_null(pc_test_tmpdir(root, sizeof root));
+    PC_TEST_FMT(log, "%s/log", root);
+    PC_TEST_FMT(args, "run_overflow_check -api_info %s", DUMP("gpt_stats"));
+    assert_int_equal(pc_test_run_precheck("OMPI_COMM_WORLD_SIZE=2", args, log), 1);
+    expect_in_log(log, "start it without mpirun");
+    run_ok("OMPI_COMM_WORLD_SIZE=1", args, log);
+}
+
 #ifdef PC_TEST_MPIEXEC
 
 /* Open MPI as CI runs it: as root, more ranks than cores, no shared-memory single copy (a
@@ -334,6 +348,7 @@ int main(void)
         cmocka_unit_test(test_killed_rank_then_resume),
         cmocka_unit_test(test_without_mpirun_as_before),
         cmocka_unit_test(test_rank_failure_leaves_nothing),
+        cmocka_unit_test(test_overflow_check_refuses_ranks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
@@ -351,6 +366,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_mpirun_found),
+        cmocka_unit_test(test_overflow_check_refuses_ranks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
@@ -380,6 +396,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_launcher_without_mpi_refused),
+        cmocka_unit_test(test_overflow_check_refuses_ranks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
