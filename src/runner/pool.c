@@ -315,6 +315,42 @@ static pc_status run_in_process(const pc_pool_job *job, pc_pool_sink sink, void 
     return PC_OK;
 }
 
+/* Rank 0 of an mpirun job and the other ranks (pc_pool_serve): sends position pos's result to
+ * rank 0 once it is ready. */
+static pc_status serve_send(pool *p, long pos)
+{
+    pending *t = &p->texts[pos];
+    if (pos < 0 || !t->ready)
+        return PC_OK;
+    pc_status st = pc_mpi_send_result(p->job->mpi, (uint64_t)pos, t->bytes.data, t->bytes.len);
+    p->held -= t->bytes.len;
+    pc_csv_buffer_free(&t->bytes);
+    t->ready = false;
+    return st;
+}
+
+/* The workers past --timeout: stopped, their APIs SKIP records (sent to rank 0 with send). */
+static pc_status expire(pool *p, bool send)
+{
+    double timeout = p->job->opt->timeout_s, t = pc_clock_seconds();
+    pc_status st = PC_OK;
+    for (int i = 0; timeout > 0 && i < p->n && st == PC_OK; i++) {
+        if (p->w[i].pos < 0 || t - p->w[i].started < timeout)
+            continue;
+        char why[256];
+        snprintf(why, sizeof why,
+                 "The API did not finish within %g s (--timeout); precheck stopped its worker "
+                 "process and went on.",
+                 timeout);
+        long pos = p->w[i].pos;
+        reap(p, i, true, NULL);
+        st = worker_failed(p, i, why);
+        if (st == PC_OK && send)
+            st = serve_send(p, pos);
+    }
+    return st;
+}
+
 /* The next position to hand out (-1: none now): the first in dump order; under mpirun the
  * heaviest not handed out yet, unless the results waiting for their turn hold POOL_HOLD_MAX.
  * One that pc_api_run_early decides (lists, refused types, the memory guard) becomes ready on
@@ -573,20 +609,8 @@ pc_status pc_pool_run(const pc_pool_job *job, pc_pool_sink sink, void *ctx, size
         for (int k = 0; k < nf && ready > 0 && st == PC_OK; k++)
             if (fds[k].revents & (POLLIN | POLLHUP | POLLERR))
                 st = collect(&p, idx[k]);
-        if (timeout > 0) {
-            t = pc_clock_seconds();
-            for (int i = 0; i < p.n && st == PC_OK; i++) {
-                if (p.w[i].pos < 0 || t - p.w[i].started < timeout)
-                    continue;
-                char why[256];
-                snprintf(why, sizeof why,
-                         "The API did not finish within %g s (--timeout); precheck stopped its "
-                         "worker process and went on.",
-                         timeout);
-                reap(&p, i, true, NULL);
-                st = worker_failed(&p, i, why);
-            }
-        }
+        if (st == PC_OK)
+            st = expire(&p, false);
         /* write what is complete, in order */
         while (st == PC_OK && next_write < job->count && p.texts[next_write].ready) {
             pending *tx = &p.texts[next_write];
@@ -628,19 +652,6 @@ pc_status pc_pool_run(const pc_pool_job *job, pc_pool_sink sink, void *ctx, size
     return st;
 }
 
-/* A rank other than 0: sends the result of position pos to rank 0 once it is ready. */
-static pc_status serve_send(pool *p, long pos)
-{
-    pending *t = &p->texts[pos];
-    if (pos < 0 || !t->ready)
-        return PC_OK;
-    pc_status st = pc_mpi_send_result(p->job->mpi, (uint64_t)pos, t->bytes.data, t->bytes.len);
-    p->held -= t->bytes.len;
-    pc_csv_buffer_free(&t->bytes);
-    t->ready = false;
-    return st;
-}
-
 pc_status pc_pool_serve(const pc_pool_job *job)
 {
     pool p = {.job = job};
@@ -664,7 +675,6 @@ pc_status pc_pool_serve(const pc_pool_job *job)
         if (spawn(&p, i) != 0)
             st = pc_error_set(PC_ERR_IO, "cannot start a worker process: %s", strerror(errno));
     bool stop = false, quit_sent = false;
-    double timeout = job->opt->timeout_s;
     while (st == PC_OK && !stop) {
         /* what rank 0 says */
         for (;;) {
@@ -732,23 +742,8 @@ pc_status pc_pool_serve(const pc_pool_job *job)
                 if (st == PC_OK)
                     st = serve_send(&p, pos);
             }
-        if (timeout > 0 && busy > 0) {
-            double t = pc_clock_seconds();
-            for (int i = 0; i < p.n && st == PC_OK; i++) {
-                if (p.w[i].pos < 0 || t - p.w[i].started < timeout)
-                    continue;
-                char why[256];
-                snprintf(why, sizeof why,
-                         "The API did not finish within %g s (--timeout); precheck stopped its "
-                         "worker process and went on.",
-                         timeout);
-                long pos = p.w[i].pos;
-                reap(&p, i, true, NULL);
-                st = worker_failed(&p, i, why);
-                if (st == PC_OK)
-                    st = serve_send(&p, pos);
-            }
-        }
+        if (st == PC_OK && busy > 0)
+            st = expire(&p, true);
     }
     pool_close(&p); /* at STOP: what is in flight is not needed any more */
     if (st == PC_OK)

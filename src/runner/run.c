@@ -31,6 +31,17 @@ static void on_signal(int sig)
     interrupted = sig;
 }
 
+/* SIGINT and SIGTERM set interrupted from now on (the old handlers in *old_int, *old_term). */
+static void catch_interrupts(struct sigaction *old_int, struct sigaction *old_term)
+{
+    struct sigaction sa = {0};
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    interrupted = 0;
+    sigaction(SIGINT, &sa, old_int);
+    sigaction(SIGTERM, &sa, old_term);
+}
+
 typedef struct run_state {
     const pc_run_options *opt;
     /* a checked directory plus a file name of ours always fits */
@@ -408,6 +419,53 @@ static int fail(const char *what)
     return 1;
 }
 
+/* The device under test (--backend NAME[:OPTIONS], on this rank's devices; *worker_base: its
+ * first worker's index among them) and the bench. */
+static pc_status open_backends(const pc_mpi *mpi, const pc_run_options *o, pc_backend *device,
+                               pc_backend *bench, int *worker_base)
+{
+    pc_backend_host host = {
+        .device_ids = o->device_ids,
+        .device_count = o->device_count,
+        .workers = o->workers,
+        .jit_compile = o->jit_compile,
+        .python = o->python,
+    };
+    int local_ids[1];
+    rank_devices(mpi, o, &host, local_ids, worker_base);
+    pc_status st = pc_backend_open_spec(device, o->backend ? o->backend : "cpu", &host);
+    if (st == PC_OK)
+        st = pc_backend_open(bench, pc_backend_find("bench"), o->bench_policy, NULL);
+    return st;
+}
+
+/* What runs each API (api.c), as o says: memory per worker from mem_limit, error data into
+ * error_dir (NULL: none), the bench policy and cache. */
+static pc_api_runner runner_of(const pc_run_options *o, const pc_dump *dump, pc_backend *device,
+                               pc_backend *bench, const pc_api_lists *lists, const char *error_dir,
+                               size_t mem_limit)
+{
+    pc_api_runner r = {
+        .dump = dump,
+        .device = device,
+        .bench = bench,
+        .policy = PC_BENCH_MSPROBE,
+        .seed = o->seed,
+        .lists = lists,
+        .error_data_dir = error_dir,
+        .timing = o->workers == 0 ? o->timing : NULL,
+        .max_tensor_bytes = pc_inputs_default_max_bytes(),
+        .max_api_bytes = mem_limit / (size_t)(o->workers > 1 ? o->workers : 1),
+    };
+    if (o->bench_policy)
+        pc_bench_policy_from_name(o->bench_policy, &r.policy);
+    if (o->bench_cache) {
+        r.bench_cache = o->bench_cache;
+        r.bench_key = o->bench_policy ? o->bench_policy : "msprobe";
+    }
+    return r;
+}
+
 static int run_main(const pc_run_options *given, pc_mpi *mpi)
 {
     pc_run_options opts = *given; /* workers_auto settles workers once the dump is read */
@@ -445,20 +503,8 @@ static int run_main(const pc_run_options *given, pc_mpi *mpi)
     }
     /* --backend NAME[:OPTIONS]: opened before anything is written (a backend that cannot run
      * leaves no half-made CSVs behind); what must not cross fork starts in the workers */
-    pc_backend_host host = {
-        .device_ids = o->device_ids,
-        .device_count = o->device_count,
-        .workers = o->workers,
-        .jit_compile = o->jit_compile,
-        .python = o->python,
-    };
-    int local_ids[1], worker_base = 0;
-    rank_devices(mpi, o, &host, local_ids, &worker_base);
-    if (pc_backend_open_spec(&device, o->backend ? o->backend : "cpu", &host) != PC_OK) {
-        fail(pc_error_message());
-        goto out;
-    }
-    if (pc_backend_open(&bench, pc_backend_find("bench"), o->bench_policy, NULL) != PC_OK) {
+    int worker_base = 0;
+    if (open_backends(mpi, o, &device, &bench, &worker_base) != PC_OK) {
         fail(pc_error_message());
         goto out;
     }
@@ -592,27 +638,11 @@ static int run_main(const pc_run_options *given, pc_mpi *mpi)
         pc_log_info("%d worker process%s%s (--jobs N to choose).", o->workers,
                     o->workers == 1 ? "" : "es", mpi->active ? " on each rank" : "");
     }
-    pc_api_runner runner = {
-        .dump = dump,
-        .device = &device,
-        .bench = &bench,
-        .policy = PC_BENCH_MSPROBE,
-        .seed = o->seed,
-        .lists = &lists,
-        .error_data_dir = o->save_error_data ? s.error_dir : NULL,
-        .timing = o->workers == 0 ? o->timing : NULL,
-        .max_tensor_bytes = pc_inputs_default_max_bytes(),
-        .max_api_bytes = mem_limit / (size_t)(o->workers > 1 ? o->workers : 1),
-    };
-    if (o->bench_policy)
-        pc_bench_policy_from_name(o->bench_policy, &runner.policy);
-    if (o->bench_cache) {
-        if (pc_cache_dir_check(o->bench_cache) != PC_OK) {
-            fail(pc_error_message());
-            goto out;
-        }
-        runner.bench_cache = o->bench_cache;
-        runner.bench_key = o->bench_policy ? o->bench_policy : "msprobe";
+    pc_api_runner runner = runner_of(o, dump, &device, &bench, &lists,
+                                     o->save_error_data ? s.error_dir : NULL, mem_limit);
+    if (o->bench_cache && pc_cache_dir_check(o->bench_cache) != PC_OK) {
+        fail(pc_error_message());
+        goto out;
     }
     pc_pool_job job = {.runner = &runner,
                        .opt = o,
@@ -682,12 +712,8 @@ static int run_main(const pc_run_options *given, pc_mpi *mpi)
         s.started = s.last = pc_clock_seconds();
     }
 
-    struct sigaction sa = {0}, old_int, old_term;
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    interrupted = 0;
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
+    struct sigaction old_int, old_term;
+    catch_interrupts(&old_int, &old_term);
     size_t written = 0;
     ran = true;
     pc_status st = pc_pool_run(&job, on_result, &s, &written);
@@ -800,18 +826,9 @@ static int run_rank(const pc_run_options *given, pc_mpi *mpi)
     size_t *list = NULL, count = 0;
     char error_dir[PC_PATH_BUFFER_SIZE + 64] = "";
     char dump_path[PC_PATH_BUFFER_SIZE];
-    pc_backend_host host = {
-        .device_ids = o->device_ids,
-        .device_count = o->device_count,
-        .workers = o->workers,
-        .jit_compile = o->jit_compile,
-        .python = o->python,
-    };
-    int local_ids[1], worker_base = 0;
-    rank_devices(mpi, o, &host, local_ids, &worker_base);
+    int worker_base = 0;
     bool ok = load_config(o, &cfg) == PC_OK &&
-              pc_backend_open_spec(&device, o->backend ? o->backend : "cpu", &host) == PC_OK &&
-              pc_backend_open(&bench, pc_backend_find("bench"), o->bench_policy, NULL) == PC_OK &&
+              open_backends(mpi, o, &device, &bench, &worker_base) == PC_OK &&
               pc_path_check(o->api_info, PC_PATH_FILE, PC_PATH_READ, ".json", dump_path,
                             sizeof dump_path) == PC_OK &&
               pc_dump_open(&dump, dump_path) == PC_OK;
@@ -840,35 +857,16 @@ static int run_rank(const pc_run_options *given, pc_mpi *mpi)
         opts.workers = auto_workers(dump, list, count, mem_limit, cores);
     pc_api_lists lists = {(const char *const *)cfg.white_list.items, cfg.white_list.count,
                           (const char *const *)cfg.black_list.items, cfg.black_list.count};
-    pc_api_runner runner = {
-        .dump = dump,
-        .device = &device,
-        .bench = &bench,
-        .policy = PC_BENCH_MSPROBE,
-        .seed = o->seed,
-        .lists = &lists,
-        .error_data_dir = error_dir[0] ? error_dir : NULL,
-        .max_tensor_bytes = pc_inputs_default_max_bytes(),
-        .max_api_bytes = mem_limit / (size_t)(o->workers > 1 ? o->workers : 1),
-    };
-    if (o->bench_policy)
-        pc_bench_policy_from_name(o->bench_policy, &runner.policy);
-    if (o->bench_cache) {
-        runner.bench_cache = o->bench_cache;
-        runner.bench_key = o->bench_policy ? o->bench_policy : "msprobe";
-    }
+    pc_api_runner runner =
+        runner_of(o, dump, &device, &bench, &lists, error_dir[0] ? error_dir : NULL, mem_limit);
     /* as many positions at once as two per worker: the next is here when one finishes */
     pc_mpi_slots_gather(mpi, ok ? 2 * (o->workers > 1 ? o->workers : 1) : -1, NULL);
     pc_mpi_go_share(mpi, &go);
     if (!go)
         goto out;
     pc_log_set_level(level);
-    struct sigaction sa = {0}, old_int, old_term;
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    interrupted = 0;
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
+    struct sigaction old_int, old_term;
+    catch_interrupts(&old_int, &old_term);
     pc_pool_job job = {&runner, o, dump, list, count, &interrupted, mpi, NULL, cores, worker_base};
     if (pc_pool_serve(&job) != PC_OK) {
         pc_log_error("Rank %d: %s", mpi->rank, pc_error_message());

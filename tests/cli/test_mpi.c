@@ -21,25 +21,6 @@
 #define DUMPS      PC_TEST_FIXTURES "/msprobe/dumps"
 #define DUMP(name) DUMPS "/" name "/step0/rank/dump.json"
 
-static void expect_in_log(const char *log, const char *text)
-{
-    if (!pc_test_file_contains(log, text)) {
-        char *l = pc_test_slurp(log, NULL);
-        fail_msg("the log does not say \"%s\":\n%s", text, l);
-    }
-}
-
-static void same_csvs(const char *a, const char *b)
-{
-    const char *kinds[] = {"accuracy_checking_result_", "accuracy_checking_details_"};
-    for (int i = 0; i < 2; i++) {
-        char pa[1024], pb[1024];
-        pc_test_find_file(a, kinds[i], pa, sizeof pa);
-        pc_test_find_file(b, kinds[i], pb, sizeof pb);
-        pc_test_assert_same_file(pa, pb);
-    }
-}
-
 static void run_ok(const char *env, const char *args, const char *log)
 {
     if (pc_test_run_precheck(env, args, log) != 0) {
@@ -58,7 +39,7 @@ static void test_overflow_check_refuses_ranks(void **state)
     PC_TEST_FMT(log, "%s/log", root);
     PC_TEST_FMT(args, "run_overflow_check -api_info %s", DUMP("gpt_stats"));
     assert_int_equal(pc_test_run_precheck("OMPI_COMM_WORLD_SIZE=2", args, log), 1);
-    expect_in_log(log, "start it without mpirun");
+    pc_test_expect_in_log(log, "start it without mpirun");
     run_ok("OMPI_COMM_WORLD_SIZE=1", args, log);
 }
 
@@ -103,8 +84,8 @@ static void alone_and_ranks(const char *command, const char *dump, const char *e
     mpirun_ok(n, args, log);
     char line[64];
     PC_TEST_FMT(line, "MPI: %d ranks on this machine; rank 0 writes the CSVs.", n);
-    expect_in_log(log, line);
-    same_csvs(alone, ranks);
+    pc_test_expect_in_log(log, line);
+    pc_test_assert_same_csvs(alone, ranks);
 }
 
 static void test_ranks_write_what_one_run_writes(void **state)
@@ -270,7 +251,7 @@ static void test_killed_rank_then_resume(void **state)
     assert_true(WIFEXITED(st));
     assert_int_not_equal(WEXITSTATUS(st), 0);
     /* the launcher names the rank that died; the CSVs lack the API that was running */
-    expect_in_log(killed, "signal 9");
+    pc_test_expect_in_log(killed, "signal 9");
     assert_int_equal(count_lines(result), all - 1);
     /* no worker outlives its rank (the hung one included) */
     struct timespec ts = {0, 300 * 1000000L};
@@ -279,7 +260,7 @@ static void test_killed_rank_then_resume(void **state)
 
     PC_TEST_FMT(args, "run_ut -api_info %s -csv_path %s --no-progress", DUMP("gpt_tensor"), result);
     mpirun_ok(3, args, log);
-    same_csvs(alone, ranks);
+    pc_test_assert_same_csvs(alone, ranks);
 }
 
 /* Without a launcher the MPI build runs as any build: one process, its own CSVs. */
@@ -293,7 +274,7 @@ static void test_without_mpirun_as_before(void **state)
     PC_TEST_FMT(args, "run_ut -api_info %s -o %s --no-progress", DUMP("gpt_stats"), out);
     run_ok(NULL, args, log);
     assert_false(pc_test_file_contains(log, "MPI"));
-    expect_in_log(log, "UT task completed.");
+    pc_test_expect_in_log(log, "UT task completed.");
 }
 
 /* Whether dir holds a file whose name starts with prefix. */
@@ -321,7 +302,7 @@ static void test_rank_failure_leaves_nothing(void **state)
     PC_TEST_FMT(out, "%s/out", root);
     PC_TEST_FMT(args, "run_ut -api_info %s/missing/dump.json -o %s --no-progress", root, out);
     assert_int_not_equal(mpirun(NULL, 2, args, log), 0);
-    expect_in_log(log, "missing/dump.json does not exist");
+    pc_test_expect_in_log(log, "missing/dump.json does not exist");
     assert_false(pc_test_file_contains(log, "Rank 1:"));
     assert_false(has_file(out, "accuracy_checking_"));
 
@@ -334,8 +315,8 @@ static void test_rank_failure_leaves_nothing(void **state)
     int st = system(cmd);
     assert_true(WIFEXITED(st));
     assert_int_not_equal(WEXITSTATUS(st), 0);
-    expect_in_log(log, "Rank 1: The file path");
-    expect_in_log(log, "Rank 1 of the MPI job could not start");
+    pc_test_expect_in_log(log, "Rank 1: The file path");
+    pc_test_expect_in_log(log, "Rank 1 of the MPI job could not start");
     assert_false(has_file(out, "accuracy_checking_"));
     assert_false(has_file(out, "precheck_run_"));
 }
@@ -384,12 +365,12 @@ static void test_launcher_without_mpi_refused(void **state)
     PC_TEST_FMT(out, "%s/out", root);
     PC_TEST_FMT(args, "run_ut -api_info %s -o %s --no-progress", DUMP("gpt_stats"), out);
     assert_int_not_equal(pc_test_run_precheck("OMPI_COMM_WORLD_SIZE=3", args, log), 0);
-    expect_in_log(log, "built without MPI");
-    expect_in_log(log, "--shard K/N");
+    pc_test_expect_in_log(log, "built without MPI");
+    pc_test_expect_in_log(log, "--shard K/N");
     assert_int_not_equal(access(out, F_OK), 0);
     /* one rank of one is a plain run */
     run_ok("OMPI_COMM_WORLD_SIZE=1", args, log);
-    expect_in_log(log, "UT task completed.");
+    pc_test_expect_in_log(log, "UT task completed.");
 }
 
 int main(void)

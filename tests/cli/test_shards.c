@@ -17,30 +17,11 @@
 #define DUMPS      PC_TEST_FIXTURES "/msprobe/dumps"
 #define DUMP(name) DUMPS "/" name "/step0/rank/dump.json"
 
-static void expect_in_log(const char *log, const char *text)
-{
-    if (!pc_test_file_contains(log, text)) {
-        char *l = pc_test_slurp(log, NULL);
-        fail_msg("the log does not say \"%s\":\n%s", text, l);
-    }
-}
-
 static void run_ok(const char *args, const char *log)
 {
     if (pc_test_run_precheck(NULL, args, log) != 0) {
         char *l = pc_test_slurp(log, NULL);
         fail_msg("precheck %s failed:\n%s", args, l);
-    }
-}
-
-static void same_csvs(const char *a, const char *b)
-{
-    const char *kinds[] = {"accuracy_checking_result_", "accuracy_checking_details_"};
-    for (int i = 0; i < 2; i++) {
-        char pa[1024], pb[1024];
-        pc_test_find_file(a, kinds[i], pa, sizeof pa);
-        pc_test_find_file(b, kinds[i], pb, sizeof pb);
-        pc_test_assert_same_file(pa, pb);
     }
 }
 
@@ -60,14 +41,14 @@ static void whole_and_shards(const char *dump, int n, const char *root)
         run_ok(run, log);
         char line[64];
         PC_TEST_FMT(line, "Shard %d/%d: ", k, n);
-        expect_in_log(log, line);
+        pc_test_expect_in_log(log, line);
         used += (size_t)snprintf(args + used, sizeof args - used, " %s/s%d", root, k);
     }
     PC_TEST_FMT(merged, "%s/merged", root);
     snprintf(args + used, sizeof args - used, " -o %s", merged);
     run_ok(args, log);
-    expect_in_log(log, "Merged ");
-    same_csvs(whole, merged);
+    pc_test_expect_in_log(log, "Merged ");
+    pc_test_assert_same_csvs(whole, merged);
 }
 
 static void test_shards_merge_to_the_whole_run(void **state)
@@ -114,9 +95,9 @@ static void test_unfinished_shard_named_then_resumed(void **state)
     free(text);
     PC_TEST_FMT(args, "merge %s %s -o %s", s1, s2, merged);
     assert_int_equal(pc_test_run_precheck(NULL, args, log), 1);
-    expect_in_log(log, "shard 2/2");
-    expect_in_log(log, "did not finish");
-    expect_in_log(log, "-csv_path");
+    pc_test_expect_in_log(log, "shard 2/2");
+    pc_test_expect_in_log(log, "did not finish");
+    pc_test_expect_in_log(log, "-csv_path");
     /* nothing half-made in the output folder */
     char leftover[1024];
     PC_TEST_FMT(leftover, "ls %s 2>/dev/null | grep -q accuracy_checking", merged);
@@ -125,14 +106,14 @@ static void test_unfinished_shard_named_then_resumed(void **state)
     PC_TEST_FMT(args, "run_ut -api_info %s --shard 1/2 -csv_path %s --no-progress",
                 DUMP("gpt_tensor"), result);
     assert_int_equal(pc_test_run_precheck(NULL, args, log), 1);
-    expect_in_log(log, "shard: '2/2' then, '1/2' now");
+    pc_test_expect_in_log(log, "shard: '2/2' then, '1/2' now");
     /* resumed as itself: the merge is the whole run */
     PC_TEST_FMT(args, "run_ut -api_info %s --shard 2/2 -csv_path %s --no-progress",
                 DUMP("gpt_tensor"), result);
     run_ok(args, log);
     PC_TEST_FMT(args, "merge %s %s -o %s", s1, s2, merged);
     run_ok(args, log);
-    same_csvs(whole, merged);
+    pc_test_assert_same_csvs(whole, merged);
 }
 
 static void test_merge_refuses_what_is_not_one_split(void **state)
@@ -158,26 +139,27 @@ static void test_merge_refuses_what_is_not_one_split(void **state)
 
     PC_TEST_FMT(args, "merge %s/a1 %s/a3 -o %s", root, root, out);
     assert_int_equal(pc_test_run_precheck(NULL, args, log), 1);
-    expect_in_log(log, "1 of the 3 shards are missing: 2/3");
+    pc_test_expect_in_log(log, "1 of the 3 shards are missing: 2/3");
     PC_TEST_FMT(args, "merge %s/a1 %s/b2 %s/a3 -o %s", root, root, root, out);
     assert_int_equal(pc_test_run_precheck(NULL, args, log), 1);
-    expect_in_log(log, "are shards of different runs");
-    expect_in_log(log, "the dumps' contents differ");
+    pc_test_expect_in_log(log, "are shards of different runs");
+    pc_test_expect_in_log(log, "the dumps' contents differ");
     PC_TEST_FMT(args, "merge %s/a1 %s/c2 %s/a3 -o %s", root, root, root, out);
     assert_int_equal(pc_test_run_precheck(NULL, args, log), 1);
-    expect_in_log(log, "seed is '1234' in the first and '7' in the second");
+    pc_test_expect_in_log(log, "seed is '1234' in the first and '7' in the second");
     PC_TEST_FMT(args, "merge %s/a1 %s/a2 %s/a2 %s/a3 -o %s", root, root, root, root, out);
     assert_int_equal(pc_test_run_precheck(NULL, args, log), 1);
-    expect_in_log(log, "shard 2/3 is given twice");
+    pc_test_expect_in_log(log, "shard 2/3 is given twice");
     PC_TEST_FMT(args, "merge %s/whole -o %s", root, out);
     assert_int_equal(pc_test_run_precheck(NULL, args, log), 1);
-    expect_in_log(log, "is a run of the whole dump, not a shard");
+    pc_test_expect_in_log(log, "is a run of the whole dump, not a shard");
     PC_TEST_FMT(args, "merge %s -o %s", root, out);
     assert_int_equal(pc_test_run_precheck(NULL, args, log), 1);
-    expect_in_log(log, "holds no precheck run record");
+    pc_test_expect_in_log(log, "holds no precheck run record");
     PC_TEST_FMT(args, "merge %s/a1 %s/nowhere -o %s", root, root, out);
     assert_int_equal(pc_test_run_precheck(NULL, args, log), 1);
-    expect_in_log(log, "nowhere: No such file or directory (give the -o folder of each run_ut");
+    pc_test_expect_in_log(log,
+                          "nowhere: No such file or directory (give the -o folder of each run_ut");
     /* a folder of two runs: its record files name them */
     PC_TEST_FMT(args, "run_ut -api_info %s -o %s/a2 --shard 2/3 --no-progress", DUMP("gpt_stats"),
                 root);
@@ -185,9 +167,9 @@ static void test_merge_refuses_what_is_not_one_split(void **state)
     run_ok(args, log);
     PC_TEST_FMT(args, "merge %s/a1 %s/a2 %s/a3 -o %s", root, root, root, out);
     assert_int_equal(pc_test_run_precheck(NULL, args, log), 1);
-    expect_in_log(log, "holds 2 runs");
+    pc_test_expect_in_log(log, "holds 2 runs");
     assert_int_equal(pc_test_run_precheck(NULL, "merge", log), 2);
-    expect_in_log(log, "the following arguments are required: DIR");
+    pc_test_expect_in_log(log, "the following arguments are required: DIR");
 }
 
 static void test_shard_usage_errors(void **state)
@@ -201,12 +183,12 @@ static void test_shard_usage_errors(void **state)
         PC_TEST_FMT(args, "run_ut -api_info %s -o %s/o --shard %s", DUMP("gpt_stats"), root,
                     bad[i]);
         assert_int_equal(pc_test_run_precheck(NULL, args, log), 2);
-        expect_in_log(log, "argument --shard");
+        pc_test_expect_in_log(log, "argument --shard");
     }
-    expect_in_log(log, "invalid value: '1/2x'");
+    pc_test_expect_in_log(log, "invalid value: '1/2x'");
     PC_TEST_FMT(args, "run_ut -api_info %s -o %s/o --shard 0/3", DUMP("gpt_stats"), root);
     assert_int_equal(pc_test_run_precheck(NULL, args, log), 2);
-    expect_in_log(log, "shards are numbered 1 to 3");
+    pc_test_expect_in_log(log, "shards are numbered 1 to 3");
 }
 
 int main(void)

@@ -42,14 +42,6 @@ static bool exists(const char *path)
     return stat(path, &st) == 0;
 }
 
-static void expect_in_log(const char *log, const char *text)
-{
-    if (!pc_test_file_contains(log, text)) {
-        char *l = pc_test_slurp(log, NULL);
-        fail_msg("the log does not say \"%s\":\n%s", text, l);
-    }
-}
-
 /* ---- no silent loss ---- */
 
 /* Another run's CSVs under the names this run would take: this run writes its own, and the
@@ -75,7 +67,7 @@ static void test_names_taken_are_never_merged(void **state)
     }
     PC_TEST_FMT(args, "run_ut -api_info %s -o %s --no-progress", DUMP("gpt_tensor"), dir);
     assert_int_equal(pc_test_run_precheck(NULL, args, log), 0);
-    expect_in_log(log, "this run writes its own under the next free time stamp");
+    pc_test_expect_in_log(log, "this run writes its own under the next free time stamp");
     /* its own CSVs hold every API, Torch.matmul.0 included; the others are untouched */
     int mine = 0;
     for (int k = 0; k < 8; k += 2) {
@@ -199,13 +191,13 @@ static void test_resume_refused_when_the_run_differs(void **state)
 
     PC_TEST_FMT(args, "run_ut -api_info %s -csv_path %s --no-progress", DUMP("gpt_stats"), result);
     assert_int_equal(pc_test_run_precheck(NULL, args, log), 1);
-    expect_in_log(log, "Refused to resume");
-    expect_in_log(log, "seed: '7' then, '1234' now");
+    pc_test_expect_in_log(log, "Refused to resume");
+    pc_test_expect_in_log(log, "seed: '7' then, '1234' now");
     PC_TEST_FMT(args, "run_ut -api_info %s -csv_path %s --seed 7 --no-progress", DUMP("cnn_tensor"),
                 result);
     assert_int_equal(pc_test_run_precheck(NULL, args, log), 1);
-    expect_in_log(log, "gpt_stats/step0/rank/dump.json then,");
-    expect_in_log(log, "cnn_tensor/step0/rank/dump.json now, with other content");
+    pc_test_expect_in_log(log, "gpt_stats/step0/rank/dump.json then,");
+    pc_test_expect_in_log(log, "cnn_tensor/step0/rank/dump.json now, with other content");
     pc_test_assert_same_file(result, before);
 
     /* msprobe's own CSVs have no record: resumed as msprobe resumes, with a warning */
@@ -217,7 +209,7 @@ static void test_resume_refused_when_the_run_differs(void **state)
     pc_test_find_file(mdir, "accuracy_checking_result_", result, sizeof result);
     PC_TEST_FMT(args, "run_ut -api_info %s -csv_path %s --no-progress", DUMP("gpt_tensor"), result);
     assert_int_equal(pc_test_run_precheck(NULL, args, log), 0);
-    expect_in_log(log, "has no precheck run record beside it");
+    pc_test_expect_in_log(log, "has no precheck run record beside it");
 }
 
 /* ---- one clear error for a wrong input, up front ---- */
@@ -233,8 +225,8 @@ static void test_dump_without_its_tensors(void **state)
     PC_TEST_FMT(log, "%s/log", dir);
     PC_TEST_FMT(args, "run_ut -api_info %s/dump.json -o %s", dir, out);
     assert_int_equal(pc_test_run_precheck(NULL, args, log), 1);
-    expect_in_log(log, "The dump's tensor files are missing:");
-    expect_in_log(log, "copy the whole rank folder (dump.json with dump_tensor_data/)");
+    pc_test_expect_in_log(log, "The dump's tensor files are missing:");
+    pc_test_expect_in_log(log, "copy the whole rank folder (dump.json with dump_tensor_data/)");
     assert_false(exists(out));
 }
 
@@ -251,8 +243,8 @@ static void test_modules_only_dump(void **state)
                      "\"input_kwargs\": {}, \"output\": []}}}");
     PC_TEST_FMT(args, "run_ut -api_info %s -o %s", dump, out);
     assert_int_equal(pc_test_run_precheck(NULL, args, log), 0);
-    expect_in_log(log, "The dump holds 1 module records and no API record (level \"L0\")");
-    expect_in_log(log, "Dump with level \"L1\" (or \"mix\") for run_ut.");
+    pc_test_expect_in_log(log, "The dump holds 1 module records and no API record (level \"L0\")");
+    pc_test_expect_in_log(log, "Dump with level \"L1\" (or \"mix\") for run_ut.");
     assert_int_equal(result_rows(out), 0);
 }
 
@@ -272,7 +264,8 @@ static void test_precision_compare_of_different_dumps(void **state)
     pc_test_find_file(b, "accuracy_checking_details_", db, sizeof db);
     PC_TEST_FMT(args, "api_precision_compare -npu %s -gpu %s -o %s", da, db, out);
     assert_int_equal(pc_test_run_precheck(NULL, args, log), 1);
-    expect_in_log(log, "do not look like run_ut runs of the same dump: 100 of 108 NPU rows");
+    pc_test_expect_in_log(log,
+                          "do not look like run_ut runs of the same dump: 100 of 108 NPU rows");
     char cmd[700];
     PC_TEST_FMT(cmd, "test -z \"$(ls -A %s)\"", out); /* nothing written */
     assert_int_equal(system(cmd), 0);
@@ -287,27 +280,28 @@ static void test_messages_say_what_to_do(void **state)
     /* the rank folder instead of its dump.json */
     PC_TEST_FMT(args, "run_ut -api_info %s/gpt_stats/step0/rank -o %s/o1", DUMPS, dir);
     assert_int_equal(pc_test_run_precheck(NULL, args, log), 1);
-    expect_in_log(log, "It is a folder: did you mean ");
-    expect_in_log(log, "gpt_stats/step0/rank/dump.json?");
+    pc_test_expect_in_log(log, "It is a folder: did you mean ");
+    pc_test_expect_in_log(log, "gpt_stats/step0/rank/dump.json?");
     /* a space in the dump's path */
     PC_TEST_FMT(cmd, "mkdir -p '%s/with space' && cp %s '%s/with space/dump.json'", dir,
                 DUMP("gpt_stats"), dir);
     assert_int_equal(system(cmd), 0);
     PC_TEST_FMT(args, "run_ut -api_info '%s/with space/dump.json' -o %s/o2", dir, dir);
     assert_int_equal(pc_test_run_precheck(NULL, args, log), 1);
-    expect_in_log(log, "contains special characters. Only letters, digits and _ . : / - are "
-                       "allowed (no spaces or other characters): rename or move it.");
+    pc_test_expect_in_log(log,
+                          "contains special characters. Only letters, digits and _ . : / - are "
+                          "allowed (no spaces or other characters): rename or move it.");
     /* materialize into a folder that already holds a dump, or tensor files */
     PC_TEST_FMT(args, "materialize -api_info %s -o %s/full", DUMP("gpt_stats"), dir);
     assert_int_equal(pc_test_run_precheck(NULL, args, log), 0);
     assert_int_equal(pc_test_run_precheck(NULL, args, log), 1);
-    expect_in_log(log, "exists: materialize does not overwrite a dump; remove it or choose "
-                       "another -o");
+    pc_test_expect_in_log(log, "exists: materialize does not overwrite a dump; remove it or choose "
+                               "another -o");
     PC_TEST_FMT(cmd, "rm %s/full/dump.json", dir);
     assert_int_equal(system(cmd), 0);
     assert_int_equal(pc_test_run_precheck(NULL, args, log), 1);
-    expect_in_log(log, "is not empty: materialize writes into an empty folder");
-    expect_in_log(log, "remove it or choose another -o");
+    pc_test_expect_in_log(log, "is not empty: materialize writes into an empty folder");
+    pc_test_expect_in_log(log, "remove it or choose another -o");
 }
 
 /* ---- progress where no bar can be seen ---- */
@@ -322,8 +316,8 @@ static void test_progress_lines_in_the_log(void **state)
     PC_TEST_FMT(args, "run_ut -api_info %s -o %s/a --progress-interval 0.000001", DUMP("gpt_stats"),
                 dir);
     assert_int_equal(pc_test_run_precheck(NULL, args, log), 0);
-    expect_in_log(log, "[INFO] Progress: 1 of 43 APIs done (2.3%), ");
-    expect_in_log(log, " left\n");
+    pc_test_expect_in_log(log, "[INFO] Progress: 1 of 43 APIs done (2.3%), ");
+    pc_test_expect_in_log(log, " left\n");
     assert_false(pc_test_file_contains(log, "Processing:"));
     PC_TEST_FMT(args, "run_ut -api_info %s -o %s/b --progress-interval 0.000001 --no-progress",
                 DUMP("gpt_stats"), dir);

@@ -21,17 +21,6 @@ static int cores(void)
     return n > 64 ? 64 : n;
 }
 
-static void same_csvs(const char *a, const char *b)
-{
-    const char *kinds[] = {"accuracy_checking_result_", "accuracy_checking_details_"};
-    for (int i = 0; i < 2; i++) {
-        char pa[1024], pb[1024];
-        pc_test_find_file(a, kinds[i], pa, sizeof pa);
-        pc_test_find_file(b, kinds[i], pb, sizeof pb);
-        pc_test_assert_same_file(pa, pb);
-    }
-}
-
 static void test_default_workers_same_csvs(void **state)
 {
     (void)state;
@@ -51,7 +40,7 @@ static void test_default_workers_same_csvs(void **state)
     char a[600], b[600];
     PC_TEST_FMT(a, "%s/auto", root);
     PC_TEST_FMT(b, "%s/one", root);
-    same_csvs(a, b);
+    pc_test_assert_same_csvs(a, b);
 }
 
 /* --max-memory 0.3 MB: the largest APIs of gpt_tensor fit it once, not twice, so one worker is
@@ -72,7 +61,7 @@ static void test_memory_bounds_the_workers(void **state)
         if (i == 0)
             assert_true(pc_test_file_contains(log, "] 1 worker process (--jobs N to choose)."));
     }
-    same_csvs(dir[0], dir[1]);
+    pc_test_assert_same_csvs(dir[0], dir[1]);
     char r1[1024], r2[1024];
     pc_test_find_file(dir[1], "accuracy_checking_result_", r1, sizeof r1);
     pc_test_find_file(dir[2], "accuracy_checking_result_", r2, sizeof r2);

@@ -80,17 +80,6 @@ static void run_into(const char *env, const char *cmd, const char *dump, const c
     assert_int_equal(pc_test_run_precheck(full_env, args, NULL), 0);
 }
 
-static void assert_same_csvs(const char *a, const char *b)
-{
-    char x[1024], y[1024];
-    const char *kinds[] = {"accuracy_checking_result_", "accuracy_checking_details_"};
-    for (int k = 0; k < 2; k++) {
-        pc_test_find_file(a, kinds[k], x, sizeof x);
-        pc_test_find_file(b, kinds[k], y, sizeof y);
-        pc_test_assert_same_file(x, y);
-    }
-}
-
 static void test_multi_run_ut_same_bytes(void **state)
 {
     (void)state;
@@ -101,12 +90,12 @@ static void test_multi_run_ut_same_bytes(void **state)
         char one[512], two[512];
         run_into(NULL, "run_ut", dumps[i], "", one, sizeof one);
         run_into(NULL, "multi_run_ut", dumps[i], "-n 2", two, sizeof two);
-        assert_same_csvs(one, two);
+        pc_test_assert_same_csvs(one, two);
         if (i == 3) { /* Python in precheck's own process (no workers) */
             char three[512];
             run_into("ASAN_OPTIONS=detect_leaks=0", "run_ut", dumps[i], "--jobs 0", three,
                      sizeof three);
-            assert_same_csvs(one, three);
+            pc_test_assert_same_csvs(one, three);
         }
     }
 }

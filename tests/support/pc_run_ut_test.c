@@ -106,3 +106,22 @@ int pc_test_conformance(const char *env, const char *dump, const char *extra,
         *total = nb;
     return same;
 }
+
+void pc_test_assert_same_csvs(const char *dir_a, const char *dir_b)
+{
+    const char *kinds[] = {"accuracy_checking_result_", "accuracy_checking_details_"};
+    for (int i = 0; i < 2; i++) {
+        char pa[1024], pb[1024];
+        pc_test_find_file(dir_a, kinds[i], pa, sizeof pa);
+        pc_test_find_file(dir_b, kinds[i], pb, sizeof pb);
+        pc_test_assert_same_file(pa, pb);
+    }
+}
+
+void pc_test_expect_in_log(const char *log, const char *text)
+{
+    if (!pc_test_file_contains(log, text)) {
+        char *l = pc_test_slurp(log, NULL);
+        fail_msg("the log does not say \"%s\":\n%s", text, l);
+    }
+}

@@ -12,6 +12,13 @@ typedef struct pc_test_status_row {
 /* Fails the test, naming the first differing byte, unless the two files are the same. */
 void pc_test_assert_same_file(const char *a, const char *b);
 
+/* Fails the test unless the two output folders hold the same two run_ut CSVs (one
+ * accuracy_checking_result_* and one accuracy_checking_details_* each, byte for byte). */
+void pc_test_assert_same_csvs(const char *dir_a, const char *dir_b);
+
+/* Fails the test, showing the log, unless the log file holds text. */
+void pc_test_expect_in_log(const char *log, const char *text);
+
 /* The rows of a result CSV (at most max); returns how many. */
 int pc_test_read_results(const char *path, pc_test_status_row *rows, int max);
 
