@@ -553,18 +553,11 @@ pc_status pc_op_bind(const pc_dump_api *api, const pc_api_name *name, pc_tensor_
 {
     const pc_op *op = name->op;
     const pc_schema *s = op->schema;
-    pc_op_call *call = calloc(1, sizeof *call);
+    pc_op_call *call = malloc(sizeof *call);
     if (!call)
         return pc_error_set(PC_ERR_NOMEM, "out of memory");
-    call->op = op;
-    call->form = name->form;
-    call->full_name = api->full_name;
-    call->nargs = s->nargs;
+    pc_op_call_init(call, op, name->form, api->full_name);
     bool given[PC_SCHEMA_MAX_ARGS] = {0};
-    for (int i = 0; i < s->nargs; i++) {
-        call->args[i].src_pos = -1;
-        call->args[i].tensor = PC_TENSOR_NULL;
-    }
     pc_status st = PC_OK;
     const pc_dump_entry *e = &api->forward;
     if (e->error) {

@@ -319,29 +319,19 @@ static pc_status ei_sum_dim(const ei_ctx *c, pc_tensor *t, int d)
     return st == PC_OK ? st : pc_error_prefix(st, "%s", c->call->full_name);
 }
 
-/* The nn group's matmul kernel (op name "bmm" or "matmul") on (a, b): *out in their dtype. */
+/* The op named opname ("bmm" or "matmul", linalg/gemm.c) on (a, b): *out in their dtype. */
 static pc_status ei_matmul(const ei_ctx *c, const char *opname, const pc_tensor *a,
                            const pc_tensor *b, pc_tensor *out)
 {
-    const pc_op *op = pc_op_find(opname);
-    if (!op)
-        return pc_error_set(PC_ERR_UNSUPPORTED, "%s: %s is missing", c->call->full_name, opname);
     pc_op_call m;
-    memset(&m, 0, sizeof m);
-    m.op = op;
-    m.form = PC_FORM_PLAIN;
-    m.full_name = c->call->full_name;
-    m.nargs = op->schema->nargs;
-    for (int i = 0; i < m.nargs; i++) {
-        m.args[i].kind = PC_VALUE_NONE;
-        m.args[i].src_pos = -1;
-        m.args[i].tensor = PC_TENSOR_NULL;
-    }
+    pc_status st = pc_op_call_of(c->call, opname, &m);
+    if (st != PC_OK)
+        return st;
     m.args[0].kind = m.args[1].kind = PC_VALUE_TENSOR;
     m.args[0].tensor = *a; /* borrowed: m is not freed */
     m.args[1].tensor = *b;
     pc_op_result r = {0};
-    pc_status st = op->forward(&m, c->compute, &r);
+    st = m.op->forward(&m, c->compute, &r);
     if (st == PC_OK) {
         *out = r.tensors[0];
         r.tensors[0] = PC_TENSOR_NULL;

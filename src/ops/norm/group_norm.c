@@ -274,20 +274,9 @@ static void bn_call_free(pc_op_call *bn)
 static pc_status in_bn_call(const pc_op_call *call, pc_op_call *bn)
 {
     const in_plan *ip = &in_plans[call->op->param];
-    const pc_op *op = pc_op_find("batch_norm");
-    memset(bn, 0, sizeof *bn);
-    if (!op)
-        return pc_error_set(PC_ERR_UNSUPPORTED, "%s: batch_norm is missing", call->full_name);
-    bn->op = op;
-    bn->form = PC_FORM_PLAIN;
-    bn->full_name = call->full_name;
-    bn->seed = call->seed;
-    bn->nargs = op->schema->nargs;
-    for (int i = 0; i < bn->nargs; i++) {
-        bn->args[i].kind = PC_VALUE_NONE;
-        bn->args[i].src_pos = -1;
-        bn->args[i].tensor = PC_TENSOR_NULL;
-    }
+    pc_status st = pc_op_call_of(call, "batch_norm", bn);
+    if (st != PC_OK)
+        return st;
     const pc_tensor *x = pc_call_tensor(call, ip->x);
     bool use_stats = call->args[ip->use_stats].b;
     const pc_tensor *rm = pc_call_tensor(call, ip->rm), *rv = pc_call_tensor(call, ip->rv);
@@ -318,7 +307,7 @@ static pc_status in_bn_call(const pc_op_call *call, pc_op_call *bn)
     for (int i = 2; i < x->rank; i++)
         sh[i] = x->shape[i];
     pc_tensor xc = PC_TENSOR_NULL;
-    pc_status st = pc_tensor_contiguous(&xc, x);
+    st = pc_tensor_contiguous(&xc, x);
     if (st == PC_OK)
         st = pc_tensor_reshape(&bn->args[0].tensor, &xc, sh, x->rank);
     pc_tensor_free(&xc);
