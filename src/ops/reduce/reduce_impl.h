@@ -15,56 +15,34 @@ enum { PC_RD_ALL, PC_RD_ANY };
 enum { PC_RD_CUMSUM, PC_RD_CUMPROD };
 enum { PC_RD_EQUAL, PC_RD_ALLCLOSE, PC_RD_ISCLOSE };
 
-pc_status pc_k_nansum_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
-pc_status pc_k_nansum_backward(const pc_op_call *call, pc_compute compute,
-                               const pc_tensor *grad_out, pc_op_grads *out);
-pc_status pc_k_prod_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
-pc_status pc_k_prod_backward(const pc_op_call *call, pc_compute compute, const pc_tensor *grad_out,
-                             pc_op_grads *out);
+PC_KERNELS(nansum);
+PC_KERNELS(prod);
 /* var, std (one tensor, backward) and var_mean, std_mean ((var or std, mean), forward only) */
-pc_status pc_k_var_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
-pc_status pc_k_var_backward(const pc_op_call *call, pc_compute compute, const pc_tensor *grad_out,
-                            pc_op_grads *out);
-pc_status pc_k_logsumexp_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
-pc_status pc_k_logsumexp_backward(const pc_op_call *call, pc_compute compute,
-                                  const pc_tensor *grad_out, pc_op_grads *out);
-pc_status pc_k_norm_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
-pc_status pc_k_norm_backward(const pc_op_call *call, pc_compute compute, const pc_tensor *grad_out,
-                             pc_op_grads *out);
-pc_status pc_k_normalize_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
-pc_status pc_k_normalize_backward(const pc_op_call *call, pc_compute compute,
-                                  const pc_tensor *grad_out, pc_op_grads *out);
-pc_status pc_k_all_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
-pc_status pc_k_scan_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
-pc_status pc_k_scan_backward(const pc_op_call *call, pc_compute compute, const pc_tensor *grad_out,
-                             pc_op_grads *out);
+PC_KERNELS(var);
+PC_KERNELS(logsumexp);
+PC_KERNELS(norm);
+PC_KERNELS(normalize);
+PC_KERNEL_FORWARD(all);
+PC_KERNELS(scan);
 /* equal, allclose (a 0-dim bool tensor standing for torch's Python bool), isclose */
-pc_status pc_k_close_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
+PC_KERNEL_FORWARD(close);
 /* _foreach_norm: one 0-dim norm per tensor of the list, a tuple (no backward in run_ut) */
-pc_status pc_k_foreach_norm_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
+PC_KERNEL_FORWARD(foreach_norm);
 
 /* ---- sum, mean, max/min, amax/amin, argmax/argmin, torch.norm's str p (reduce_sum.c) ---- */
 enum { PC_REDUCE_SUM, PC_REDUCE_MEAN };
 enum { PC_EXTREME_MAX, PC_EXTREME_MIN };
-pc_status pc_k_reduce_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
-pc_status pc_k_reduce_backward(const pc_op_call *call, pc_compute compute,
-                               const pc_tensor *grad_out, pc_op_grads *out);
+PC_KERNELS(reduce);
 /* norm with torch.norm's Python layer (reduce_sum.c): p a number -> the reduction group's norm
  * kernels; p='fro' -> torch's frobenius_norm (the 2-norm over no dim, all, or one dim; over two
  * dims sqrt(sum(x * x)), each op rounded as torch rounds it); 'nuc' refused. */
-pc_status pc_k_norm_str_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
-pc_status pc_k_norm_str_backward(const pc_op_call *call, pc_compute compute,
-                                 const pc_tensor *grad_out, pc_op_grads *out);
+PC_KERNELS(norm_str);
 /* max/min: no dim -> one 0-dim tensor (backward: dy split among the ties); with dim ->
  * (values, indices), forward only. */
-pc_status pc_k_extreme_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
-pc_status pc_k_extreme_backward(const pc_op_call *call, pc_compute compute,
-                                const pc_tensor *grad_out, pc_op_grads *out);
+PC_KERNELS(extreme);
 /* amax/amin over a dim list (backward: dy split among the ties of each slot). */
-pc_status pc_k_amax_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
-pc_status pc_k_amax_backward(const pc_op_call *call, pc_compute compute, const pc_tensor *grad_out,
-                             pc_op_grads *out);
-pc_status pc_k_argmax_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
+PC_KERNELS(amax);
+PC_KERNEL_FORWARD(argmax);
 
 /* ---- helpers (reduce.c) ---- */
 
