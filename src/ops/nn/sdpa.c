@@ -29,20 +29,8 @@
 
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-function"
-#define NK_T     float
-#define NK_SFX   f
-#define NK_LANES 8
-#include "ops/norm/norm_kernel.inc"
-#undef NK_T
-#undef NK_SFX
-#undef NK_LANES
-#define NK_T     double
-#define NK_SFX   d
-#define NK_LANES 4
-#include "ops/norm/norm_kernel.inc"
-#undef NK_T
-#undef NK_SFX
-#undef NK_LANES
+#define PC_TWIN_TEMPLATE "ops/norm/norm_kernel.inc"
+#include "ops/kernel_twins.h"
 #pragma GCC diagnostic pop
 
 #define SDPA_NAIVE_LIMIT 400 /* torch's bmm: the plain loop below this many multiply-adds */

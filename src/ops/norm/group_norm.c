@@ -21,22 +21,8 @@
  * here). */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-function"
-#define NK_T     float
-#define NK_SFX   f
-#define NK_LANES 8
-#include "ops/norm/norm_kernel.inc"
-#include "ops/norm/group_norm_kernel.inc"
-#undef NK_T
-#undef NK_SFX
-#undef NK_LANES
-#define NK_T     double
-#define NK_SFX   d
-#define NK_LANES 4
-#include "ops/norm/norm_kernel.inc"
-#include "ops/norm/group_norm_kernel.inc"
-#undef NK_T
-#undef NK_SFX
-#undef NK_LANES
+#define PC_TWIN_TEMPLATE "ops/norm/group_norm_kernel.inc"
+#include "ops/kernel_twins.h"
 #pragma GCC diagnostic pop
 
 /* ---- group_norm ---- */

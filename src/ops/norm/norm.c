@@ -22,20 +22,8 @@
 #include "ops/norm/norm_impl.h"
 #include "precheck/core/convert.h"
 
-#define NK_T     float
-#define NK_SFX   f
-#define NK_LANES 8
-#include "ops/norm/norm_kernel.inc"
-#undef NK_T
-#undef NK_SFX
-#undef NK_LANES
-#define NK_T     double
-#define NK_SFX   d
-#define NK_LANES 4
-#include "ops/norm/norm_kernel.inc"
-#undef NK_T
-#undef NK_SFX
-#undef NK_LANES
+#define PC_TWIN_TEMPLATE "ops/norm/norm_kernel.inc"
+#include "ops/kernel_twins.h"
 
 /* ---- softmax, log_softmax ---- */
 

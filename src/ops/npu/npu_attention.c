@@ -105,28 +105,8 @@ static inline bool fa_masked(const fa_plan *p, int64_t b, int64_t n, int64_t i, 
     }
 }
 
-#define NK_T        float
-#define NK_SFX      f
-#define NK_DOUBLE   0
-#define NK_LANES    8
-#define NK_EXP_ZERO -104.0 /* expf(x) rounds to +0 below ln(2^-150) = -103.97 */
-#include "ops/npu/npu_attention_kernel.inc"
-#undef NK_T
-#undef NK_SFX
-#undef NK_DOUBLE
-#undef NK_LANES
-#undef NK_EXP_ZERO
-#define NK_T        double
-#define NK_SFX      d
-#define NK_DOUBLE   1
-#define NK_LANES    4
-#define NK_EXP_ZERO -746.0 /* exp(x) rounds to +0 below ln(2^-1075) = -745.13 */
-#include "ops/npu/npu_attention_kernel.inc"
-#undef NK_T
-#undef NK_SFX
-#undef NK_DOUBLE
-#undef NK_LANES
-#undef NK_EXP_ZERO
+#define PC_TWIN_TEMPLATE "ops/npu/npu_attention_kernel.inc"
+#include "ops/kernel_twins.h"
 
 /* (batch, head, row) strides of a contiguous tensor of the layout with N heads of D. */
 static void layout_strides(fa_layout l, int64_t B, int64_t S, int64_t N, int64_t D, int64_t *st)

@@ -14,20 +14,8 @@
 #include "ops/npu/npu_impl.h"
 #include "precheck/core/convert.h"
 
-#define NK_T     float
-#define NK_SFX   f
-#define NK_LANES 8
-#include "ops/npu/npu_fused_kernel.inc"
-#undef NK_T
-#undef NK_SFX
-#undef NK_LANES
-#define NK_T     double
-#define NK_SFX   d
-#define NK_LANES 4
-#include "ops/npu/npu_fused_kernel.inc"
-#undef NK_T
-#undef NK_SFX
-#undef NK_LANES
+#define PC_TWIN_TEMPLATE "ops/npu/npu_fused_kernel.inc"
+#include "ops/kernel_twins.h"
 
 static pc_status need_floats(const pc_op_call *call, int n, const char *kernel)
 {

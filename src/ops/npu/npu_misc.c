@@ -24,20 +24,8 @@ typedef struct adam_scalars {
     bool maximize;
 } adam_scalars;
 
-#define NK_T     float
-#define NK_SFX   f
-#define NK_LANES 8
-#include "ops/npu/npu_misc_kernel.inc"
-#undef NK_T
-#undef NK_SFX
-#undef NK_LANES
-#define NK_T     double
-#define NK_SFX   d
-#define NK_LANES 4
-#include "ops/npu/npu_misc_kernel.inc"
-#undef NK_T
-#undef NK_SFX
-#undef NK_LANES
+#define PC_TWIN_TEMPLATE "ops/npu/npu_misc_kernel.inc"
+#include "ops/kernel_twins.h"
 
 /* ---- npu_scaled_masked_softmax(x, mask, scale, fixed_triu_mask) ---- */
 

@@ -70,16 +70,8 @@ typedef struct ew_uparams {
     double a, b, c;
 } ew_uparams;
 
-#define EW_T   float
-#define EW_SFX f
-#include "ops/pointwise/elementwise_kernel.inc"
-#undef EW_T
-#undef EW_SFX
-#define EW_T   double
-#define EW_SFX d
-#include "ops/pointwise/elementwise_kernel.inc"
-#undef EW_T
-#undef EW_SFX
+#define PC_TWIN_TEMPLATE "ops/pointwise/elementwise_kernel.inc"
+#include "ops/kernel_twins.h"
 
 /* ---- shared plumbing ---- */
 
