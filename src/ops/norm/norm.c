@@ -437,14 +437,12 @@ done:
  * in class order), and the sums across the batch run afterwards in batch order, so neither the
  * blocks nor the threads change a bit. */
 
-enum { CE_NONE, CE_MEAN, CE_SUM };
-
 typedef struct ce_plan {
     const pc_tensor *x, *t, *w;
     bool probs;          /* float targets: class probabilities */
     int64_t N, C, inner; /* x as [N, C, inner] */
     int64_t ignore;
-    int red;
+    int red; /* PC_FN_RED_NONE, _MEAN or _SUM */
     double eps;
     int orank;
     int64_t osh[PC_TENSOR_MAX_DIMS];
@@ -457,24 +455,11 @@ static pc_status ce_plan_make(const pc_op_call *call, ce_plan *p)
     p->w = pc_call_tensor(call, 2);
     p->ignore = call->args[4].i;
     p->eps = call->args[7].f;
-    const char *r = call->args[6].kind == PC_VALUE_STR ? call->args[6].s : "mean";
-    if (call->args[3].kind == PC_VALUE_BOOL || call->args[5].kind == PC_VALUE_BOOL) {
-        /* the legacy size_average / reduce flags */
-        bool avg = call->args[3].kind != PC_VALUE_BOOL || call->args[3].b;
-        bool red = call->args[5].kind != PC_VALUE_BOOL || call->args[5].b;
-        r = !red ? "none" : avg ? "mean" : "sum";
-    }
-    if (strcmp(r, "mean") == 0)
-        p->red = CE_MEAN;
-    else if (strcmp(r, "sum") == 0)
-        p->red = CE_SUM;
-    else if (strcmp(r, "none") == 0)
-        p->red = CE_NONE;
-    else
-        return pc_error_set(PC_ERR_INVALID, "%s: %s is not a valid value for reduction",
-                            call->full_name, r);
-    pc_status st = pc_nn_need_float(call, p->x, "log_softmax_lastdim_kernel_impl");
-    if (st != PC_OK || (st = pc_nn_same_dtype(call, p->x, p->w)) != PC_OK)
+    /* reduction, or the legacy size_average / reduce flags */
+    pc_status st = pc_fn_reduction(call, 6, 3, 5, false, &p->red);
+    if (st != PC_OK ||
+        (st = pc_nn_need_float(call, p->x, "log_softmax_lastdim_kernel_impl")) != PC_OK ||
+        (st = pc_nn_same_dtype(call, p->x, p->w)) != PC_OK)
         return st;
     if (p->eps < 0 || p->eps > 1)
         return pc_error_set(PC_ERR_INVALID,
@@ -516,7 +501,7 @@ static pc_status ce_plan_make(const pc_op_call *call, ce_plan *p)
     }
     /* the 'none' result has the shape of the batch (input without its class dimension) */
     p->orank = 0;
-    if (p->red == CE_NONE)
+    if (p->red == PC_FN_RED_NONE)
         for (int i = 0; i < rank; i++)
             if (i != cdim)
                 p->osh[p->orank++] = p->x->shape[i];
@@ -710,11 +695,11 @@ pc_status pc_k_cross_entropy_forward(const pc_op_call *call, pc_compute compute,
         nll_total += nll;
         sm_total += sm[i];
     }
-    if (p.red != CE_NONE) {
+    if (p.red != PC_FN_RED_NONE) {
         double v;
         if (p.probs)
-            v = p.red == CE_MEAN ? nll_total / (double)B : nll_total;
-        else if (p.red == CE_SUM)
+            v = p.red == PC_FN_RED_MEAN ? nll_total / (double)B : nll_total;
+        else if (p.red == PC_FN_RED_SUM)
             v = (1 - p.eps) * nll_total + sm_total * (p.eps / C);
         else
             v = (1 - p.eps) * (nll_total / wsum) +
@@ -763,9 +748,9 @@ static void ce_glp_block(const ce_plan *p, const ce_blocks *b, pc_compute comput
     for (int64_t n = n0; n < n0 + nn; n++)
         for (int64_t in = 0; in < p->inner; in++) {
             int64_t bi = n * p->inner + in, base = (n - n0) * b->slab + in;
-            double dy = p->red == CE_NONE ? sc->gv[bi] : sc->gv[0];
+            double dy = p->red == PC_FN_RED_NONE ? sc->gv[bi] : sc->gv[0];
             if (p->probs) {
-                double sv = p->red == CE_MEAN ? dy / B : dy;
+                double sv = p->red == PC_FN_RED_MEAN ? dy / B : dy;
                 for (int64_t c = 0; c < p->C; c++) {
                     int64_t k = base + c * p->inner;
                     double wc = wv ? CE_AT(wv, c) : 1.0;
@@ -782,9 +767,10 @@ static void ce_glp_block(const ce_plan *p, const ce_blocks *b, pc_compute comput
                     ce_put(s->gs, dbl, base + c * p->inner, 0.0);
                 continue;
             }
-            double nll_s = p->red == CE_MEAN ? dy * (1 - p->eps) / sc->wsum : dy * (1 - p->eps);
+            double nll_s =
+                p->red == PC_FN_RED_MEAN ? dy * (1 - p->eps) / sc->wsum : dy * (1 - p->eps);
             double sm_s = dy * (p->eps / C);
-            if (p->red == CE_MEAN)
+            if (p->red == PC_FN_RED_MEAN)
                 sm_s /= p->w ? sc->wsum : sc->counted;
             for (int64_t c = 0; c < p->C; c++) {
                 double wc = wv ? CE_AT(wv, c) : 1.0;
@@ -819,7 +805,7 @@ pc_status pc_k_cross_entropy_backward(const pc_op_call *call, pc_compute compute
         goto done;
     ce_scales sc = {pc_tensor_data(&g), 0, 0};
     const void *wv = p.w ? pc_tensor_data(&u.w) : NULL;
-    if (!p.probs && p.red == CE_MEAN)
+    if (!p.probs && p.red == PC_FN_RED_MEAN)
         for (int64_t i = 0; i < B; i++) {
             int64_t t = ((const int64_t *)pc_tensor_data(&u.t))[i];
             if (t != p.ignore) {
