@@ -1,9 +1,14 @@
 /*
  * The op definitions: every op row and every API name, one definition file per family
  * (ops/<family>/<family>.def), included here in a fixed order. Included by op_table.c only,
- * which defines both macros before each inclusion:
+ * which defines the three macros before each inclusion:
  *   X(id, schema, exact, forward, backward, param, scalar_args)   one op
- *   N(api_type, api_name, id, form)                               one API name of op id
+ *   D(id, kinds)                      the API names of op id made from its schema name x
+ *   N(api_type, api_name, id, form)   one API name of op id, written out
+ * D's kinds is an or of FUNCTIONAL (Functional.x), FUNCTIONAL_ (Functional.x_), NPU (NPU.x),
+ * TORCH (Torch.x), TENSOR (Tensor.x), TENSOR_ (Tensor.x_) and TORCH_ (Torch.x_): the names come
+ * in that order, in place for the x_ kinds, plain for the others. N writes the rest: aliases
+ * (Torch.fix, Tensor.__add__), reflected and in-place dunders, other forms (Tensor.where).
  * exact: the result is an input's value or a cast of it, with no rounding of the op's own
  * (casts, neg, abs, relu, max/min, clamp, where, masked_fill). Which comparison standard
  * applies is not the op's business: msprobe picks it by API name (compare/standard.h).
@@ -11,14 +16,16 @@
  * PC_FORM_SWAPPED (reflected dunders: the first two positional arguments exchanged) or
  * PC_FORM_INPLACE (add_, __iadd__).
  *
- * Adding an op: its X row and its N rows in its family's .def, its kernels in that family's
+ * Adding an op: its X row and its D and N rows in its family's .def, its kernels in that family's
  * folder (declared in <family>/<family>_impl.h), and its golden case in tests/golden/ (docs/ops.md,
  * "Adding an op").
  *
  * The order is load-bearing: the API names are looked up first match first, overloads are
  * tried in row order (pc_api_lookup_next: max(input, other) after the reduction max), and
- * `precheck ops` lists them in this order. That is why a few rows still live in the .def of the
- * group that added them rather than beside their kernels; moving them would reorder the names:
+ * `precheck ops` lists them in this order (a D row's names where the row stands, which is why a
+ * family whose names interleave has two: D(ADD, TORCH | TENSOR), its dunders, D(ADD, TENSOR_)).
+ * It is also why a few rows still live in the .def of the group that added them rather than
+ * beside their kernels; moving them would reorder the names:
  *   shape/shape.def     sum, mean, max, min, amax, amin, argmax, argmin (kernels in reduce/),
  *                       arange and the fills (factory/), __getitem__ (index/)
  *   nn/nn.def           linear and the matmuls (linalg/), softmax, log_softmax, layer_norm,
