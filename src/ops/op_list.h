@@ -2,7 +2,7 @@
  * The op definitions: every op row and every API name, one definition file per family
  * (ops/<family>/<family>.def), included here in a fixed order. Included by op_table.c only,
  * which defines the three macros before each inclusion:
- *   X(id, schema, exact, forward, backward, param, scalar_args)   one op
+ *   X(id, schema, exact, forward, backward, param, scalar_args, rules)   one op
  *   D(id, kinds)                      the API names of op id made from its schema name x
  *   N(api_type, api_name, id, form)   one API name of op id, written out
  * D's kinds is an or of FUNCTIONAL (Functional.x), FUNCTIONAL_ (Functional.x_), NPU (NPU.x),
@@ -12,9 +12,10 @@
  * exact: the result is an input's value or a cast of it, with no rounding of the op's own
  * (casts, neg, abs, relu, max/min, clamp, where, masked_fill). Which comparison standard
  * applies is not the op's business: msprobe picks it by API name (compare/standard.h).
- * scalar_args: bit i lets schema argument i (a Tensor) be a Python number. form: PC_FORM_PLAIN,
- * PC_FORM_SWAPPED (reflected dunders: the first two positional arguments exchanged) or
- * PC_FORM_INPLACE (add_, __iadd__).
+ * scalar_args: bit i lets schema argument i (a Tensor) be a Python number. rules: what is done
+ * differently for the op, by the bench, the binder or replay (PC_OP_BENCH_LAZY ..., op.h). form:
+ * PC_FORM_PLAIN, PC_FORM_SWAPPED (reflected dunders: the first two positional arguments exchanged)
+ * or PC_FORM_INPLACE (add_, __iadd__).
  *
  * Adding an op: its X row and its D and N rows in its family's .def, its kernels in that family's
  * folder (declared in <family>/<family>_impl.h), and its golden case in tests/golden/ (docs/ops.md,

@@ -26,7 +26,7 @@
 #include "ops/sort/sort_impl.h"
 
 typedef enum pc_op_id {
-#define X(id, schema, exact, fwd, bwd, param, wrap) PC_OP_##id,
+#define X(id, schema, exact, fwd, bwd, param, wrap, rules) PC_OP_##id,
 #define N(api_type, api_name, id, form)
 #define D(id, kinds)
 #include "ops/op_list.h"
@@ -39,8 +39,8 @@ typedef enum pc_op_id {
 static pc_schema op_schemas[PC_OP_COUNT];
 
 static pc_op op_table[] = {
-#define X(id, schema, exact, fwd, bwd, param, wrap)                                                \
-    [PC_OP_##id] = {NULL, schema, exact, fwd, bwd, param, wrap, &op_schemas[PC_OP_##id]},
+#define X(id, schema, exact, fwd, bwd, param, wrap, rules)                                         \
+    [PC_OP_##id] = {NULL, schema, exact, fwd, bwd, param, wrap, rules, &op_schemas[PC_OP_##id]},
 #define N(api_type, api_name, id, form)
 #define D(id, kinds)
 #include "ops/op_list.h"
@@ -83,7 +83,7 @@ typedef struct name_row {
 } name_row;
 
 static const name_row name_rows[] = {
-#define X(id, schema, exact, fwd, bwd, param, wrap)
+#define X(id, schema, exact, fwd, bwd, param, wrap, rules)
 #define N(api_type, api_name, id, form) {api_type, api_name, PC_OP_##id, form, 0},
 #define D(id, kinds)                    {NULL, NULL, PC_OP_##id, PC_FORM_PLAIN, kinds},
 #include "ops/op_list.h"
@@ -99,7 +99,7 @@ static const name_row name_rows[] = {
      ((k) >> 5 & 1) + ((k) >> 6 & 1))
 enum {
     API_NAME_COUNT = 0
-#define X(id, schema, exact, fwd, bwd, param, wrap)
+#define X(id, schema, exact, fwd, bwd, param, wrap, rules)
 #define N(api_type, api_name, id, form) +1
 #define D(id, kinds)                    +KINDS_COUNT(kinds)
 #include "ops/op_list.h"
@@ -116,7 +116,7 @@ static pc_api_name api_names[API_NAME_COUNT];
 /* "x_" of every op x that has a derived in-place name; a schema text is longer than its name
  * and the "_", so the texts' sizes are room for all. */
 static char inplace_names[0
-#define X(id, schema, exact, fwd, bwd, param, wrap) +sizeof(schema)
+#define X(id, schema, exact, fwd, bwd, param, wrap, rules) +sizeof(schema)
 #define N(api_type, api_name, id, form)
 #define D(id, kinds)
 #include "ops/op_list.h"
