@@ -17,9 +17,9 @@
  * PC_FORM_PLAIN, PC_FORM_SWAPPED (reflected dunders: the first two positional arguments exchanged)
  * or PC_FORM_INPLACE (add_, __iadd__).
  *
- * Adding an op: its X row and its D and N rows in its family's .def, its kernels in that family's
- * folder (declared in <family>/<family>_impl.h), and its golden case in tests/golden/ (docs/ops.md,
- * "Adding an op").
+ * Adding an op is three files: its X row and its D and N rows in its family's .def, its kernels
+ * in that family's folder (declared with PC_KERNELS in <family>/<family>_impl.h), and its golden
+ * case in tests/golden/ (docs/ops.md, "Adding an op").
  *
  * The order is load-bearing: the API names are looked up first match first, overloads are
  * tried in row order (pc_api_lookup_next: max(input, other) after the reduction max), and
