@@ -17,8 +17,8 @@
 #include "ops/kernel.h"
 #include "ops/norm/norm_impl.h"
 
-/* The nn group's softmax/layer_norm kernels (only the moments and the reductions are used
- * here). */
+/* group_norm's kernels over norm.c's softmax/layer_norm template (of which only the moments
+ * and the reductions are used here), for float and double. */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-function"
 #define PC_TWIN_TEMPLATE "ops/norm/group_norm_kernel.inc"
