@@ -22,14 +22,14 @@ void pc_op_call_init(pc_op_call *c, const pc_op *op, pc_api_form form, const cha
 
 pc_status pc_op_call_of(const pc_op_call *parent, const char *op_name, pc_op_call *out)
 {
-    const pc_op *op = pc_op_find(op_name);
-    if (!op) {
-        memset(out, 0, sizeof *out);
-        return pc_error_set(PC_ERR_UNSUPPORTED, "%s: %s is missing", parent->full_name, op_name);
-    }
-    pc_op_call_init(out, op, PC_FORM_PLAIN, parent->full_name);
-    out->seed = parent->seed;
-    return PC_OK;
+    for (int k = 0; k < PC_OP_MAX_CALLS && parent->op->calls[k]; k++)
+        if (strcmp(parent->op->calls[k]->name, op_name) == 0) {
+            pc_op_call_init(out, parent->op->calls[k], PC_FORM_PLAIN, parent->full_name);
+            out->seed = parent->seed;
+            return PC_OK;
+        }
+    memset(out, 0, sizeof *out);
+    return pc_error_set(PC_ERR_UNSUPPORTED, "%s: %s is missing", parent->full_name, op_name);
 }
 
 void pc_op_call_share(pc_op_call *out, const pc_op_call *src)

@@ -1,8 +1,9 @@
 /*
  * The op definitions: every op row and every API name, one definition file per family
  * (ops/<family>/<family>.def), included here in a fixed order. Included by op_table.c only,
- * which defines the three macros before each inclusion:
+ * which defines the four macros before each inclusion:
  *   X(id, schema, exact, forward, backward, param, scalar_args, rules)   one op
+ *   U(id, callee)                     op id is made of op callee (pc_op_call_of)
  *   D(id, kinds)                      the API names of op id made from its schema name x
  *   N(api_type, api_name, id, form)   one API name of op id, written out
  * D's kinds is an or of FUNCTIONAL (Functional.x), FUNCTIONAL_ (Functional.x_), NPU (NPU.x),

@@ -29,10 +29,12 @@ typedef enum pc_op_id {
 #define X(id, schema, exact, fwd, bwd, param, wrap, rules) PC_OP_##id,
 #define N(api_type, api_name, id, form)
 #define D(id, kinds)
+#define U(id, callee)
 #include "ops/op_list.h"
 #undef X
 #undef N
 #undef D
+#undef U
     PC_OP_COUNT
 } pc_op_id;
 
@@ -40,13 +42,16 @@ static pc_schema op_schemas[PC_OP_COUNT];
 
 static pc_op op_table[] = {
 #define X(id, schema, exact, fwd, bwd, param, wrap, rules)                                         \
-    [PC_OP_##id] = {NULL, schema, exact, fwd, bwd, param, wrap, rules, &op_schemas[PC_OP_##id]},
+    [PC_OP_##id] = {NULL,  schema, exact, fwd,    bwd,                                             \
+                    param, wrap,   rules, {NULL}, &op_schemas[PC_OP_##id]},
 #define N(api_type, api_name, id, form)
 #define D(id, kinds)
+#define U(id, callee)
 #include "ops/op_list.h"
 #undef X
 #undef N
 #undef D
+#undef U
 };
 static_assert(sizeof op_table / sizeof op_table[0] == PC_OP_COUNT, "one row per op id");
 
@@ -86,10 +91,12 @@ static const name_row name_rows[] = {
 #define X(id, schema, exact, fwd, bwd, param, wrap, rules)
 #define N(api_type, api_name, id, form) {api_type, api_name, PC_OP_##id, form, 0},
 #define D(id, kinds)                    {NULL, NULL, PC_OP_##id, PC_FORM_PLAIN, kinds},
+#define U(id, callee)
 #include "ops/op_list.h"
 #undef X
 #undef N
 #undef D
+#undef U
 };
 #define NAME_ROWS (sizeof name_rows / sizeof name_rows[0])
 
@@ -102,10 +109,12 @@ enum {
 #define X(id, schema, exact, fwd, bwd, param, wrap, rules)
 #define N(api_type, api_name, id, form) +1
 #define D(id, kinds)                    +KINDS_COUNT(kinds)
+#define U(id, callee)
 #include "ops/op_list.h"
 #undef X
 #undef N
 #undef D
+#undef U
 };
 
 /* Dump names -> ops, the name rows expanded in their order (table_init). Tensor.x passes self
@@ -119,10 +128,12 @@ static char inplace_names[0
 #define X(id, schema, exact, fwd, bwd, param, wrap, rules) +sizeof(schema)
 #define N(api_type, api_name, id, form)
 #define D(id, kinds)
+#define U(id, callee)
 #include "ops/op_list.h"
 #undef X
 #undef N
 #undef D
+#undef U
 ];
 
 static void names_init(void)
@@ -158,6 +169,37 @@ static void names_init(void)
     }
 }
 
+/* The composite ops' callees (U rows), set into their rows' calls. */
+static const struct {
+    pc_op_id op, callee;
+} call_rows[] = {
+#define X(id, schema, exact, fwd, bwd, param, wrap, rules)
+#define N(api_type, api_name, id, form)
+#define D(id, kinds)
+#define U(id, callee) {PC_OP_##id, PC_OP_##callee},
+#include "ops/op_list.h"
+#undef X
+#undef N
+#undef D
+#undef U
+};
+
+static void calls_init(void)
+{
+    for (size_t r = 0; r < sizeof call_rows / sizeof call_rows[0]; r++) {
+        pc_op *op = &op_table[call_rows[r].op];
+        int k = 0;
+        while (k < PC_OP_MAX_CALLS && op->calls[k])
+            k++;
+        if (k == PC_OP_MAX_CALLS) {
+            fprintf(stderr, "precheck: op table: %s calls more than %d ops\n", op->name,
+                    PC_OP_MAX_CALLS);
+            abort();
+        }
+        op->calls[k] = &op_table[call_rows[r].callee];
+    }
+}
+
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 
 static void table_init(void)
@@ -171,6 +213,7 @@ static void table_init(void)
         op_table[i].name = op_schemas[i].name;
     }
     names_init();
+    calls_init();
 }
 
 static void ensure_init(void)

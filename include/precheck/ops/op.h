@@ -59,6 +59,8 @@ enum {
     PC_OP_REPLAY_ADDMM = 1u << 4,
 };
 
+#define PC_OP_MAX_CALLS 2 /* the most ops one op calls */
+
 typedef struct pc_op {
     const char *name;        /* "add": the schema's name, unique in the table */
     const char *schema_text; /* the PyTorch schema string */
@@ -69,7 +71,10 @@ typedef struct pc_op {
     /* Bit i set: schema argument i (a Tensor) also accepts a Python number, which becomes a
      * "wrapped number" 0-dim tensor that takes part in type promotion as a scalar. */
     unsigned scalar_args;
-    unsigned rules;          /* PC_OP_BENCH_LAZY ... */
+    unsigned rules; /* PC_OP_BENCH_LAZY ... */
+    /* A composite op's callees (einsum: bmm, matmul; instance_norm: batch_norm), which its
+     * kernels call through pc_op_call_of; NULL past the last. */
+    const struct pc_op *calls[PC_OP_MAX_CALLS];
     const pc_schema *schema; /* parsed schema_text */
 } pc_op;
 
