@@ -375,14 +375,6 @@ static pc_status bind_one(pc_op_call *call, const pc_dump_api *api, int idx, con
                                 "%s: argument '%s': lists of %s are not "
                                 "supported",
                                 call->full_name, sa->name, pc_arg_type_name(sa->type));
-        /* torch's one str|int[] union: a convolution's padding may be 'same' or 'valid'
-         * (PC_OP_PADDING_STR) */
-        if (a->kind == PC_DUMP_ARG_STR && a->value.kind == PC_DUMP_VALUE_STR &&
-            (call->op->rules & PC_OP_PADDING_STR) && strcmp(sa->name, "padding") == 0) {
-            v->kind = PC_VALUE_STR;
-            v->s = a->value.u.s;
-            return PC_OK;
-        }
         v->kind = PC_VALUE_INT_LIST;
         if (a->kind == PC_DUMP_ARG_INT && sa->list_size > 0) {
             for (int k = 0; k < sa->list_size; k++)

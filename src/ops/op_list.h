@@ -14,7 +14,7 @@
  * (casts, neg, abs, relu, max/min, clamp, where, masked_fill). Which comparison standard
  * applies is not the op's business: msprobe picks it by API name (compare/standard.h).
  * scalar_args: bit i lets schema argument i (a Tensor) be a Python number. rules: what is done
- * differently for the op, by the bench, the binder or replay (PC_OP_BENCH_LAZY ..., op.h). form:
+ * differently for the op, by the bench or replay (PC_OP_BENCH_LAZY ..., op.h). form:
  * PC_FORM_PLAIN, PC_FORM_SWAPPED (reflected dunders: the first two positional arguments exchanged)
  * or PC_FORM_INPLACE (add_, __iadd__).
  *

@@ -40,7 +40,7 @@ typedef pc_status (*pc_op_backward_fn)(const pc_op_call *call, pc_compute comput
 
 /* What precheck does differently for an op because of the op (its row's last column, an or of
  * these; 0 for most): how the bench raises its inputs (msprobe's run_ut; docs/msprobe-contract.md
- * #replay), how the binder reads an argument, how replay maps a recorded gradient. */
+ * #replay), how replay maps a recorded gradient. */
 enum {
     /* The bench kernels read every float input through the compute dtype (pc_nn_load, pc_nn_read)
      * and take the dtypes of their results from pc_nn_dtype: the inputs are not raised ahead as
@@ -51,12 +51,9 @@ enum {
     /* Under msprobe's policy float32 inputs are not raised (the runner has rounded them to HF32
      * for both sides already); float16/bfloat16 still are (conv1d, conv2d). */
     PC_OP_BENCH_KEEP_F32 = 1u << 2,
-    /* A str argument 'padding' ('same', 'valid': torch's one str|int[] union) binds as a str,
-     * which the kernels read (the convolutions; the transposed ones refuse it as torch does). */
-    PC_OP_PADDING_STR = 1u << 3,
     /* On a 2-D input torch records one addmm (bias, input, weight^T) or mm node, whose gradients
      * replay maps back onto the arguments (linear). */
-    PC_OP_REPLAY_ADDMM = 1u << 4,
+    PC_OP_REPLAY_ADDMM = 1u << 3,
 };
 
 #define PC_OP_MAX_CALLS 2 /* the most ops one op calls */
