@@ -1,7 +1,8 @@
 /*
  * The op definitions: every op row and every API name, one definition file per family
  * (ops/<family>/<family>.def), included here in a fixed order. Included by op_table.c only,
- * which defines the four macros before each inclusion:
+ * which defines the macros a pass reads before each inclusion (the others expand to nothing;
+ * all four are undefined after it):
  *   X(id, schema, exact, forward, backward, param, scalar_args, rules)   one op
  *   U(id, callee)                     op id is made of op callee (pc_op_call_of)
  *   D(id, kinds)                      the API names of op id made from its schema name x
@@ -39,6 +40,18 @@
  *   sort/sort.def       npu_sort_v2, npu_moe_gating_top_k_softmax (their kernels are sorts)
  *   npu/npu.def         npu_linear (linalg/), npu_mish (pointwise/)
  */
+#ifndef X
+#define X(id, schema, exact, forward, backward, param, scalar_args, rules)
+#endif
+#ifndef U
+#define U(id, callee)
+#endif
+#ifndef D
+#define D(id, kinds)
+#endif
+#ifndef N
+#define N(api_type, api_name, id, form)
+#endif
 /* clang-format off */
 #include "ops/pointwise/pointwise.def"
 #include "ops/shape/shape.def"
@@ -50,3 +63,7 @@
 #include "ops/conv/conv.def"
 #include "ops/npu/npu.def"
 /* clang-format on */
+#undef X
+#undef U
+#undef D
+#undef N

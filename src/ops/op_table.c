@@ -27,31 +27,19 @@
 
 typedef enum pc_op_id {
 #define X(id, schema, exact, fwd, bwd, param, wrap, rules) PC_OP_##id,
-#define N(api_type, api_name, id, form)
-#define D(id, kinds)
-#define U(id, callee)
 #include "ops/op_list.h"
-#undef X
-#undef N
-#undef D
-#undef U
     PC_OP_COUNT
 } pc_op_id;
 
 static pc_schema op_schemas[PC_OP_COUNT];
 
 static pc_op op_table[] = {
+/* clang-format off */
 #define X(id, schema, exact, fwd, bwd, param, wrap, rules)                                         \
-    [PC_OP_##id] = {NULL,  schema, exact, fwd,    bwd,                                             \
-                    param, wrap,   rules, {NULL}, &op_schemas[PC_OP_##id]},
-#define N(api_type, api_name, id, form)
-#define D(id, kinds)
-#define U(id, callee)
+    [PC_OP_##id] = {NULL, schema, exact, fwd, bwd, param, wrap, rules, {NULL},                     \
+                    &op_schemas[PC_OP_##id]},
+/* clang-format on */
 #include "ops/op_list.h"
-#undef X
-#undef N
-#undef D
-#undef U
 };
 static_assert(sizeof op_table / sizeof op_table[0] == PC_OP_COUNT, "one row per op id");
 
@@ -88,15 +76,9 @@ typedef struct name_row {
 } name_row;
 
 static const name_row name_rows[] = {
-#define X(id, schema, exact, fwd, bwd, param, wrap, rules)
 #define N(api_type, api_name, id, form) {api_type, api_name, PC_OP_##id, form, 0},
 #define D(id, kinds)                    {NULL, NULL, PC_OP_##id, PC_FORM_PLAIN, kinds},
-#define U(id, callee)
 #include "ops/op_list.h"
-#undef X
-#undef N
-#undef D
-#undef U
 };
 #define NAME_ROWS (sizeof name_rows / sizeof name_rows[0])
 
@@ -106,15 +88,9 @@ static const name_row name_rows[] = {
      ((k) >> 5 & 1) + ((k) >> 6 & 1))
 enum {
     API_NAME_COUNT = 0
-#define X(id, schema, exact, fwd, bwd, param, wrap, rules)
 #define N(api_type, api_name, id, form) +1
 #define D(id, kinds)                    +KINDS_COUNT(kinds)
-#define U(id, callee)
 #include "ops/op_list.h"
-#undef X
-#undef N
-#undef D
-#undef U
 };
 
 /* Dump names -> ops, the name rows expanded in their order (table_init). Tensor.x passes self
@@ -126,14 +102,7 @@ static pc_api_name api_names[API_NAME_COUNT];
  * and the "_", so the texts' sizes are room for all. */
 static char inplace_names[0
 #define X(id, schema, exact, fwd, bwd, param, wrap, rules) +sizeof(schema)
-#define N(api_type, api_name, id, form)
-#define D(id, kinds)
-#define U(id, callee)
 #include "ops/op_list.h"
-#undef X
-#undef N
-#undef D
-#undef U
 ];
 
 static void names_init(void)
@@ -173,15 +142,8 @@ static void names_init(void)
 static const struct {
     pc_op_id op, callee;
 } call_rows[] = {
-#define X(id, schema, exact, fwd, bwd, param, wrap, rules)
-#define N(api_type, api_name, id, form)
-#define D(id, kinds)
 #define U(id, callee) {PC_OP_##id, PC_OP_##callee},
 #include "ops/op_list.h"
-#undef X
-#undef N
-#undef D
-#undef U
 };
 
 static void calls_init(void)
