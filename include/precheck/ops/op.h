@@ -42,10 +42,10 @@ typedef pc_status (*pc_op_backward_fn)(const pc_op_call *call, pc_compute comput
  * these; 0 for most): how the bench raises its inputs (msprobe's run_ut; docs/msprobe-contract.md
  * #replay), how replay maps a recorded gradient. */
 enum {
-    /* The bench kernels read every float input through the compute dtype (pc_nn_load, pc_nn_read)
-     * and take the dtypes of their results from pc_nn_dtype: the inputs are not raised ahead as
-     * whole copies (for the vocabulary-sized linear, a GB of float64 weight and as much again of
-     * gradient). The values they compute with are the same. */
+    /* The bench kernels read every float input through the compute dtype (pc_kernel_load,
+     * pc_kernel_read) and take the dtypes of their results from pc_kernel_dtype: the inputs are not
+     * raised ahead as whole copies (for the vocabulary-sized linear, a GB of float64 weight and as
+     * much again of gradient). The values they compute with are the same. */
     PC_OP_BENCH_LAZY = 1u << 0,
     PC_OP_BENCH_NEVER = 1u << 1, /* the bench does not raise the inputs (type_as) */
     /* Under msprobe's policy float32 inputs are not raised (the runner has rounded them to HF32

@@ -476,7 +476,7 @@ static pc_status ei_gemm(const ei_ctx *c, const pc_tensor *R, const int64_t *ls3
         pc_tensor g = PC_TENSOR_NULL;
         st = ei_gather(c, t, k ? rp : lp, k ? nr : nl, k ? r3 : l3, &g);
         if (st == PC_OK)
-            st = pc_nn_load(c->call, &g, cd, bufs[k]);
+            st = pc_kernel_load(c->call, &g, cd, bufs[k]);
         pc_tensor_free(&g);
         ss[k][0] = rows[k] * cols[k];
         ss[k][1] = cols[k];
@@ -499,7 +499,7 @@ static pc_status ei_gemm(const ei_ctx *c, const pc_tensor *R, const int64_t *ls3
         }
     }
     if (st == PC_OK)
-        st = pc_nn_store(c->call, &C, R->dtype, csh, 3, out);
+        st = pc_kernel_store(c->call, &C, R->dtype, csh, 3, out);
     pc_tensor_free(&A);
     pc_tensor_free(&B);
     pc_tensor_free(&C);
@@ -560,7 +560,7 @@ static pc_status ei_pair(const ei_ctx *c, pc_tensor *R, pc_tensor *O, const bool
     bool lview = ei_merge(R, lp, (int[3]){nlro, nlo, nsm}, ls3);
     bool rview = ei_merge(O, rp, (int[3]){nlro, nsm, nro}, rs3);
     pc_tensor prod = PC_TENSOR_NULL, res = PC_TENSOR_NULL;
-    pc_dtype cd = pc_nn_compute_dtype(c->compute, R->dtype);
+    pc_dtype cd = pc_kernel_compute_dtype(c->compute, R->dtype);
     if (pc_dtype_is_float(R->dtype) && lo_size * ro_size * sum_size >= EI_NAIVE_LIMIT) {
         st = ei_gemm(c, R, lview ? ls3 : NULL, O, rview ? rs3 : NULL, lp, nl, rp, nr, l3, r3, cd,
                      &prod);
@@ -815,7 +815,7 @@ static pc_status ei_bmm3(const ei_ctx *c, const pc_tensor *A3, const pc_tensor *
         (void)ei_merge(A3, d3, g3, as);
         (void)ei_merge(B3, d3, g3, bs);
         return ei_gemm(c, A3, as, B3, bs, d3, 3, d3, 3, A3->shape, B3->shape,
-                       pc_nn_compute_dtype(c->compute, A3->dtype), out);
+                       pc_kernel_compute_dtype(c->compute, A3->dtype), out);
     }
     pc_tensor a = PC_TENSOR_NULL, b = PC_TENSOR_NULL;
     pc_status st = pc_tensor_cast(&a, A3, A3->dtype);
@@ -992,9 +992,9 @@ static pc_status ei_backward_pair(const ei_ctx *c, const ei_plan *p, const pc_te
             ltd[3] = {L3.strides[0], L3.strides[2], L3.strides[1]};
     if ((st = pc_tensor_view(&OT, &O3, ots, otd, 3, O3.offset)) == PC_OK &&
         (st = pc_tensor_view(&LT, &L3, lts, ltd, 3, L3.offset)) == PC_OK) {
-        if (pc_nn_wants_grad(c->call, 1))
+        if (pc_kernel_wants_grad(c->call, 1))
             st = ei_bmm3(c, &Y3, &OT, &dL);
-        if (st == PC_OK && pc_nn_wants_grad(c->call, 2))
+        if (st == PC_OK && pc_kernel_wants_grad(c->call, 2))
             st = ei_bmm3(c, &LT, &Y3, &dO);
     } else {
         pc_error_prefix(st, "%s", c->call->full_name);
@@ -1074,7 +1074,7 @@ pc_status pc_k_einsum_backward(const pc_op_call *call, pc_compute compute,
         }
     }
     for (int k = 0; k < p.nops && st == PC_OK; k++) {
-        if (!pc_nn_wants_grad(call, k + 1))
+        if (!pc_kernel_wants_grad(call, k + 1))
             continue;
         const pc_tensor *ts[EI_MAX_OPS];
         ei_term terms[EI_MAX_OPS];

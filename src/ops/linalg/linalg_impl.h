@@ -7,11 +7,11 @@
 
 /* Kernel selectors (op param) of the matrix products that share pc_k_matmul_*. */
 enum {
-    PC_NN_MATMUL = 0,
-    PC_NN_MM,
-    PC_NN_BMM,
-    PC_NN_ADDMM,
-    PC_NN_BADDBMM,
+    PC_LINALG_MATMUL = 0,
+    PC_LINALG_MM,
+    PC_LINALG_BMM,
+    PC_LINALG_ADDMM,
+    PC_LINALG_BADDBMM,
 };
 
 /* ---- GEMM family (gemm.c) ---- */

@@ -8,8 +8,8 @@
 
 /* Kernel selectors (op param) of softmax and log_softmax. */
 enum {
-    PC_NN_SOFTMAX = 0,
-    PC_NN_LOG_SOFTMAX,
+    PC_NORM_SOFTMAX = 0,
+    PC_NORM_LOG_SOFTMAX,
 };
 /* instance_norm's two argument orders (group_norm.c). */
 enum { PC_FN_INSTANCE_NORM_F = 0, PC_FN_INSTANCE_NORM_ATEN };

@@ -48,38 +48,38 @@ PC_KERNEL_FORWARD(argmax);
 
 /* A reduction over some dimensions of x, laid out with the kept dimensions first and the
  * reduced ones last: output slot o reduces elements o * inner .. o * inner + inner - 1. */
-typedef struct pc_rd_plan {
+typedef struct pc_reduce_plan {
     const pc_tensor *x;
     bool reduced[PC_TENSOR_MAX_DIMS];
     int perm[PC_TENSOR_MAX_DIMS]; /* kept dimensions, then the reduced ones */
     int out_rank;
     int64_t out_shape[PC_TENSOR_MAX_DIMS];
     int64_t outer, inner; /* output elements, elements reduced into each */
-} pc_rd_plan;
+} pc_reduce_plan;
 
 /* dims: an int, an int list (empty: all), or None (all); torch's messages for a dim out of
  * range or repeated. */
-pc_status pc_rd_plan_make(const pc_op_call *call, const pc_tensor *x, const pc_value *dims,
-                          bool keepdim, pc_rd_plan *p);
+pc_status pc_reduce_plan_make(const pc_op_call *call, const pc_tensor *x, const pc_value *dims,
+                              bool keepdim, pc_reduce_plan *p);
 /* *buf: t (x's shape) in the plan's order, contiguous, as float64 or int64 (as). */
-pc_status pc_rd_load(const pc_rd_plan *p, const pc_tensor *t, pc_dtype as, pc_tensor *buf);
+pc_status pc_reduce_load(const pc_reduce_plan *p, const pc_tensor *t, pc_dtype as, pc_tensor *buf);
 /* *out: a tensor of x's shape and dtype d from v (plan order), each value converted once. */
-pc_status pc_rd_unload(const pc_op_call *call, const pc_rd_plan *p, const double *v, pc_dtype d,
-                       pc_tensor *out);
+pc_status pc_reduce_unload(const pc_op_call *call, const pc_reduce_plan *p, const double *v,
+                           pc_dtype d, pc_tensor *out);
 /* *buf: the incoming gradient as outer float64 values (PC_ERR_INVALID on a size mismatch). */
-pc_status pc_rd_grad_load(const pc_op_call *call, const pc_rd_plan *p, const pc_tensor *grad_out,
-                          pc_tensor *buf);
+pc_status pc_reduce_grad_load(const pc_op_call *call, const pc_reduce_plan *p,
+                              const pc_tensor *grad_out, pc_tensor *buf);
 /* v rounded as a tensor op of dtype d rounds it: on the device through float32 opmath to d,
  * on the bench (and for float64) not at all. */
-double pc_rd_round(pc_compute compute, pc_dtype d, double v);
+double pc_reduce_round(pc_compute compute, pc_dtype d, double v);
 /* Neumaier-compensated sum of n doubles (step apart), NaN and infinities as a plain sum. */
-double pc_rd_sum(const double *v, int64_t n, int64_t step);
+double pc_reduce_sum(const double *v, int64_t n, int64_t step);
 /* y[o]: the sum of slot o (v in plan order) added in torch 1.13's CPU order for dtype t
  * (float32: every step rounded to float32; float64), for a contiguous x whose reduced
  * dimensions form one block (an inner or an outer reduction); false (y untouched) otherwise. */
-bool pc_rd_torch_sums(const pc_rd_plan *p, pc_dtype t, const double *v, double *y);
-pc_status pc_rd_nomem(const pc_op_call *call);
+bool pc_reduce_torch_sums(const pc_reduce_plan *p, pc_dtype t, const double *v, double *y);
+pc_status pc_reduce_nomem(const pc_op_call *call);
 /* PC_ERR_UNSUPPORTED for complex and fp8 tensors. */
-pc_status pc_rd_real(const pc_op_call *call, const pc_tensor *t);
+pc_status pc_reduce_real(const pc_op_call *call, const pc_tensor *t);
 
 #endif
