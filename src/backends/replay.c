@@ -78,9 +78,9 @@ static const struct {
     {"cross_entropy", "nll_loss, whose input is log_softmax's output"},
 };
 
-/* linear on a 2-D input is one addmm (bias, input, weight^T) or mm (input, weight^T) node:
- * its gradients, reordered, with the weight's transposed back. PC_ERR_NOT_FOUND when the
- * record does not have that form. */
+/* linear (PC_OP_REPLAY_ADDMM) on a 2-D input is one addmm (bias, input, weight^T) or mm
+ * (input, weight^T) node: its gradients, reordered, with the weight's transposed back.
+ * PC_ERR_NOT_FOUND when the record does not have that form. */
 static pc_status linear_2d(const pc_dump *dump, const pc_dump_api *api, const pc_op_call *call,
                            const pc_dump_arg *g, pc_op_grads *out)
 {
@@ -170,7 +170,7 @@ static pc_status replay_grads(const pc_dump *dump, const pc_dump_api *api, const
                      api->full_name);
             return PC_ERR_UNSUPPORTED;
         }
-    if (strcmp(call->op->name, "linear") == 0) {
+    if (call->op->rules & PC_OP_REPLAY_ADDMM) {
         pc_status st = linear_2d(dump, api, call, g, out);
         if (st == PC_OK)
             return PC_OK;

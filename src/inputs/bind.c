@@ -375,14 +375,6 @@ static pc_status bind_one(pc_op_call *call, const pc_dump_api *api, int idx, con
                                 "%s: argument '%s': lists of %s are not "
                                 "supported",
                                 call->full_name, sa->name, pc_arg_type_name(sa->type));
-        /* torch's one str|int[] union: a convolution's padding may be 'same' or 'valid'; it
-         * binds as a str, which the conv kernels read (nn group) */
-        if (a->kind == PC_DUMP_ARG_STR && a->value.kind == PC_DUMP_VALUE_STR &&
-            strcmp(sa->name, "padding") == 0 && strncmp(call->op->name, "conv", 4) == 0) {
-            v->kind = PC_VALUE_STR;
-            v->s = a->value.u.s;
-            return PC_OK;
-        }
         v->kind = PC_VALUE_INT_LIST;
         if (a->kind == PC_DUMP_ARG_INT && sa->list_size > 0) {
             for (int k = 0; k < sa->list_size; k++)
@@ -553,18 +545,11 @@ pc_status pc_op_bind(const pc_dump_api *api, const pc_api_name *name, pc_tensor_
 {
     const pc_op *op = name->op;
     const pc_schema *s = op->schema;
-    pc_op_call *call = calloc(1, sizeof *call);
+    pc_op_call *call = malloc(sizeof *call);
     if (!call)
         return pc_error_set(PC_ERR_NOMEM, "out of memory");
-    call->op = op;
-    call->form = name->form;
-    call->full_name = api->full_name;
-    call->nargs = s->nargs;
+    pc_op_call_init(call, op, name->form, api->full_name);
     bool given[PC_SCHEMA_MAX_ARGS] = {0};
-    for (int i = 0; i < s->nargs; i++) {
-        call->args[i].src_pos = -1;
-        call->args[i].tensor = PC_TENSOR_NULL;
-    }
     pc_status st = PC_OK;
     const pc_dump_entry *e = &api->forward;
     if (e->error) {

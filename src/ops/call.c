@@ -1,9 +1,36 @@
-/* A bound call's life and its readers: sharing, freeing, arguments, gradients by input
- * position (precheck/ops/call.h). The binder that builds a call from a dump record is in
- * src/inputs/bind.c. */
+/* A bound call's life and its readers: its start (also the call a composite op makes of
+ * another op), sharing, freeing, arguments, gradients by input position (precheck/ops/call.h).
+ * The binder that builds a call from a dump record is in src/inputs/bind.c. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "ops/ops_impl.h"
+
+void pc_op_call_init(pc_op_call *c, const pc_op *op, pc_api_form form, const char *full_name)
+{
+    memset(c, 0, sizeof *c);
+    c->op = op;
+    c->form = form;
+    c->full_name = full_name;
+    c->nargs = op->schema->nargs;
+    for (int i = 0; i < c->nargs; i++) {
+        c->args[i].kind = PC_VALUE_NONE;
+        c->args[i].src_pos = -1;
+        c->args[i].tensor = PC_TENSOR_NULL;
+    }
+}
+
+pc_status pc_op_call_of(const pc_op_call *parent, const char *op_name, pc_op_call *out)
+{
+    for (int k = 0; k < PC_OP_MAX_CALLS && parent->op->calls[k]; k++)
+        if (strcmp(parent->op->calls[k]->name, op_name) == 0) {
+            pc_op_call_init(out, parent->op->calls[k], PC_FORM_PLAIN, parent->full_name);
+            out->seed = parent->seed;
+            return PC_OK;
+        }
+    memset(out, 0, sizeof *out);
+    return pc_error_set(PC_ERR_UNSUPPORTED, "%s: %s is missing", parent->full_name, op_name);
+}
 
 void pc_op_call_share(pc_op_call *out, const pc_op_call *src)
 {

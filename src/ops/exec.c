@@ -21,26 +21,20 @@ bool pc_bench_raisable(pc_dtype d)
     return d == PC_DTYPE_F16 || d == PC_DTYPE_BF16 || d == PC_DTYPE_F32;
 }
 
-/* Ops whose bench kernels read every float input through the compute dtype (pc_nn_load,
- * pc_nn_read) and take the dtypes of their results from pc_nn_dtype: their inputs are not
- * raised ahead as whole copies (for the vocabulary-sized linear, a GB of float64 weight and
- * as much again of gradient). The values they compute with are the same. */
+/* The bench-raise class of the call's op (its row's rules, precheck/ops/op.h). */
 static bool raises_lazily(const pc_op_call *call)
 {
-    return strcmp(call->op->name, "linear") == 0;
+    return call->op->rules & PC_OP_BENCH_LAZY;
 }
 
 static bool never_raised(const pc_op_call *call)
 {
-    return strcmp(call->op->name, "type_as") == 0;
+    return call->op->rules & PC_OP_BENCH_NEVER;
 }
 
-/* Under msprobe's policy a float32 tensor of conv1d/conv2d is not raised (the
- * runner has rounded it to HF32 for both sides already); float16/bfloat16 still are. */
 static bool keeps_f32(const pc_op_call *call, pc_bench_policy policy)
 {
-    return policy == PC_BENCH_MSPROBE &&
-           (strcmp(call->op->name, "conv2d") == 0 || strcmp(call->op->name, "conv1d") == 0);
+    return policy == PC_BENCH_MSPROBE && (call->op->rules & PC_OP_BENCH_KEEP_F32);
 }
 
 pc_dtype pc_bench_raise_dtype(const pc_op_call *call, pc_bench_policy policy)

@@ -75,9 +75,9 @@ pc_status pc_fn_load_f64(const pc_op_call *call, const pc_tensor *t, const int64
         for (int i = 0; same && i < rank; i++)
             same = shape[i] == t->shape[i];
         if (same)
-            return pc_nn_load(call, t, PC_DTYPE_F64, out);
+            return pc_kernel_load(call, t, PC_DTYPE_F64, out);
     }
-    return pc_nn_load_expand(call, t, shape, rank, PC_DTYPE_F64, out);
+    return pc_kernel_load_expand(call, t, shape, rank, PC_DTYPE_F64, out);
 }
 
 pc_status pc_fn_store_grad(const pc_op_call *call, pc_tensor *buf, const pc_tensor *like,
@@ -88,13 +88,13 @@ pc_status pc_fn_store_grad(const pc_op_call *call, pc_tensor *buf, const pc_tens
         same = buf->shape[i] == like->shape[i];
     if (!same) {
         pc_tensor s = PC_TENSOR_NULL;
-        pc_status st = pc_nn_sum_to(call, buf, like->shape, like->rank, &s);
+        pc_status st = pc_kernel_sum_to(call, buf, like->shape, like->rank, &s);
         pc_tensor_free(buf);
         if (st != PC_OK)
             return st;
         *buf = s;
     }
-    return pc_nn_store(call, buf, like->dtype, like->shape, like->rank, out);
+    return pc_kernel_store(call, buf, like->dtype, like->shape, like->rank, out);
 }
 
 /* torch 1.13's CPU sum of a contiguous row (SumKernel.cpp's vectorized_inner_sum): the row as

@@ -4,7 +4,7 @@
  * float64 on the bench and for float64): the inputs are converted once
  * (pc_tensor_cast does the strided gather and the exact widening), the kernel runs, the result
  * is rounded once to the output dtype. The kernels that work a block at a time convert just
- * that block (pc_nn_read) and round it into the output (pc_nn_write), through the same
+ * that block (pc_kernel_read) and round it into the output (pc_kernel_write), through the same
  * pc_convert_buffer as pc_tensor_cast, so either way gives the same bits.
  */
 #include <inttypes.h>
@@ -14,28 +14,28 @@
 #include "ops/kernel.h"
 #include "precheck/core/convert.h"
 
-pc_dtype pc_nn_compute_dtype(pc_compute compute, pc_dtype d)
+pc_dtype pc_kernel_compute_dtype(pc_compute compute, pc_dtype d)
 {
     return (compute == PC_COMPUTE_BENCH || d == PC_DTYPE_F64) ? PC_DTYPE_F64 : PC_DTYPE_F32;
 }
 
-pc_status pc_nn_load(const pc_op_call *call, const pc_tensor *t, pc_dtype cd, pc_tensor *out)
+pc_status pc_kernel_load(const pc_op_call *call, const pc_tensor *t, pc_dtype cd, pc_tensor *out)
 {
     pc_status st = pc_tensor_cast(out, t, cd);
     return st == PC_OK ? st : pc_error_prefix(st, "%s", call->full_name);
 }
 
-pc_status pc_nn_load_ro(const pc_op_call *call, const pc_tensor *t, pc_dtype cd, pc_tensor *out)
+pc_status pc_kernel_load_ro(const pc_op_call *call, const pc_tensor *t, pc_dtype cd, pc_tensor *out)
 {
     if (t->dtype == cd && pc_tensor_is_contiguous(t)) {
         pc_tensor_share(out, t);
         return PC_OK;
     }
-    return pc_nn_load(call, t, cd, out);
+    return pc_kernel_load(call, t, cd, out);
 }
 
-pc_status pc_nn_load_expand(const pc_op_call *call, const pc_tensor *t, const int64_t *shape,
-                            int rank, pc_dtype cd, pc_tensor *out)
+pc_status pc_kernel_load_expand(const pc_op_call *call, const pc_tensor *t, const int64_t *shape,
+                                int rank, pc_dtype cd, pc_tensor *out)
 {
     pc_tensor v = PC_TENSOR_NULL;
     pc_status st = pc_tensor_expand(&v, t, shape, rank);
@@ -45,8 +45,8 @@ pc_status pc_nn_load_expand(const pc_op_call *call, const pc_tensor *t, const in
     return st == PC_OK ? st : pc_error_prefix(st, "%s", call->full_name);
 }
 
-pc_status pc_nn_store(const pc_op_call *call, pc_tensor *buf, pc_dtype od, const int64_t *shape,
-                      int rank, pc_tensor *out)
+pc_status pc_kernel_store(const pc_op_call *call, pc_tensor *buf, pc_dtype od, const int64_t *shape,
+                          int rank, pc_tensor *out)
 {
     pc_tensor r = PC_TENSOR_NULL;
     pc_status st = pc_tensor_reshape(buf, buf, shape, rank);
@@ -77,7 +77,7 @@ static void convert_run(void *dst, pc_dtype dd, const void *src, pc_dtype sd, in
         pc_convert_buffer(dst, dd, src, sd, (size_t)n); /* float dtypes: cannot fail */
 }
 
-void pc_nn_read(const pc_tensor *t, int64_t start, int64_t count, pc_dtype cd, void *dst)
+void pc_kernel_read(const pc_tensor *t, int64_t start, int64_t count, pc_dtype cd, void *dst)
 {
     size_t ss = pc_dtype_size(t->dtype), ds = pc_dtype_size(cd);
     const unsigned char *base = pc_tensor_data(t);
@@ -123,29 +123,29 @@ void pc_nn_read(const pc_tensor *t, int64_t start, int64_t count, pc_dtype cd, v
     }
 }
 
-void pc_nn_read_via(const pc_tensor *t, int64_t start, int64_t count, pc_dtype via, void *stage,
-                    pc_dtype cd, void *dst)
+void pc_kernel_read_via(const pc_tensor *t, int64_t start, int64_t count, pc_dtype via, void *stage,
+                        pc_dtype cd, void *dst)
 {
     if (via == t->dtype) {
-        pc_nn_read(t, start, count, cd, dst);
+        pc_kernel_read(t, start, count, cd, dst);
         return;
     }
-    pc_nn_read(t, start, count, via, stage);
+    pc_kernel_read(t, start, count, via, stage);
     convert_run(dst, cd, stage, via, count);
 }
 
-void pc_nn_write(pc_tensor *out, int64_t start, int64_t count, const void *src, pc_dtype cd)
+void pc_kernel_write(pc_tensor *out, int64_t start, int64_t count, const void *src, pc_dtype cd)
 {
     convert_run((unsigned char *)pc_tensor_data(out) + (size_t)start * pc_dtype_size(out->dtype),
                 out->dtype, src, cd, count);
 }
 
-void pc_nn_round(pc_tensor *buf, pc_dtype d)
+void pc_kernel_round(pc_tensor *buf, pc_dtype d)
 {
-    pc_nn_round_n(pc_tensor_data(buf), buf->dtype, pc_tensor_numel(buf), d);
+    pc_kernel_round_n(pc_tensor_data(buf), buf->dtype, pc_tensor_numel(buf), d);
 }
 
-void pc_nn_round_n(void *buf, pc_dtype cd, int64_t n, pc_dtype d)
+void pc_kernel_round_n(void *buf, pc_dtype cd, int64_t n, pc_dtype d)
 {
     if (cd == PC_DTYPE_F32) {
         float *x = buf;
@@ -241,8 +241,8 @@ static bool leading_reduction(const int64_t *bshape, int brank, const int64_t *s
 
 /* The sums run as torch's do: a reduction of leading dimensions as its cascade sum over rows
  * (sum_rows), any other pattern in index order; in the buffer's own dtype. */
-pc_status pc_nn_sum_to(const pc_op_call *call, const pc_tensor *buf, const int64_t *shape, int rank,
-                       pc_tensor *out)
+pc_status pc_kernel_sum_to(const pc_op_call *call, const pc_tensor *buf, const int64_t *shape,
+                           int rank, pc_tensor *out)
 {
     int brank = buf->rank;
     int64_t tstr[PC_TENSOR_MAX_DIMS], bs[PC_TENSOR_MAX_DIMS] = {0}, idx[PC_TENSOR_MAX_DIMS] = {0};
@@ -290,29 +290,29 @@ pc_status pc_nn_sum_to(const pc_op_call *call, const pc_tensor *buf, const int64
     return PC_OK;
 }
 
-bool pc_nn_wants_grad(const pc_op_call *call, int i)
+bool pc_kernel_wants_grad(const pc_op_call *call, int i)
 {
     const pc_value *v = &call->args[i];
     return i < call->nargs && v->kind == PC_VALUE_TENSOR && !v->wrapped && v->requires_grad &&
            pc_dtype_is_float(v->tensor.dtype);
 }
 
-pc_status pc_nn_same_dtype(const pc_op_call *call, const pc_tensor *a, const pc_tensor *b)
+pc_status pc_kernel_same_dtype(const pc_op_call *call, const pc_tensor *a, const pc_tensor *b)
 {
-    pc_dtype ad = pc_nn_dtype(call, a), bd = b ? pc_nn_dtype(call, b) : ad;
+    pc_dtype ad = pc_kernel_dtype(call, a), bd = b ? pc_kernel_dtype(call, b) : ad;
     if (ad == bd)
         return PC_OK;
     return pc_error_set(PC_ERR_INVALID, "%s: expected scalar type %s but found %s", call->full_name,
                         pc_torch_type_name(ad), pc_torch_type_name(bd));
 }
 
-pc_dtype pc_nn_dtype(const pc_op_call *call, const pc_tensor *t)
+pc_dtype pc_kernel_dtype(const pc_op_call *call, const pc_tensor *t)
 {
     return call->lazy_raise && pc_bench_raisable(t->dtype) ? (pc_dtype)(call->lazy_raise - 1)
                                                            : t->dtype;
 }
 
-pc_status pc_nn_need_float(const pc_op_call *call, const pc_tensor *t, const char *kernel)
+pc_status pc_kernel_need_float(const pc_op_call *call, const pc_tensor *t, const char *kernel)
 {
     if (pc_dtype_is_float(t->dtype))
         return PC_OK;
@@ -320,12 +320,12 @@ pc_status pc_nn_need_float(const pc_op_call *call, const pc_tensor *t, const cha
                         kernel, pc_torch_type_name(t->dtype));
 }
 
-pc_status pc_nn_nomem(const pc_op_call *call)
+pc_status pc_kernel_nomem(const pc_op_call *call)
 {
     return pc_error_set(PC_ERR_NOMEM, "%s: out of memory", call->full_name);
 }
 
-int pc_nn_dim(const pc_op_call *call, int64_t d, int rank)
+int pc_kernel_dim(const pc_op_call *call, int64_t d, int rank)
 {
     int64_t r = rank > 0 ? rank : 1;
     if (d < -r || d >= r) {

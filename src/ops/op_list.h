@@ -1,24 +1,34 @@
 /*
  * The op definitions: every op row and every API name, one definition file per family
  * (ops/<family>/<family>.def), included here in a fixed order. Included by op_table.c only,
- * which defines both macros before each inclusion:
- *   X(id, schema, exact, forward, backward, param, scalar_args)   one op
- *   N(api_type, api_name, id, form)                               one API name of op id
+ * which defines the macros a pass reads before each inclusion (the others expand to nothing;
+ * all four are undefined after it):
+ *   X(id, schema, exact, forward, backward, param, scalar_args, rules)   one op
+ *   U(id, callee)                     op id is made of op callee (pc_op_call_of)
+ *   D(id, kinds)                      the API names of op id made from its schema name x
+ *   N(api_type, api_name, id, form)   one API name of op id, written out
+ * D's kinds is an or of FUNCTIONAL (Functional.x), FUNCTIONAL_ (Functional.x_), NPU (NPU.x),
+ * TORCH (Torch.x), TENSOR (Tensor.x), TENSOR_ (Tensor.x_) and TORCH_ (Torch.x_): the names come
+ * in that order, in place for the x_ kinds, plain for the others. N writes the rest: aliases
+ * (Torch.fix, Tensor.__add__), reflected and in-place dunders, other forms (Tensor.where).
  * exact: the result is an input's value or a cast of it, with no rounding of the op's own
  * (casts, neg, abs, relu, max/min, clamp, where, masked_fill). Which comparison standard
  * applies is not the op's business: msprobe picks it by API name (compare/standard.h).
- * scalar_args: bit i lets schema argument i (a Tensor) be a Python number. form: PC_FORM_PLAIN,
- * PC_FORM_SWAPPED (reflected dunders: the first two positional arguments exchanged) or
- * PC_FORM_INPLACE (add_, __iadd__).
+ * scalar_args: bit i lets schema argument i (a Tensor) be a Python number. rules: what is done
+ * differently for the op, by the bench or replay (PC_OP_BENCH_LAZY ..., op.h). form:
+ * PC_FORM_PLAIN, PC_FORM_SWAPPED (reflected dunders: the first two positional arguments exchanged)
+ * or PC_FORM_INPLACE (add_, __iadd__).
  *
- * Adding an op: its X row and its N rows in its family's .def, its kernels in that family's
- * folder (declared in <family>/<family>_impl.h), and its golden case in tests/golden/ (docs/ops.md,
- * "Adding an op").
+ * Adding an op is three files: its X row and its D and N rows in its family's .def, its kernels
+ * in that family's folder (declared with PC_KERNELS in <family>/<family>_impl.h), and its golden
+ * case in tests/golden/ (docs/ops.md, "Adding an op").
  *
  * The order is load-bearing: the API names are looked up first match first, overloads are
  * tried in row order (pc_api_lookup_next: max(input, other) after the reduction max), and
- * `precheck ops` lists them in this order. That is why a few rows still live in the .def of the
- * group that added them rather than beside their kernels; moving them would reorder the names:
+ * `precheck ops` lists them in this order (a D row's names where the row stands, which is why a
+ * family whose names interleave has two: D(ADD, TORCH | TENSOR), its dunders, D(ADD, TENSOR_)).
+ * It is also why a few rows still live in the .def of the group that added them rather than
+ * beside their kernels; moving them would reorder the names:
  *   shape/shape.def     sum, mean, max, min, amax, amin, argmax, argmin (kernels in reduce/),
  *                       arange and the fills (factory/), __getitem__ (index/)
  *   nn/nn.def           linear and the matmuls (linalg/), softmax, log_softmax, layer_norm,
@@ -30,6 +40,18 @@
  *   sort/sort.def       npu_sort_v2, npu_moe_gating_top_k_softmax (their kernels are sorts)
  *   npu/npu.def         npu_linear (linalg/), npu_mish (pointwise/)
  */
+#ifndef X
+#define X(id, schema, exact, forward, backward, param, scalar_args, rules)
+#endif
+#ifndef U
+#define U(id, callee)
+#endif
+#ifndef D
+#define D(id, kinds)
+#endif
+#ifndef N
+#define N(api_type, api_name, id, form)
+#endif
 /* clang-format off */
 #include "ops/pointwise/pointwise.def"
 #include "ops/shape/shape.def"
@@ -41,3 +63,7 @@
 #include "ops/conv/conv.def"
 #include "ops/npu/npu.def"
 /* clang-format on */
+#undef X
+#undef U
+#undef D
+#undef N

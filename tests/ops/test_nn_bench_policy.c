@@ -3,7 +3,7 @@
  * inputs and incoming gradient stay float32 (the runner rounds them to HF32 for both sides),
  * float16/bfloat16 are still raised to float32, and the fp64 policy raises everything; other
  * ops raise float32 to float64 as before. linear raises as its kernel reads: its tensors are
- * shared unconverted and stand for the raised dtype (pc_nn_dtype), its incoming gradient too.
+ * shared unconverted and stand for the raised dtype (pc_kernel_dtype), its incoming gradient too.
  */
 #include "pc_test.h"
 
@@ -38,8 +38,8 @@ static void check(const char *op, pc_dtype dx, pc_dtype dw, pc_bench_policy poli
     pc_op_call c, b;
     make_call(&c, op, dx, dw);
     assert_int_equal(pc_bench_prepare(&c, policy, &b), PC_OK);
-    assert_int_equal(pc_nn_dtype(&b, &b.args[0].tensor), want_x);
-    assert_int_equal(pc_nn_dtype(&b, &b.args[1].tensor), want_w);
+    assert_int_equal(pc_kernel_dtype(&b, &b.args[0].tensor), want_x);
+    assert_int_equal(pc_kernel_dtype(&b, &b.args[1].tensor), want_w);
     pc_tensor g = PC_TENSOR_NULL;
     assert_int_equal(pc_bench_prepare_grad(&c, policy, &c.args[0].tensor, &g), PC_OK);
     assert_int_equal(g.dtype, want_grad);
@@ -92,9 +92,9 @@ static void test_linear_raises_as_it_reads(void **state)
     for (int i = 0; i < 2; i++) {
         assert_ptr_equal(pc_tensor_data(&b.args[i].tensor), pc_tensor_data(&c.args[i].tensor));
         assert_int_equal(b.args[i].tensor.dtype, c.args[i].tensor.dtype);
-        assert_int_equal(pc_nn_dtype(&b, &b.args[i].tensor), PC_DTYPE_F32);
+        assert_int_equal(pc_kernel_dtype(&b, &b.args[i].tensor), PC_DTYPE_F32);
     }
-    assert_int_equal(pc_nn_dtype(&c, &c.args[0].tensor), PC_DTYPE_BF16); /* not prepared */
+    assert_int_equal(pc_kernel_dtype(&c, &c.args[0].tensor), PC_DTYPE_BF16); /* not prepared */
     pc_op_call_free(&b);
     pc_op_call_free(&c);
     /* float64 inputs: nothing to raise */

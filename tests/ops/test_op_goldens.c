@@ -105,7 +105,7 @@ static int64_t grad_limit_of(const char *op, bool device)
  * exact ops), pinned at what the code reaches today (known gaps, docs/ops.md):
  *   gelu: bf16 is 6 ULP from torch 1.13's CPU kernel (its bf16 path differs);
  *   (sum, mean: none. float32 and float64 sums of a contiguous input whose reduced dims are
- *     one block run in torch's CPU order (pc_rd_torch_sums), the bench's in float64's; other
+ *     one block run in torch's CPU order (pc_reduce_torch_sums), the bench's in float64's; other
  *     sums (the half types, reduced dims in several blocks) are compensated and rounded once,
  *     within 1 ULP of torch on the goldens, where torch's rounding does not cancel much);
  *   batch_norm: an ULP of torch's 1/sqrt(var + eps) on larger channels becomes hundreds of

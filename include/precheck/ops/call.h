@@ -148,6 +148,16 @@ struct pc_op_grads {
     } lists[PC_SCHEMA_MAX_ARGS];
 };
 
+/* *c: a call of op with every argument None and no tensors, under full_name (messages): where
+ * the binder, a composite op (pc_op_call_of), a benchmark or a test starts a call before it
+ * sets the arguments it passes. */
+void pc_op_call_init(pc_op_call *c, const pc_op *op, pc_api_form form, const char *full_name);
+/* *out: the call that a composite op (parent: einsum's bmm and matmul, instance_norm's
+ * batch_norm) makes of the op named op_name, one of its row's callees (pc_op.calls, the U rows
+ * of the op table): pc_op_call_init under parent's full_name, with parent's seed.
+ * PC_ERR_UNSUPPORTED "<full_name>: <op_name> is missing" when the row names no such callee. */
+pc_status pc_op_call_of(const pc_op_call *parent, const char *op_name, pc_op_call *out);
+
 /* A second owner of every tensor of src (shares the data): for building a bench call. */
 void pc_op_call_share(pc_op_call *out, const pc_op_call *src);
 void pc_op_call_free(pc_op_call *call); /* NULL is fine; leaves an empty call */

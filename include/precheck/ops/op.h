@@ -38,6 +38,26 @@ typedef pc_status (*pc_op_forward_fn)(const pc_op_call *call, pc_compute compute
 typedef pc_status (*pc_op_backward_fn)(const pc_op_call *call, pc_compute compute,
                                        const pc_tensor *grad_out, pc_op_grads *out);
 
+/* What precheck does differently for an op because of the op (its row's last column, an or of
+ * these; 0 for most): how the bench raises its inputs (msprobe's run_ut; docs/msprobe-contract.md
+ * #replay), how replay maps a recorded gradient. */
+enum {
+    /* The bench kernels read every float input through the compute dtype (pc_kernel_load,
+     * pc_kernel_read) and take the dtypes of their results from pc_kernel_dtype: the inputs are not
+     * raised ahead as whole copies (for the vocabulary-sized linear, a GB of float64 weight and as
+     * much again of gradient). The values they compute with are the same. */
+    PC_OP_BENCH_LAZY = 1u << 0,
+    PC_OP_BENCH_NEVER = 1u << 1, /* the bench does not raise the inputs (type_as) */
+    /* Under msprobe's policy float32 inputs are not raised (the runner has rounded them to HF32
+     * for both sides already); float16/bfloat16 still are (conv1d, conv2d). */
+    PC_OP_BENCH_KEEP_F32 = 1u << 2,
+    /* On a 2-D input torch records one addmm (bias, input, weight^T) or mm node, whose gradients
+     * replay maps back onto the arguments (linear). */
+    PC_OP_REPLAY_ADDMM = 1u << 3,
+};
+
+#define PC_OP_MAX_CALLS 2 /* the most ops one op calls */
+
 typedef struct pc_op {
     const char *name;        /* "add": the schema's name, unique in the table */
     const char *schema_text; /* the PyTorch schema string */
@@ -48,6 +68,10 @@ typedef struct pc_op {
     /* Bit i set: schema argument i (a Tensor) also accepts a Python number, which becomes a
      * "wrapped number" 0-dim tensor that takes part in type promotion as a scalar. */
     unsigned scalar_args;
+    unsigned rules; /* PC_OP_BENCH_LAZY ... */
+    /* A composite op's callees (einsum: bmm, matmul; instance_norm: batch_norm), which its
+     * kernels call through pc_op_call_of; NULL past the last. */
+    const struct pc_op *calls[PC_OP_MAX_CALLS];
     const pc_schema *schema; /* parsed schema_text */
 } pc_op;
 

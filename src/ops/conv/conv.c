@@ -97,9 +97,10 @@ static pc_status cnd_plan_make(const pc_op_call *call, int nsp, bool transposed,
     p->transposed = transposed;
     const char *name = call->op->name;
     const pc_value *pd = &call->args[4];
-    pc_status s = pc_nn_need_float(call, p->x, transposed ? "slow_conv_transpose" : "slow_conv");
-    if (s != PC_OK || (s = pc_nn_same_dtype(call, p->x, p->w)) != PC_OK ||
-        (s = pc_nn_same_dtype(call, p->x, p->b)) != PC_OK)
+    pc_status s =
+        pc_kernel_need_float(call, p->x, transposed ? "slow_conv_transpose" : "slow_conv");
+    if (s != PC_OK || (s = pc_kernel_same_dtype(call, p->x, p->w)) != PC_OK ||
+        (s = pc_kernel_same_dtype(call, p->x, p->b)) != PC_OK)
         return s;
     int r = p->x->rank;
     if (r != nsp + 1 && r != nsp + 2) {
@@ -543,7 +544,7 @@ static pc_status cnd_forward(const pc_op_call *call, pc_compute compute, int nsp
     pc_status st = cnd_plan_make(call, nsp, transposed, &p);
     if (st != PC_OK)
         return st;
-    pc_dtype cd = pc_nn_compute_dtype(compute, p.x->dtype);
+    pc_dtype cd = pc_kernel_compute_dtype(compute, p.x->dtype);
     cnd_choose(&p, cd);
     cnd_geom g;
     cnd_geom_of(&p, &g);
@@ -556,10 +557,10 @@ static pc_status cnd_forward(const pc_op_call *call, pc_compute compute, int nsp
     int orank = cnd_oshape(&p, osh);
     char *cols = malloc((size_t)(K * L + 1) * es);
     if (!cols)
-        return pc_nn_nomem(call);
-    if ((st = pc_nn_load_ro(call, p.x, cd, &x)) != PC_OK ||
-        (st = pc_nn_load_ro(call, p.w, cd, &w)) != PC_OK ||
-        (p.b && (st = pc_nn_load_ro(call, p.b, cd, &b)) != PC_OK) ||
+        return pc_kernel_nomem(call);
+    if ((st = pc_kernel_load_ro(call, p.x, cd, &x)) != PC_OK ||
+        (st = pc_kernel_load_ro(call, p.w, cd, &w)) != PC_OK ||
+        (p.b && (st = pc_kernel_load_ro(call, p.b, cd, &b)) != PC_OK) ||
         (st = pc_tensor_alloc(&y, cd, osh, orank)) != PC_OK)
         goto done;
     const char *W = pc_tensor_data(&w);
@@ -592,7 +593,7 @@ static pc_status cnd_forward(const pc_op_call *call, pc_compute compute, int nsp
         }
     if (p.b)
         cnd_add_bias(cd, &p, &b, &y);
-    st = pc_nn_store(call, &y, p.x->dtype, osh, orank, &out->tensors[0]);
+    st = pc_kernel_store(call, &y, p.x->dtype, osh, orank, &out->tensors[0]);
     if (st == PC_OK)
         out->count = 1;
 done:
@@ -612,11 +613,11 @@ static pc_status cnd_backward(const pc_op_call *call, pc_compute compute, int ns
     pc_status st = cnd_plan_make(call, nsp, transposed, &p);
     if (st != PC_OK)
         return st;
-    bool gx = pc_nn_wants_grad(call, 0), gw = pc_nn_wants_grad(call, 1),
-         gb = p.b && pc_nn_wants_grad(call, 2);
+    bool gx = pc_kernel_wants_grad(call, 0), gw = pc_kernel_wants_grad(call, 1),
+         gb = p.b && pc_kernel_wants_grad(call, 2);
     if (!gx && !gw && !gb)
         return PC_OK;
-    pc_dtype cd = pc_nn_compute_dtype(compute, p.x->dtype);
+    pc_dtype cd = pc_kernel_compute_dtype(compute, p.x->dtype);
     bool dbl = cd == PC_DTYPE_F64;
     cnd_choose(&p, cd);
     cnd_geom g;
@@ -628,17 +629,17 @@ static pc_status cnd_backward(const pc_op_call *call, pc_compute compute, int ns
               dw = PC_TENSOR_NULL, db = PC_TENSOR_NULL, wp = PC_TENSOR_NULL, dwp = PC_TENSOR_NULL;
     char *cols = malloc((size_t)(K * L + 1) * es);
     if (!cols)
-        return pc_nn_nomem(call);
-    if ((st = pc_nn_load_ro(call, p.x, cd, &x)) != PC_OK ||
-        (st = pc_nn_load_ro(call, p.w, cd, &w)) != PC_OK ||
-        (st = pc_nn_load(call, grad_out, cd, &gt)) != PC_OK ||
+        return pc_kernel_nomem(call);
+    if ((st = pc_kernel_load_ro(call, p.x, cd, &x)) != PC_OK ||
+        (st = pc_kernel_load_ro(call, p.w, cd, &w)) != PC_OK ||
+        (st = pc_kernel_load(call, grad_out, cd, &gt)) != PC_OK ||
         (gx && (st = pc_tensor_alloc(&dx, cd, p.x->shape, p.x->rank)) != PC_OK) ||
         (gw && (st = pc_tensor_alloc(&dw, cd, p.w->shape, p.w->rank)) != PC_OK) ||
         (gb && (st = pc_tensor_alloc(&db, cd, p.b->shape, 1)) != PC_OK) ||
         (gw && (st = pc_tensor_alloc(&dwp, cd, p.w->shape, p.w->rank)) != PC_OK))
         goto done;
     if (compute == PC_COMPUTE_DEVICE)
-        pc_nn_round(&gt, p.x->dtype);
+        pc_kernel_round(&gt, p.x->dtype);
     const char *W = pc_tensor_data(&w);
     if (p.hwc) {
         if ((st = pc_tensor_alloc(&wp, cd, p.w->shape, p.w->rank)) != PC_OK)
@@ -683,7 +684,7 @@ static pc_status cnd_backward(const pc_op_call *call, pc_compute compute, int ns
             if (gx && p.hwc && p.s[0] == 1 && p.s[1] == 1 && p.s[2] == 1) {
                 if (cnd_dx_onednn(&p, (const float *)pc_tensor_data(&w) + q * og * K,
                                   (const float *)(const void *)gy, (float *)(void *)xo) != PC_OK) {
-                    st = pc_nn_nomem(call);
+                    st = pc_kernel_nomem(call);
                     goto done;
                 }
             } else if (gx) {
@@ -705,20 +706,20 @@ static pc_status cnd_backward(const pc_op_call *call, pc_compute compute, int ns
             else
                 ((float *)pc_tensor_data(&db))[o] = (float)s;
         }
-    if (gx &&
-        (st = pc_nn_store(call, &dx, p.x->dtype, p.x->shape, p.x->rank, &out->grads[0])) != PC_OK)
+    if (gx && (st = pc_kernel_store(call, &dx, p.x->dtype, p.x->shape, p.x->rank,
+                                    &out->grads[0])) != PC_OK)
         goto done;
     if (gw) {
         if (p.hwc)
             cnd_repack(cd, &p, &g, pc_tensor_data(&dwp), pc_tensor_data(&dw), false);
         else
             memcpy(pc_tensor_data(&dw), pc_tensor_data(&dwp), pc_tensor_nbytes(&dw));
-        if ((st = pc_nn_store(call, &dw, p.w->dtype, p.w->shape, p.w->rank, &out->grads[1])) !=
+        if ((st = pc_kernel_store(call, &dw, p.w->dtype, p.w->shape, p.w->rank, &out->grads[1])) !=
             PC_OK)
             goto done;
     }
     if (gb)
-        st = pc_nn_store(call, &db, p.b->dtype, p.b->shape, 1, &out->grads[2]);
+        st = pc_kernel_store(call, &db, p.b->dtype, p.b->shape, 1, &out->grads[2]);
 done:
     free(cols);
     pc_tensor_free(&x);

@@ -14,18 +14,14 @@ enum { PC_CONV_TRANSPOSED = 4 };
  * is such a chain for large products only; small ones (below 1e6 multiply-adds) run here. */
 void pc_conv_gemm_chain(bool tb, int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,
                         const float *B, int64_t ldb, float *C, int64_t ldc);
-pc_status pc_k_convnd_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
-pc_status pc_k_convnd_backward(const pc_op_call *call, pc_compute compute,
-                               const pc_tensor *grad_out, pc_op_grads *out);
+PC_KERNELS(convnd);
 
 /* ---- pools (pool.c); op param: spatial dimensions (1-3) | kind << 4, kind a pc_pool_kind,
  * | PC_POOL_WITH_INDICES for the forms that always return (values, indices) ---- */
 enum { PC_POOL_MAX = 0, PC_POOL_AVG, PC_POOL_ADAPTIVE_MAX, PC_POOL_ADAPTIVE_AVG };
 enum { PC_POOL_WITH_INDICES = 8 };
 #define PC_POOL_PARAM(kind, nsp) (((kind) << 4) | (nsp))
-pc_status pc_k_poolnd_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
-pc_status pc_k_poolnd_backward(const pc_op_call *call, pc_compute compute,
-                               const pc_tensor *grad_out, pc_op_grads *out);
+PC_KERNELS(poolnd);
 /* adaptive_avg_pool{nsp}d of x (N, C, d...) to out_size (nsp values) into *result: the output
  * (grad_out NULL) or the gradient of x for grad_out; call is for messages (interpolate's
  * 'area' mode). */
@@ -40,13 +36,9 @@ enum {
     PC_INTERP_UPSAMPLE_NEAREST,
     PC_INTERP_UPSAMPLE_BILINEAR,
 };
-pc_status pc_k_interp_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
-pc_status pc_k_interp_backward(const pc_op_call *call, pc_compute compute,
-                               const pc_tensor *grad_out, pc_op_grads *out);
+PC_KERNELS(interp);
 
 /* ---- unfold / fold (fold.c); op param: 0 unfold (im2col), 1 fold (col2im) ---- */
-pc_status pc_k_fold_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
-pc_status pc_k_fold_backward(const pc_op_call *call, pc_compute compute, const pc_tensor *grad_out,
-                             pc_op_grads *out);
+PC_KERNELS(fold);
 
 #endif

@@ -39,7 +39,8 @@ static pc_status fold_plan_make(const pc_op_call *call, fold_plan *p)
     p->is_fold = call->op->param == 1;
     p->x = pc_call_tensor(call, 0);
     int r = p->x->rank, k0 = p->is_fold ? 2 : 1;
-    pc_status st = pc_nn_need_float(call, p->x, p->is_fold ? "col2im_out_cpu" : "im2col_out_cpu");
+    pc_status st =
+        pc_kernel_need_float(call, p->x, p->is_fold ? "col2im_out_cpu" : "im2col_out_cpu");
     if (st != PC_OK)
         return st;
     if ((st = fold_pair(call, k0, "kernel_size", &p->kh, &p->kw)) != PC_OK ||
@@ -171,7 +172,7 @@ static void fold_run(const fold_plan *p, pc_dtype cd, void *img, void *cols, boo
 static pc_status fold_apply(const pc_op_call *call, const fold_plan *p, pc_compute compute,
                             const pc_tensor *src, bool to_cols, pc_tensor *out)
 {
-    pc_dtype cd = pc_nn_compute_dtype(compute, p->x->dtype);
+    pc_dtype cd = pc_kernel_compute_dtype(compute, p->x->dtype);
     pc_dtype round =
         compute == PC_COMPUTE_DEVICE && p->x->dtype != PC_DTYPE_F32 && p->x->dtype != PC_DTYPE_F64
             ? p->x->dtype
@@ -180,13 +181,13 @@ static pc_status fold_apply(const pc_op_call *call, const fold_plan *p, pc_compu
     const int64_t *dsh = to_cols ? p->csh : p->ish;
     int drank = to_cols ? p->crank : p->irank;
     pc_status st;
-    if ((st = pc_nn_load(call, src, cd, &s)) == PC_OK &&
+    if ((st = pc_kernel_load(call, src, cd, &s)) == PC_OK &&
         (st = pc_tensor_alloc(&d, cd, dsh, drank)) == PC_OK) {
         if (to_cols)
             fold_run(p, cd, pc_tensor_data(&s), pc_tensor_data(&d), true, round);
         else
             fold_run(p, cd, pc_tensor_data(&d), pc_tensor_data(&s), false, round);
-        st = pc_nn_store(call, &d, p->x->dtype, dsh, drank, out);
+        st = pc_kernel_store(call, &d, p->x->dtype, dsh, drank, out);
     }
     pc_tensor_free(&s);
     pc_tensor_free(&d);
@@ -211,7 +212,7 @@ pc_status pc_k_fold_backward(const pc_op_call *call, pc_compute compute, const p
 {
     fold_plan p;
     pc_status st = fold_plan_make(call, &p);
-    if (st != PC_OK || !pc_nn_wants_grad(call, 0))
+    if (st != PC_OK || !pc_kernel_wants_grad(call, 0))
         return st;
     return fold_apply(call, &p, compute, grad_out, p.is_fold, &out->grads[0]);
 }

@@ -97,7 +97,7 @@ static pc_status ip_plan_make(const pc_op_call *call, ip_plan *p)
                             "%dD) for the modes: nearest | linear | bilinear | bicubic | "
                             "trilinear | area | nearest-exact (got %s)",
                             call->full_name, r, mode);
-    pc_status st = pc_nn_need_float(call, p->x, "upsample");
+    pc_status st = pc_kernel_need_float(call, p->x, "upsample");
     if (st != PC_OK)
         return st;
     p->nsp = dim;
@@ -277,15 +277,15 @@ pc_status pc_k_interp_forward(const pc_op_call *call, pc_compute compute, pc_op_
             out->count = 1;
         return st;
     }
-    pc_dtype cd = pc_nn_compute_dtype(compute, p.x->dtype);
+    pc_dtype cd = pc_kernel_compute_dtype(compute, p.x->dtype);
     bool dbl = cd == PC_DTYPE_F64;
     p.bf = !dbl && p.x->dtype == PC_DTYPE_BF16;
     ip_axis ax[3];
     void *mem = NULL;
     pc_tensor x = PC_TENSOR_NULL, y = PC_TENSOR_NULL;
     if (ip_axes(&p, dbl, ax, &mem) != PC_OK)
-        return pc_nn_nomem(call);
-    if ((st = pc_nn_load_ro(call, p.x, cd, &x)) != PC_OK ||
+        return pc_kernel_nomem(call);
+    if ((st = pc_kernel_load_ro(call, p.x, cd, &x)) != PC_OK ||
         (st = pc_tensor_alloc(&y, cd, p.osh, p.nsp + 2)) != PC_OK)
         goto done;
     const double *xd = pc_tensor_data(&x);
@@ -342,7 +342,7 @@ pc_status pc_k_interp_forward(const pc_op_call *call, pc_compute compute, pc_op_
                     else
                         yf[o] = ip_lerp_f(p.bf, hf[0], ax[0].l0[a], hf[1], ax[0].l1[a]);
                 }
-    st = pc_nn_store(call, &y, p.x->dtype, p.osh, p.nsp + 2, &out->tensors[0]);
+    st = pc_kernel_store(call, &y, p.x->dtype, p.osh, p.nsp + 2, &out->tensors[0]);
     if (st == PC_OK)
         out->count = 1;
 done:
@@ -357,19 +357,19 @@ pc_status pc_k_interp_backward(const pc_op_call *call, pc_compute compute,
 {
     ip_plan p;
     pc_status st = ip_plan_make(call, &p);
-    if (st != PC_OK || !pc_nn_wants_grad(call, 0))
+    if (st != PC_OK || !pc_kernel_wants_grad(call, 0))
         return st;
     if (p.mode == IP_AREA)
         return pc_pool_adaptive_avg(call, compute, p.x, p.nsp, p.osh + 2, grad_out, &out->grads[0]);
-    pc_dtype cd = pc_nn_compute_dtype(compute, p.x->dtype);
+    pc_dtype cd = pc_kernel_compute_dtype(compute, p.x->dtype);
     bool dbl = cd == PC_DTYPE_F64;
     p.bf = !dbl && p.x->dtype == PC_DTYPE_BF16;
     ip_axis ax[3];
     void *mem = NULL;
     pc_tensor g = PC_TENSOR_NULL, dx = PC_TENSOR_NULL;
     if (ip_axes(&p, dbl, ax, &mem) != PC_OK)
-        return pc_nn_nomem(call);
-    if ((st = pc_nn_load(call, grad_out, cd, &g)) != PC_OK ||
+        return pc_kernel_nomem(call);
+    if ((st = pc_kernel_load(call, grad_out, cd, &g)) != PC_OK ||
         (st = pc_tensor_alloc(&dx, cd, p.x->shape, p.x->rank)) != PC_OK)
         goto done;
     const double *gd = pc_tensor_data(&g);
@@ -421,7 +421,7 @@ pc_status pc_k_interp_backward(const pc_op_call *call, pc_compute compute,
                                 }
                             }
                 }
-    st = pc_nn_store(call, &dx, p.x->dtype, p.x->shape, p.x->rank, &out->grads[0]);
+    st = pc_kernel_store(call, &dx, p.x->dtype, p.x->shape, p.x->rank, &out->grads[0]);
 done:
     free(mem);
     pc_tensor_free(&g);

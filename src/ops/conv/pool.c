@@ -82,7 +82,7 @@ static pc_status pnd_plan_make(const pc_op_call *call, pnd_plan *p)
     /* integer averages: torch sums in int64 and divides truncating */
     pc_status st = p->kind == PC_POOL_AVG && p->x->dtype != PC_DTYPE_BOOL
                        ? PC_OK
-                       : pc_nn_need_float(call, p->x, name);
+                       : pc_kernel_need_float(call, p->x, name);
     if (st != PC_OK)
         return st;
     if (r != nsp + 1 && r != nsp + 2)
@@ -243,7 +243,7 @@ static pc_status pnd_int_avg(const pc_op_call *call, const pnd_plan *p, pc_op_re
 {
     pc_tensor x = PC_TENSOR_NULL, y = PC_TENSOR_NULL;
     pc_status st;
-    if ((st = pc_nn_load(call, p->x, PC_DTYPE_I64, &x)) != PC_OK ||
+    if ((st = pc_kernel_load(call, p->x, PC_DTYPE_I64, &x)) != PC_OK ||
         (st = pc_tensor_alloc(&y, PC_DTYPE_I64, p->osh, p->orank)) != PC_OK)
         goto done;
     const int64_t *xv = pc_tensor_data(&x);
@@ -262,7 +262,7 @@ static pc_status pnd_int_avg(const pc_op_call *call, const pnd_plan *p, pc_op_re
             int64_t dv = p->divisor ? p->divisor : ext[0] * ext[1] * ext[2];
             yv[q * HWo + o] = s / dv;
         }
-    st = pc_nn_store(call, &y, p->x->dtype, p->osh, p->orank, &out->tensors[0]);
+    st = pc_kernel_store(call, &y, p->x->dtype, p->osh, p->orank, &out->tensors[0]);
     if (st == PC_OK)
         out->count = 1;
 done:
@@ -276,10 +276,10 @@ static pc_status pnd_forward(const pc_op_call *call, pc_compute compute, const p
 {
     pnd_plan p = *pp;
     pc_status st;
-    pc_dtype cd = pc_nn_compute_dtype(compute, p.x->dtype);
+    pc_dtype cd = pc_kernel_compute_dtype(compute, p.x->dtype);
     bool dbl = cd == PC_DTYPE_F64;
     pc_tensor x = PC_TENSOR_NULL, y = PC_TENSOR_NULL, ix = PC_TENSOR_NULL;
-    if ((st = pc_nn_load_ro(call, p.x, cd, &x)) != PC_OK ||
+    if ((st = pc_kernel_load_ro(call, p.x, cd, &x)) != PC_OK ||
         (st = pc_tensor_alloc(&y, cd, p.osh, p.orank)) != PC_OK ||
         (p.indices && (st = pc_tensor_alloc(&ix, PC_DTYPE_I64, p.osh, p.orank)) != PC_OK))
         goto done;
@@ -341,7 +341,7 @@ static pc_status pnd_forward(const pc_op_call *call, pc_compute compute, const p
             else
                 yf[q * HWo + o] = (float)r;
         }
-    st = pc_nn_store(call, &y, p.x->dtype, p.osh, p.orank, &out->tensors[0]);
+    st = pc_kernel_store(call, &y, p.x->dtype, p.osh, p.orank, &out->tensors[0]);
     if (st == PC_OK) {
         out->count = 1;
         if (p.indices) {
@@ -362,13 +362,13 @@ static pc_status pnd_backward(const pc_op_call *call, pc_compute compute, const 
 {
     pnd_plan p = *pp;
     pc_status st;
-    pc_dtype cd = pc_nn_compute_dtype(compute, p.x->dtype);
+    pc_dtype cd = pc_kernel_compute_dtype(compute, p.x->dtype);
     bool dbl = cd == PC_DTYPE_F64;
     bool half = !dbl && p.x->dtype != PC_DTYPE_F32; /* torch's scalar_t steps */
     pc_tensor x = PC_TENSOR_NULL, g = PC_TENSOR_NULL, dx = PC_TENSOR_NULL;
     bool is_max = p.kind == PC_POOL_MAX || p.kind == PC_POOL_ADAPTIVE_MAX;
-    if ((is_max && (st = pc_nn_load_ro(call, p.x, cd, &x)) != PC_OK) ||
-        (st = pc_nn_load(call, grad_out, cd, &g)) != PC_OK ||
+    if ((is_max && (st = pc_kernel_load_ro(call, p.x, cd, &x)) != PC_OK) ||
+        (st = pc_kernel_load(call, grad_out, cd, &g)) != PC_OK ||
         (st = pc_tensor_alloc(&dx, cd, p.x->shape, p.x->rank)) != PC_OK)
         goto done;
     const double *xd = is_max ? pc_tensor_data(&x) : NULL;
@@ -436,7 +436,7 @@ static pc_status pnd_backward(const pc_op_call *call, pc_compute compute, const 
                             df[k] = (float)pnd_round(df[k] + (float)delta, half, p.x->dtype);
                     }
         }
-    st = pc_nn_store(call, &dx, p.x->dtype, p.x->shape, p.x->rank, gx);
+    st = pc_kernel_store(call, &dx, p.x->dtype, p.x->shape, p.x->rank, gx);
 done:
     pc_tensor_free(&x);
     pc_tensor_free(&g);
@@ -460,7 +460,7 @@ pc_status pc_k_poolnd_backward(const pc_op_call *call, pc_compute compute,
 {
     pnd_plan p;
     pc_status st = pnd_plan_make(call, &p);
-    if (st != PC_OK || !pc_nn_wants_grad(call, 0))
+    if (st != PC_OK || !pc_kernel_wants_grad(call, 0))
         return st;
     return pnd_backward(call, compute, &p, grad_out, &out->grads[0]);
 }

@@ -16,11 +16,11 @@ enum {
     PC_FILL_EYE
 };
 
-pc_status pc_k_arange_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
-pc_status pc_k_fill_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
+PC_KERNEL_FORWARD(arange);
+PC_KERNEL_FORWARD(fill);
 
 /* linspace, logspace (linspace.c): torch's CPU kernels' arithmetic, on both sides */
-pc_status pc_k_linspace_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
-pc_status pc_k_logspace_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
+PC_KERNEL_FORWARD(linspace);
+PC_KERNEL_FORWARD(logspace);
 
 #endif

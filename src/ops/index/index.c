@@ -57,14 +57,14 @@ pc_status pc_idx_sum_to(const pc_op_call *call, pc_compute compute, const pc_ten
     if (same)
         return pc_idx_store(call, dtype, shape, rank, pc_tensor_data(buf), out);
     /* torch sums the expanded gradient in its dtype (float16/bfloat16 in float32) */
-    pc_dtype cd = pc_nn_compute_dtype(compute, dtype);
+    pc_dtype cd = pc_kernel_compute_dtype(compute, dtype);
     pc_tensor c = PC_TENSOR_NULL, s = PC_TENSOR_NULL;
-    pc_status st = pc_nn_load(call, buf, cd, &c);
+    pc_status st = pc_kernel_load(call, buf, cd, &c);
     if (st == PC_OK)
-        st = pc_nn_sum_to(call, &c, shape, rank, &s);
+        st = pc_kernel_sum_to(call, &c, shape, rank, &s);
     pc_tensor_free(&c);
     if (st == PC_OK)
-        st = pc_nn_store(call, &s, dtype, shape, rank, out);
+        st = pc_kernel_store(call, &s, dtype, shape, rank, out);
     return st;
 }
 

@@ -24,89 +24,46 @@ enum { PC_IDX_SCATTER, PC_IDX_SCATTER_ADD };
  * (nonzero with as_tuple) */
 enum { PC_IDX_NONZERO, PC_IDX_ARGWHERE, PC_IDX_WHERE_COND };
 
-pc_status pc_k_index_select_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
-pc_status pc_k_index_select_backward(const pc_op_call *call, pc_compute compute,
-                                     const pc_tensor *grad_out, pc_op_grads *out);
-pc_status pc_k_index_add_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
-pc_status pc_k_index_add_backward(const pc_op_call *call, pc_compute compute,
-                                  const pc_tensor *grad_out, pc_op_grads *out);
-pc_status pc_k_index_copy_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
-pc_status pc_k_index_copy_backward(const pc_op_call *call, pc_compute compute,
-                                   const pc_tensor *grad_out, pc_op_grads *out);
-pc_status pc_k_index_fill_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
-pc_status pc_k_index_fill_backward(const pc_op_call *call, pc_compute compute,
-                                   const pc_tensor *grad_out, pc_op_grads *out);
+PC_KERNELS(index_select);
+PC_KERNELS(index_add);
+PC_KERNELS(index_copy);
+PC_KERNELS(index_fill);
 
-pc_status pc_k_gather_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
-pc_status pc_k_gather_backward(const pc_op_call *call, pc_compute compute,
-                               const pc_tensor *grad_out, pc_op_grads *out);
+PC_KERNELS(gather);
 /* scatter (src a tensor, or a Python number: the value form; reduce= 'add'/'multiply' forward
  * only, as torch) and scatter_add */
-pc_status pc_k_scatter_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
-pc_status pc_k_scatter_backward(const pc_op_call *call, pc_compute compute,
-                                const pc_tensor *grad_out, pc_op_grads *out);
+PC_KERNELS(scatter);
 
 /* take_along_dim: gather on the input and indices broadcast against each other (dim None:
  * both flattened); take: the flattened input at the indices */
-pc_status pc_k_take_along_dim_forward(const pc_op_call *call, pc_compute compute,
-                                      pc_op_result *out);
-pc_status pc_k_take_along_dim_backward(const pc_op_call *call, pc_compute compute,
-                                       const pc_tensor *grad_out, pc_op_grads *out);
-pc_status pc_k_take_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
-pc_status pc_k_take_backward(const pc_op_call *call, pc_compute compute, const pc_tensor *grad_out,
-                             pc_op_grads *out);
+PC_KERNELS(take_along_dim);
+PC_KERNELS(take);
 
-pc_status pc_k_masked_select_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
-pc_status pc_k_masked_select_backward(const pc_op_call *call, pc_compute compute,
-                                      const pc_tensor *grad_out, pc_op_grads *out);
-pc_status pc_k_masked_scatter_forward(const pc_op_call *call, pc_compute compute,
-                                      pc_op_result *out);
-pc_status pc_k_masked_scatter_backward(const pc_op_call *call, pc_compute compute,
-                                       const pc_tensor *grad_out, pc_op_grads *out);
+PC_KERNELS(masked_select);
+PC_KERNELS(masked_scatter);
 /* nonzero: int64 [n, rank], or with as_tuple=True one int64 [n] tensor per dim; forward only */
-pc_status pc_k_nonzero_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
+PC_KERNEL_FORWARD(nonzero);
 
 /* x[index] = value: the result is the modified copy of x (see setitem.c) */
-pc_status pc_k_setitem_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
-pc_status pc_k_setitem_backward(const pc_op_call *call, pc_compute compute,
-                                const pc_tensor *grad_out, pc_op_grads *out);
+PC_KERNELS(setitem);
 
 /* index_put(x, indices, values, accumulate): the indices (tensors) bind as an Index */
-pc_status pc_k_index_put_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
-pc_status pc_k_index_put_backward(const pc_op_call *call, pc_compute compute,
-                                  const pc_tensor *grad_out, pc_op_grads *out);
+PC_KERNELS(index_put);
 
 /* element maps (index_misc.c): each output element copies one input element or is 0 */
-pc_status pc_k_roll_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
-pc_status pc_k_roll_backward(const pc_op_call *call, pc_compute compute, const pc_tensor *grad_out,
-                             pc_op_grads *out);
-pc_status pc_k_tile_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
-pc_status pc_k_tile_backward(const pc_op_call *call, pc_compute compute, const pc_tensor *grad_out,
-                             pc_op_grads *out);
-pc_status pc_k_repeat_interleave_forward(const pc_op_call *call, pc_compute compute,
-                                         pc_op_result *out);
-pc_status pc_k_repeat_interleave_backward(const pc_op_call *call, pc_compute compute,
-                                          const pc_tensor *grad_out, pc_op_grads *out);
-pc_status pc_k_diag_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
-pc_status pc_k_diag_backward(const pc_op_call *call, pc_compute compute, const pc_tensor *grad_out,
-                             pc_op_grads *out);
-pc_status pc_k_diagonal_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
-pc_status pc_k_diagonal_backward(const pc_op_call *call, pc_compute compute,
-                                 const pc_tensor *grad_out, pc_op_grads *out);
-pc_status pc_k_diag_embed_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
-pc_status pc_k_diag_embed_backward(const pc_op_call *call, pc_compute compute,
-                                   const pc_tensor *grad_out, pc_op_grads *out);
-pc_status pc_k_one_hot_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
+PC_KERNELS(roll);
+PC_KERNELS(tile);
+PC_KERNELS(repeat_interleave);
+PC_KERNELS(diag);
+PC_KERNELS(diagonal);
+PC_KERNELS(diag_embed);
+PC_KERNEL_FORWARD(one_hot);
 /* fill_(value): self's shape and dtype, every element the value */
-pc_status pc_k_fill_value_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
-pc_status pc_k_fill_value_backward(const pc_op_call *call, pc_compute compute,
-                                   const pc_tensor *grad_out, pc_op_grads *out);
+PC_KERNELS(fill_value);
 
 /* x[index] (getitem.c): basic and advanced indexing as torch does it, msprobe's special cases
  * for a lone tensor index; backward adds the gradient back (repeated indices accumulate). */
-pc_status pc_k_index_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
-pc_status pc_k_index_backward(const pc_op_call *call, pc_compute compute, const pc_tensor *grad_out,
-                              pc_op_grads *out);
+PC_KERNELS(index);
 
 /* ---- helpers (index.c) ---- */
 
@@ -153,8 +110,8 @@ pc_status pc_idx_acc_store(pc_idx_acc *a, const pc_op_call *call, const int64_t 
                            pc_tensor *out);
 
 /* bincount (index_misc.c) */
-pc_status pc_k_bincount_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
+PC_KERNEL_FORWARD(bincount);
 /* histc (index_misc.c): counts in bins equal parts of [min, max], in the input's dtype */
-pc_status pc_k_histc_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
+PC_KERNEL_FORWARD(histc);
 
 #endif

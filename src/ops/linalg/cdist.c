@@ -13,7 +13,7 @@
  * Each tensor op of those formulas is rounded to the compute dtype: float32 on the device (the
  * half types too: torch's CPU has no half cdist, the result is rounded once), float64 on the
  * bench and for float64. Gradients over broadcast batch dimensions are summed as torch sums
- * them (pc_nn_sum_to).
+ * them (pc_kernel_sum_to).
  */
 #include <limits.h>
 #include <math.h>
@@ -235,7 +235,7 @@ static bool batched(const cd_plan *q)
 
 /* The sums over dimension dim (1 or 2) of v, a contiguous [d0, d1, d2], into out (d0 * d2 or
  * d0 * d1 values), added in torch 1.13's CPU order for the compute dtype (the reduction
- * group's pc_rd_torch_sums; compensated where it does not know the order). */
+ * group's pc_reduce_torch_sums; compensated where it does not know the order). */
 static pc_status sum_dim(const pc_op_call *call, const cd_plan *q, const double *v, int64_t d0,
                          int64_t d1, int64_t d2, int dim, double *out)
 {
@@ -247,15 +247,15 @@ static pc_status sum_dim(const pc_op_call *call, const cd_plan *q, const double 
     if (d0 * d1 * d2 > 0)
         memcpy(pc_tensor_data(&t), v, (size_t)(d0 * d1 * d2) * sizeof *v);
     pc_value dv = {.kind = PC_VALUE_INT, .i = dim, .src_pos = -1};
-    pc_rd_plan p;
-    st = pc_rd_plan_make(call, &t, &dv, false, &p);
+    pc_reduce_plan p;
+    st = pc_reduce_plan_make(call, &t, &dv, false, &p);
     if (st == PC_OK)
-        st = pc_rd_load(&p, &t, PC_DTYPE_F64, &buf);
+        st = pc_reduce_load(&p, &t, PC_DTYPE_F64, &buf);
     if (st == PC_OK) {
         const double *b = pc_tensor_data(&buf);
-        if (!pc_rd_torch_sums(&p, q->f32 ? PC_DTYPE_F32 : PC_DTYPE_F64, b, out))
+        if (!pc_reduce_torch_sums(&p, q->f32 ? PC_DTYPE_F32 : PC_DTYPE_F64, b, out))
             for (int64_t o = 0; o < p.outer; o++)
-                out[o] = pc_rd_sum(b + o * p.inner, p.inner, 1);
+                out[o] = pc_reduce_sum(b + o * p.inner, p.inner, 1);
     }
     pc_tensor_free(&t);
     pc_tensor_free(&buf);
@@ -490,8 +490,8 @@ static pc_status store_grad(const pc_op_call *call, const cd_plan *q, const pc_t
         pc_shape_store(&buf, q->f32 ? PC_DTYPE_F32 : PC_DTYPE_F64, shape, q->brank + 2, g);
     if (st != PC_OK)
         return pc_error_prefix(st, "%s", call->full_name);
-    if ((st = pc_nn_sum_to(call, &buf, x->shape, x->rank, &sum)) == PC_OK)
-        st = pc_nn_store(call, &sum, x->dtype, x->shape, x->rank, out);
+    if ((st = pc_kernel_sum_to(call, &buf, x->shape, x->rank, &sum)) == PC_OK)
+        st = pc_kernel_store(call, &sum, x->dtype, x->shape, x->rank, out);
     pc_tensor_free(&buf);
     return st;
 }
@@ -499,7 +499,7 @@ static pc_status store_grad(const pc_op_call *call, const cd_plan *q, const pc_t
 pc_status pc_k_cdist_backward(const pc_op_call *call, pc_compute compute, const pc_tensor *grad_out,
                               pc_op_grads *out)
 {
-    bool want1 = pc_nn_wants_grad(call, 0), want2 = pc_nn_wants_grad(call, 1);
+    bool want1 = pc_kernel_wants_grad(call, 0), want2 = pc_kernel_wants_grad(call, 1);
     if (!want1 && !want2)
         return PC_OK;
     cd_plan q;

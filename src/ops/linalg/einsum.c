@@ -319,29 +319,19 @@ static pc_status ei_sum_dim(const ei_ctx *c, pc_tensor *t, int d)
     return st == PC_OK ? st : pc_error_prefix(st, "%s", c->call->full_name);
 }
 
-/* The nn group's matmul kernel (op name "bmm" or "matmul") on (a, b): *out in their dtype. */
+/* The op named opname ("bmm" or "matmul", linalg/gemm.c) on (a, b): *out in their dtype. */
 static pc_status ei_matmul(const ei_ctx *c, const char *opname, const pc_tensor *a,
                            const pc_tensor *b, pc_tensor *out)
 {
-    const pc_op *op = pc_op_find(opname);
-    if (!op)
-        return pc_error_set(PC_ERR_UNSUPPORTED, "%s: %s is missing", c->call->full_name, opname);
     pc_op_call m;
-    memset(&m, 0, sizeof m);
-    m.op = op;
-    m.form = PC_FORM_PLAIN;
-    m.full_name = c->call->full_name;
-    m.nargs = op->schema->nargs;
-    for (int i = 0; i < m.nargs; i++) {
-        m.args[i].kind = PC_VALUE_NONE;
-        m.args[i].src_pos = -1;
-        m.args[i].tensor = PC_TENSOR_NULL;
-    }
+    pc_status st = pc_op_call_of(c->call, opname, &m);
+    if (st != PC_OK)
+        return st;
     m.args[0].kind = m.args[1].kind = PC_VALUE_TENSOR;
     m.args[0].tensor = *a; /* borrowed: m is not freed */
     m.args[1].tensor = *b;
     pc_op_result r = {0};
-    pc_status st = op->forward(&m, c->compute, &r);
+    st = m.op->forward(&m, c->compute, &r);
     if (st == PC_OK) {
         *out = r.tensors[0];
         r.tensors[0] = PC_TENSOR_NULL;
@@ -486,7 +476,7 @@ static pc_status ei_gemm(const ei_ctx *c, const pc_tensor *R, const int64_t *ls3
         pc_tensor g = PC_TENSOR_NULL;
         st = ei_gather(c, t, k ? rp : lp, k ? nr : nl, k ? r3 : l3, &g);
         if (st == PC_OK)
-            st = pc_nn_load(c->call, &g, cd, bufs[k]);
+            st = pc_kernel_load(c->call, &g, cd, bufs[k]);
         pc_tensor_free(&g);
         ss[k][0] = rows[k] * cols[k];
         ss[k][1] = cols[k];
@@ -509,7 +499,7 @@ static pc_status ei_gemm(const ei_ctx *c, const pc_tensor *R, const int64_t *ls3
         }
     }
     if (st == PC_OK)
-        st = pc_nn_store(c->call, &C, R->dtype, csh, 3, out);
+        st = pc_kernel_store(c->call, &C, R->dtype, csh, 3, out);
     pc_tensor_free(&A);
     pc_tensor_free(&B);
     pc_tensor_free(&C);
@@ -570,7 +560,7 @@ static pc_status ei_pair(const ei_ctx *c, pc_tensor *R, pc_tensor *O, const bool
     bool lview = ei_merge(R, lp, (int[3]){nlro, nlo, nsm}, ls3);
     bool rview = ei_merge(O, rp, (int[3]){nlro, nsm, nro}, rs3);
     pc_tensor prod = PC_TENSOR_NULL, res = PC_TENSOR_NULL;
-    pc_dtype cd = pc_nn_compute_dtype(c->compute, R->dtype);
+    pc_dtype cd = pc_kernel_compute_dtype(c->compute, R->dtype);
     if (pc_dtype_is_float(R->dtype) && lo_size * ro_size * sum_size >= EI_NAIVE_LIMIT) {
         st = ei_gemm(c, R, lview ? ls3 : NULL, O, rview ? rs3 : NULL, lp, nl, rp, nr, l3, r3, cd,
                      &prod);
@@ -825,7 +815,7 @@ static pc_status ei_bmm3(const ei_ctx *c, const pc_tensor *A3, const pc_tensor *
         (void)ei_merge(A3, d3, g3, as);
         (void)ei_merge(B3, d3, g3, bs);
         return ei_gemm(c, A3, as, B3, bs, d3, 3, d3, 3, A3->shape, B3->shape,
-                       pc_nn_compute_dtype(c->compute, A3->dtype), out);
+                       pc_kernel_compute_dtype(c->compute, A3->dtype), out);
     }
     pc_tensor a = PC_TENSOR_NULL, b = PC_TENSOR_NULL;
     pc_status st = pc_tensor_cast(&a, A3, A3->dtype);
@@ -1002,9 +992,9 @@ static pc_status ei_backward_pair(const ei_ctx *c, const ei_plan *p, const pc_te
             ltd[3] = {L3.strides[0], L3.strides[2], L3.strides[1]};
     if ((st = pc_tensor_view(&OT, &O3, ots, otd, 3, O3.offset)) == PC_OK &&
         (st = pc_tensor_view(&LT, &L3, lts, ltd, 3, L3.offset)) == PC_OK) {
-        if (pc_nn_wants_grad(c->call, 1))
+        if (pc_kernel_wants_grad(c->call, 1))
             st = ei_bmm3(c, &Y3, &OT, &dL);
-        if (st == PC_OK && pc_nn_wants_grad(c->call, 2))
+        if (st == PC_OK && pc_kernel_wants_grad(c->call, 2))
             st = ei_bmm3(c, &LT, &Y3, &dO);
     } else {
         pc_error_prefix(st, "%s", c->call->full_name);
@@ -1084,7 +1074,7 @@ pc_status pc_k_einsum_backward(const pc_op_call *call, pc_compute compute,
         }
     }
     for (int k = 0; k < p.nops && st == PC_OK; k++) {
-        if (!pc_nn_wants_grad(call, k + 1))
+        if (!pc_kernel_wants_grad(call, k + 1))
             continue;
         const pc_tensor *ts[EI_MAX_OPS];
         ei_term terms[EI_MAX_OPS];

@@ -159,15 +159,15 @@ static void axpby(pc_tensor *c, double beta, const pc_tensor *p, double alpha)
 
 static pc_dtype compute_of(pc_compute compute, pc_dtype d)
 {
-    return pc_dtype_is_float(d) ? pc_nn_compute_dtype(compute, d) : PC_DTYPE_F64;
+    return pc_dtype_is_float(d) ? pc_kernel_compute_dtype(compute, d) : PC_DTYPE_F64;
 }
 
 /* A finished gradient: rounded to the dtype of the tensor between two ops on the device,
- * stored in the dtype t stands for in call (pc_nn_dtype) and in t's shape. */
+ * stored in the dtype t stands for in call (pc_kernel_dtype) and in t's shape. */
 static pc_status store_grad(const pc_op_call *call, pc_tensor *buf, const pc_tensor *t,
                             pc_tensor *out)
 {
-    return pc_nn_store(call, buf, pc_nn_dtype(call, t), t->shape, t->rank, out);
+    return pc_kernel_store(call, buf, pc_kernel_dtype(call, t), t->shape, t->rank, out);
 }
 
 /* ---- linear ---- */
@@ -189,10 +189,10 @@ static pc_status linear_plan_make(const pc_op_call *call, linear_plan *p)
     p->w = pc_call_tensor(call, 1);
     p->b = pc_call_tensor(call, 2);
     pc_status st;
-    p->xd = pc_nn_dtype(call, p->x);
-    p->wd = pc_nn_dtype(call, p->w);
-    if ((st = pc_nn_same_dtype(call, p->x, p->w)) != PC_OK ||
-        (st = pc_nn_same_dtype(call, p->x, p->b)) != PC_OK)
+    p->xd = pc_kernel_dtype(call, p->x);
+    p->wd = pc_kernel_dtype(call, p->w);
+    if ((st = pc_kernel_same_dtype(call, p->x, p->w)) != PC_OK ||
+        (st = pc_kernel_same_dtype(call, p->x, p->b)) != PC_OK)
         return st;
     if (p->x->rank == 0 || p->w->rank != 2)
         return pc_error_set(PC_ERR_UNSUPPORTED,
@@ -242,7 +242,7 @@ static void read_columns(const pc_tensor *t, int64_t M, int64_t N, int64_t n0, i
                          double *dst)
 {
     for (int64_t i = 0; i < M; i++)
-        pc_nn_read(t, i * N + n0, nb, PC_DTYPE_F64, dst + i * nb);
+        pc_kernel_read(t, i * N + n0, nb, PC_DTYPE_F64, dst + i * nb);
 }
 
 /* The bench's linear in panels of the weight's rows: forward (y, when y is not NULL) or backward
@@ -259,7 +259,7 @@ static pc_status linear_bench_panels(const pc_op_call *call, const linear_plan *
     int64_t ws[2] = {rows, p->K}, cs[2] = {p->M, rows}, xs[2] = {p->M, p->K};
     pc_status st = PC_OK;
     bool need_x = y || dw, need_w = y || dx;
-    if ((need_x && (st = pc_nn_load_ro(call, p->x, cd, &x)) != PC_OK) ||
+    if ((need_x && (st = pc_kernel_load_ro(call, p->x, cd, &x)) != PC_OK) ||
         (need_w && (st = alloc_out(call, cd, ws, 2, &wp)) != PC_OK) ||
         (st = alloc_out(call, cd, cs, 2, &cp)) != PC_OK ||
         (dx && (st = alloc_buf(call, cd, xs, 2, &acc)) != PC_OK) ||
@@ -267,7 +267,7 @@ static pc_status linear_bench_panels(const pc_op_call *call, const linear_plan *
         goto done;
     if (y && p->b) {
         int64_t bs[1] = {p->N};
-        if ((st = pc_nn_load_expand(call, p->b, bs, 1, cd, &bias)) != PC_OK)
+        if ((st = pc_kernel_load_expand(call, p->b, bs, 1, cd, &bias)) != PC_OK)
             goto done;
     }
     if (db) {
@@ -279,7 +279,7 @@ static pc_status linear_bench_panels(const pc_op_call *call, const linear_plan *
         int64_t nb = p->N - n0 < rows ? p->N - n0 : rows;
         double *W = pc_tensor_data(&wp), *C = pc_tensor_data(&cp);
         if (need_w)
-            pc_nn_read(p->w, n0 * p->K, nb * p->K, cd, W);
+            pc_kernel_read(p->w, n0 * p->K, nb * p->K, cd, W);
         if (y) {
             pc_blas_gemm(cd, false, true, p->M, nb, p->K, 1.0, pc_tensor_data(&x), p->K, W, p->K,
                          0.0, C, nb);
@@ -288,7 +288,7 @@ static pc_status linear_bench_panels(const pc_op_call *call, const linear_plan *
                 if (b)
                     for (int64_t j = 0; j < nb; j++)
                         C[i * nb + j] += b[j];
-                pc_nn_write(y, i * p->N + n0, nb, C + i * nb, cd);
+                pc_kernel_write(y, i * p->N + n0, nb, C + i * nb, cd);
             }
             continue;
         }
@@ -299,7 +299,7 @@ static pc_status linear_bench_panels(const pc_op_call *call, const linear_plan *
         if (dw) { /* dw[panel, :] = g[:, panel]^T x */
             pc_blas_gemm(cd, true, false, nb, p->K, p->M, 1.0, C, nb, pc_tensor_data(&x), p->K, 0.0,
                          pc_tensor_data(&dwp), p->K);
-            pc_nn_write(dw, n0 * p->K, nb * p->K, pc_tensor_data(&dwp), cd);
+            pc_kernel_write(dw, n0 * p->K, nb * p->K, pc_tensor_data(&dwp), cd);
         }
         if (db) {
             double *b = (double *)pc_tensor_data(&bias) + n0;
@@ -356,11 +356,11 @@ pc_status pc_k_linear_forward(const pc_op_call *call, pc_compute compute, pc_op_
     /* torch adds the bias through the GEMM's beta for 2-D and 3-D inputs, after it else */
     bool fused = p.b && (p.x->rank == 2 || p.x->rank == 3);
     /* the bias (at most 1-D: linear_plan_make) is loaded as one row and repeated per row */
-    if ((st = pc_nn_load_ro(call, p.x, cd, &x)) != PC_OK ||
-        (st = pc_nn_load_ro(call, p.w, cd, &w)) != PC_OK)
+    if ((st = pc_kernel_load_ro(call, p.x, cd, &x)) != PC_OK ||
+        (st = pc_kernel_load_ro(call, p.w, cd, &w)) != PC_OK)
         goto done;
     if (p.b)
-        st = pc_nn_load_expand(call, p.b, cshape + 1, 1, cd, &b);
+        st = pc_kernel_load_expand(call, p.b, cshape + 1, 1, cd, &b);
     if (st == PC_OK)
         st = alloc_out(call, cd, cshape, 2, &c); /* the bias rows or beta 0 */
     if (st != PC_OK)
@@ -391,7 +391,7 @@ pc_status pc_k_linear_forward(const pc_op_call *call, pc_compute compute, pc_op_
         }
     }
     pc_tensor_free(&b);
-    st = pc_nn_store(call, &c, p.xd, p.oshape, p.orank, &out->tensors[0]);
+    st = pc_kernel_store(call, &c, p.xd, p.oshape, p.orank, &out->tensors[0]);
     if (st == PC_OK)
         out->count = 1;
 done:
@@ -411,8 +411,8 @@ pc_status pc_k_linear_backward(const pc_op_call *call, pc_compute compute,
         return st;
     pc_dtype cd = compute_of(compute, p.xd);
     if (use_panels(&p, compute, cd)) {
-        bool gx = pc_nn_wants_grad(call, 0), gw = pc_nn_wants_grad(call, 1),
-             gb = p.b && pc_nn_wants_grad(call, 2);
+        bool gx = pc_kernel_wants_grad(call, 0), gw = pc_kernel_wants_grad(call, 1),
+             gb = p.b && pc_kernel_wants_grad(call, 2);
         if (gw && (st = pc_tensor_alloc_uninit(&out->grads[1], p.wd, p.w->shape, p.w->rank)) !=
                       PC_OK) /* written whole, a panel of rows at a time */
             return st;
@@ -422,12 +422,12 @@ pc_status pc_k_linear_backward(const pc_op_call *call, pc_compute compute,
     }
     pc_tensor g = PC_TENSOR_NULL, x = PC_TENSOR_NULL, w = PC_TENSOR_NULL, r = PC_TENSOR_NULL;
     int64_t gshape[2] = {p.M, p.N};
-    if ((st = pc_nn_load(call, grad_out, cd, &g)) != PC_OK ||
+    if ((st = pc_kernel_load(call, grad_out, cd, &g)) != PC_OK ||
         (st = pc_tensor_reshape(&g, &g, gshape, 2)) != PC_OK)
         goto done;
-    if (pc_nn_wants_grad(call, 0)) {
+    if (pc_kernel_wants_grad(call, 0)) {
         int64_t s[2] = {p.M, p.K};
-        if ((st = pc_nn_load_ro(call, p.w, cd, &w)) != PC_OK ||
+        if ((st = pc_kernel_load_ro(call, p.w, cd, &w)) != PC_OK ||
             (st = alloc_out(call, cd, s, 2, &r)) != PC_OK)
             goto done;
         pc_blas_gemm(cd, false, false, p.M, p.K, p.N, 1.0, pc_tensor_data(&g), p.N,
@@ -436,9 +436,9 @@ pc_status pc_k_linear_backward(const pc_op_call *call, pc_compute compute,
         if ((st = store_grad(call, &r, p.x, &out->grads[0])) != PC_OK)
             goto done;
     }
-    if (pc_nn_wants_grad(call, 1)) {
+    if (pc_kernel_wants_grad(call, 1)) {
         int64_t s[2] = {p.N, p.K};
-        if ((st = pc_nn_load_ro(call, p.x, cd, &x)) != PC_OK ||
+        if ((st = pc_kernel_load_ro(call, p.x, cd, &x)) != PC_OK ||
             (st = alloc_out(call, cd, s, 2, &r)) != PC_OK)
             goto done;
         pc_blas_gemm(cd, true, false, p.N, p.K, p.M, 1.0, pc_tensor_data(&g), p.N,
@@ -447,8 +447,8 @@ pc_status pc_k_linear_backward(const pc_op_call *call, pc_compute compute,
         if ((st = store_grad(call, &r, p.w, &out->grads[1])) != PC_OK)
             goto done;
     }
-    if (p.b && pc_nn_wants_grad(call, 2)) {
-        if ((st = pc_nn_sum_to(call, &g, p.b->shape, p.b->rank, &r)) != PC_OK ||
+    if (p.b && pc_kernel_wants_grad(call, 2)) {
+        if ((st = pc_kernel_sum_to(call, &g, p.b->shape, p.b->rank, &r)) != PC_OK ||
             (st = store_grad(call, &r, p.b, &out->grads[2])) != PC_OK)
             goto done;
     }
@@ -533,13 +533,13 @@ static pc_status mm_plan_make(const pc_op_call *call, mm_plan *q)
 {
     memset(q, 0, sizeof *q);
     q->kind = call->op->param;
-    bool addend = q->kind == PC_NN_ADDMM || q->kind == PC_NN_BADDBMM;
+    bool addend = q->kind == PC_LINALG_ADDMM || q->kind == PC_LINALG_BADDBMM;
     q->in = addend ? pc_call_tensor(call, 0) : NULL;
     q->a = pc_call_tensor(call, addend ? 1 : 0);
     q->b = pc_call_tensor(call, addend ? 2 : 1);
     q->beta = addend ? call->args[3].f : 1.0;
     q->alpha = addend ? call->args[4].f : 1.0;
-    pc_status st = pc_nn_same_dtype(call, q->a, q->b);
+    pc_status st = pc_kernel_same_dtype(call, q->a, q->b);
     if (st != PC_OK)
         return st;
     if (pc_dtype_is_complex(q->a->dtype) || q->a->dtype == PC_DTYPE_BOOL)
@@ -547,15 +547,15 @@ static pc_status mm_plan_make(const pc_op_call *call, mm_plan *q)
                             call->full_name, call->op->name, pc_dtype_name(q->a->dtype));
     int ra = q->a->rank, rb = q->b->rank;
     switch (q->kind) {
-    case PC_NN_MM:
-    case PC_NN_ADDMM:
+    case PC_LINALG_MM:
+    case PC_LINALG_ADDMM:
         if (ra != 2)
             return pc_error_set(PC_ERR_INVALID, "%s: self must be a matrix", call->full_name);
         if (rb != 2)
             return pc_error_set(PC_ERR_INVALID, "%s: mat2 must be a matrix", call->full_name);
         break;
-    case PC_NN_BMM:
-    case PC_NN_BADDBMM:
+    case PC_LINALG_BMM:
+    case PC_LINALG_BADDBMM:
         if (ra != 3)
             return pc_error_set(PC_ERR_INVALID, "%s: batch1 must be a 3D tensor", call->full_name);
         if (rb != 3)
@@ -575,7 +575,7 @@ static pc_status mm_plan_make(const pc_op_call *call, mm_plan *q)
                                 call->full_name, ra, rb);
         break;
     }
-    if (q->kind == PC_NN_BMM || q->kind == PC_NN_BADDBMM || (ra >= 3 && rb >= 3) ||
+    if (q->kind == PC_LINALG_BMM || q->kind == PC_LINALG_BADDBMM || (ra >= 3 && rb >= 3) ||
         (ra <= 2 && rb >= 3)) {
         q->path = MM_BATCHED;
         if ((st = mm_plan_batched(call, q)) != PC_OK)
@@ -628,8 +628,8 @@ static pc_status mm_plan_make(const pc_op_call *call, mm_plan *q)
     if (q->in) {
         /* the addend broadcasts to the result */
         int64_t rs[3] = {q->nb, q->n, q->p};
-        const int64_t *want = q->kind == PC_NN_ADDMM ? rs + 1 : rs;
-        int wr = q->kind == PC_NN_ADDMM ? 2 : 3;
+        const int64_t *want = q->kind == PC_LINALG_ADDMM ? rs + 1 : rs;
+        int wr = q->kind == PC_LINALG_ADDMM ? 2 : 3;
         int64_t tmp[PC_TENSOR_MAX_DIMS];
         int r;
         if (pc_broadcast_shapes(q->in->shape, q->in->rank, want, wr, tmp, &r) != PC_OK || r != wr ||
@@ -665,22 +665,22 @@ static pc_status mm_load(const pc_op_call *call, const mm_plan *q, pc_dtype cd, 
 {
     pc_status st;
     if (q->path != MM_BATCHED) {
-        if ((st = pc_nn_load_ro(call, q->a, cd, a)) != PC_OK)
+        if ((st = pc_kernel_load_ro(call, q->a, cd, a)) != PC_OK)
             return st;
-        return pc_nn_load_ro(call, q->b, cd, b);
+        return pc_kernel_load_ro(call, q->b, cd, b);
     }
     pc_tensor va = PC_TENSOR_NULL, vb = PC_TENSOR_NULL;
     st = pc_tensor_reshape(&va, q->a, q->ash, q->arank);
     if (st != PC_OK && (st = pc_tensor_contiguous(&va, q->a)) == PC_OK)
         st = pc_tensor_reshape(&va, &va, q->ash, q->arank);
     if (st == PC_OK)
-        st = pc_nn_load_expand(call, &va, q->eash, q->erank, cd, a);
+        st = pc_kernel_load_expand(call, &va, q->eash, q->erank, cd, a);
     if (st == PC_OK) {
         st = pc_tensor_reshape(&vb, q->b, q->bsh, q->brank);
         if (st != PC_OK && (st = pc_tensor_contiguous(&vb, q->b)) == PC_OK)
             st = pc_tensor_reshape(&vb, &vb, q->bsh, q->brank);
         if (st == PC_OK)
-            st = pc_nn_load_expand(call, &vb, q->ebsh, q->erank, cd, b);
+            st = pc_kernel_load_expand(call, &vb, q->ebsh, q->erank, cd, b);
     }
     pc_tensor_free(&va);
     pc_tensor_free(&vb);
@@ -695,7 +695,7 @@ static pc_status fold_mv(const pc_op_call *call, const mm_plan *q, int64_t nb, p
     size_t es = pc_dtype_size(cd);
     char *bt = malloc((size_t)(q->m * q->p + 1) * es);
     if (!bt)
-        return pc_nn_nomem(call);
+        return pc_kernel_nomem(call);
     for (int64_t b = 0; b < nb; b++) {
         const char *src = (const char *)B + (size_t)(b * q->m * q->p) * es;
         for (int64_t k = 0; k < q->m; k++)
@@ -751,7 +751,7 @@ static pc_status mm_scratch_make(const pc_op_call *call, size_t es, int64_t na, 
 {
     s->a = malloc((size_t)(na + nb + nc + 3) * es);
     if (!s->a)
-        return pc_nn_nomem(call);
+        return pc_kernel_nomem(call);
     s->b = s->a + (size_t)(na + 1) * es;
     s->c = s->b + (size_t)(nb + 1) * es;
     return PC_OK;
@@ -776,17 +776,17 @@ static pc_status mm_forward_batched(const pc_op_call *call, const mm_plan *q, pc
         goto fail;
     }
     for (int64_t k = 0; k < q->nb; k++) {
-        pc_nn_read(q->a, mm_batch_of(q, q->ash, q->arank, k) * na, na, cd, s.a);
-        pc_nn_read(q->b, mm_batch_of(q, q->bsh, q->brank, k) * nbm, nbm, cd, s.b);
+        pc_kernel_read(q->a, mm_batch_of(q, q->ash, q->arank, k) * na, na, cd, s.a);
+        pc_kernel_read(q->b, mm_batch_of(q, q->bsh, q->brank, k) * nbm, nbm, cd, s.b);
         if (add)
-            pc_nn_read(&in, k * nc, nc, cd, s.c);
+            pc_kernel_read(&in, k * nc, nc, cd, s.c);
         else
             memset(s.c, 0, (size_t)nc * es);
-        if (q->kind == PC_NN_MATMUL && q->a->rank == 1) {
+        if (q->kind == PC_LINALG_MATMUL && q->a->rank == 1) {
             /* torch folds a 1-D x N-D matmul into a matrix-vector product of B^T */
             if ((st = fold_mv(call, q, 1, cd, s.a, s.b, s.c)) != PC_OK)
                 goto fail;
-        } else if (q->kind == PC_NN_MATMUL && q->a->rank == 2) {
+        } else if (q->kind == PC_LINALG_MATMUL && q->a->rank == 2) {
             /* torch folds a 2-D x N-D matmul into one GEMM: per batch, the same sums */
             pc_blas_gemm(cd, false, false, q->n, q->p, q->m, 1.0, s.a, q->m, s.b, q->p, 0.0, s.c,
                          q->p);
@@ -794,7 +794,7 @@ static pc_status mm_forward_batched(const pc_op_call *call, const mm_plan *q, pc
             bmm_run(cd, 1, q->n, q->p, q->m, s.a, false, s.b, false, s.c, q->in != NULL, q->alpha,
                     q->beta);
         }
-        pc_nn_write(out, k * nc, nc, s.c, cd);
+        pc_kernel_write(out, k * nc, nc, s.c, cd);
     }
     free(s.a);
     pc_tensor_free(&in);
@@ -814,7 +814,7 @@ static void mm_scale_n(void *buf, pc_dtype cd, int64_t n, double alpha, pc_compu
     if (alpha == 1.0)
         return;
     if (compute == PC_COMPUTE_DEVICE)
-        pc_nn_round_n(buf, cd, n, td);
+        pc_kernel_round_n(buf, cd, n, td);
     if (cd == PC_DTYPE_F64) {
         double *x = buf;
         for (int64_t i = 0; i < n; i++)
@@ -845,20 +845,20 @@ static pc_status mm_grad_batched(const pc_op_call *call, const mm_plan *q, pc_co
         return st;
     }
     for (int64_t k = 0; k < q->nb; k++) {
-        pc_nn_read(grad_out, k * ng, ng, cd, s.b);
+        pc_kernel_read(grad_out, k * ng, ng, cd, s.b);
         if (which == 0) {
-            pc_nn_read(q->b, mm_batch_of(q, q->bsh, q->brank, k) * nbm, nbm, cd, s.a);
+            pc_kernel_read(q->b, mm_batch_of(q, q->bsh, q->brank, k) * nbm, nbm, cd, s.a);
             bmm_run(cd, 1, q->n, q->m, q->p, s.b, false, s.a, true, s.c, false, 1.0, 0.0);
         } else {
-            pc_nn_read(q->a, mm_batch_of(q, q->ash, q->arank, k) * na, na, cd, s.a);
-            if (q->kind == PC_NN_MATMUL && q->a->rank <= 2)
+            pc_kernel_read(q->a, mm_batch_of(q, q->ash, q->arank, k) * na, na, cd, s.a);
+            if (q->kind == PC_LINALG_MATMUL && q->a->rank <= 2)
                 pc_blas_gemm(cd, true, false, q->m, q->p, q->n, 1.0, s.a, q->m, s.b, q->p, 0.0, s.c,
                              q->p);
             else
                 bmm_run(cd, 1, q->m, q->p, q->n, s.a, true, s.b, false, s.c, false, 1.0, 0.0);
         }
         mm_scale_n(s.c, cd, nr, q->alpha, compute, t->dtype);
-        pc_nn_write(out, k * nr, nr, s.c, cd);
+        pc_kernel_write(out, k * nr, nr, s.c, cd);
     }
     free(s.a);
     return PC_OK;
@@ -883,7 +883,7 @@ pc_status pc_k_matmul_forward(const pc_op_call *call, pc_compute compute, pc_op_
     int cr = mm_cshape(&q, cs);
     bool add = q.in && q.beta != 0;
     if (add)
-        st = pc_nn_load_expand(call, q.in, cs, cr, cd, &c);
+        st = pc_kernel_load_expand(call, q.in, cs, cr, cd, &c);
     else
         st = alloc_buf(call, cd, cs, cr, &c);
     if (st != PC_OK)
@@ -918,7 +918,7 @@ pc_status pc_k_matmul_forward(const pc_op_call *call, pc_compute compute, pc_op_
     pc_tensor_free(&b);
     pc_tensor_free(&prod);
     if (st == PC_OK)
-        st = pc_nn_store(call, &c, q.a->dtype, q.osh, q.orank, &out->tensors[0]);
+        st = pc_kernel_store(call, &c, q.a->dtype, q.osh, q.orank, &out->tensors[0]);
     if (st == PC_OK)
         out->count = 1;
 done:
@@ -938,13 +938,13 @@ static pc_status mm_finish_grad(const pc_op_call *call, const mm_plan *q, pc_com
     pc_status st = PC_OK;
     if (alpha != 1.0) {
         if (compute == PC_COMPUTE_DEVICE)
-            pc_nn_round(r, t->dtype);
+            pc_kernel_round(r, t->dtype);
         scale_buf(r, alpha);
     }
     if (q->path == MM_BATCHED) {
         pc_tensor s = PC_TENSOR_NULL;
         if ((st = pc_tensor_reshape(r, r, esh, q->erank)) == PC_OK &&
-            (st = pc_nn_sum_to(call, r, sh, rank, &s)) == PC_OK) {
+            (st = pc_kernel_sum_to(call, r, sh, rank, &s)) == PC_OK) {
             pc_tensor_free(r);
             *r = s;
         }
@@ -968,7 +968,7 @@ static pc_status fold_grad_a(const pc_op_call *call, const mm_plan *q, pc_dtype 
     if (!gc || !bc) {
         free(gc);
         free(bc);
-        return pc_nn_nomem(call);
+        return pc_kernel_nomem(call);
     }
     for (int64_t b = 0; b < q->nb; b++)
         for (int64_t j = 0; j < q->p; j++) {
@@ -994,15 +994,15 @@ pc_status pc_k_matmul_backward(const pc_op_call *call, pc_compute compute,
     if (st != PC_OK || !pc_dtype_is_float(q.a->dtype))
         return st;
     int ia = q.in ? 1 : 0, ib = ia + 1;
-    bool ga = pc_nn_wants_grad(call, ia), gb = pc_nn_wants_grad(call, ib);
-    bool gi = q.in && pc_nn_wants_grad(call, 0);
+    bool ga = pc_kernel_wants_grad(call, ia), gb = pc_kernel_wants_grad(call, ib);
+    bool gi = q.in && pc_kernel_wants_grad(call, 0);
     if (!ga && !gb && !gi)
         return PC_OK;
     pc_dtype cd = compute_of(compute, q.a->dtype);
     if (q.path == MM_BATCHED) {
         /* a batch at a time where the operand has every batch (nothing to sum over them) and
          * the product is not the folded 2-D x N-D one */
-        if (ga && (q.kind != PC_NN_MATMUL || q.a->rank != 2) &&
+        if (ga && (q.kind != PC_LINALG_MATMUL || q.a->rank != 2) &&
             mm_operand_batches(q.ash, q.arank) == q.nb) {
             if ((st = mm_grad_batched(call, &q, compute, cd, grad_out, 0, &out->grads[ia])) !=
                 PC_OK)
@@ -1022,7 +1022,7 @@ pc_status pc_k_matmul_backward(const pc_op_call *call, pc_compute compute,
     int64_t cs[3];
     int cr = mm_cshape(&q, cs);
     if ((st = mm_load(call, &q, cd, &a, &b)) != PC_OK ||
-        (st = pc_nn_load(call, grad_out, cd, &g)) != PC_OK)
+        (st = pc_kernel_load(call, grad_out, cd, &g)) != PC_OK)
         goto done;
     if (q.path != MM_DOT && (st = pc_tensor_reshape(&g, &g, cs, cr)) != PC_OK)
         goto done;
@@ -1060,7 +1060,7 @@ pc_status pc_k_matmul_backward(const pc_op_call *call, pc_compute compute,
             pc_blas_gemm(cd, false, true, q.n, q.m, q.p, 1.0, G, q.p, B, q.p, 0.0, R, q.m);
             break;
         case MM_BATCHED:
-            if (q.kind == PC_NN_MATMUL && q.a->rank == 2) {
+            if (q.kind == PC_LINALG_MATMUL && q.a->rank == 2) {
                 st = fold_grad_a(call, &q, cd, G, B, R);
                 if (st != PC_OK)
                     goto done;
@@ -1099,7 +1099,7 @@ pc_status pc_k_matmul_backward(const pc_op_call *call, pc_compute compute,
             pc_blas_gemm(cd, true, false, q.m, q.p, q.n, 1.0, A, q.m, G, q.p, 0.0, R, q.p);
             break;
         case MM_BATCHED:
-            if (q.kind == PC_NN_MATMUL && q.a->rank <= 2) {
+            if (q.kind == PC_LINALG_MATMUL && q.a->rank <= 2) {
                 size_t es = pc_dtype_size(cd);
                 for (int64_t k = 0; k < q.nb; k++)
                     pc_blas_gemm(cd, true, false, q.m, q.p, q.n, 1.0,
@@ -1122,10 +1122,10 @@ pc_status pc_k_matmul_backward(const pc_op_call *call, pc_compute compute,
         if (q.beta != 1.0) {
             scale_buf(&r, q.beta);
             if (compute == PC_COMPUTE_DEVICE)
-                pc_nn_round(&r, q.a->dtype);
+                pc_kernel_round(&r, q.a->dtype);
         }
         pc_tensor s = PC_TENSOR_NULL;
-        st = pc_nn_sum_to(call, &r, q.in->shape, q.in->rank, &s);
+        st = pc_kernel_sum_to(call, &r, q.in->shape, q.in->rank, &s);
         pc_tensor_free(&r);
         if (st == PC_OK)
             st = store_grad(call, &s, q.in, &out->grads[0]);

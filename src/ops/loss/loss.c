@@ -137,7 +137,7 @@ static pc_status pl_plan_make(const pc_op_call *call, pl_plan *p)
     };
     pc_tensor probe = *p->x;
     probe.dtype = p->od;
-    if ((st = pc_nn_need_float(call, &probe, kernel[p->kind])) != PC_OK)
+    if ((st = pc_kernel_need_float(call, &probe, kernel[p->kind])) != PC_OK)
         return st;
     /* torch 1.13's CPU build lacks these bfloat16 kernels (float16 ones too, but precheck
      * computes float16 as the accelerators do) */
@@ -303,7 +303,7 @@ pc_status pc_k_pointwise_loss_forward(const pc_op_call *call, pc_compute compute
     for (int64_t i = 0; i < p.n; i++)
         l[i] = pl_elem(&p, rd, x[i], t[i], w, pw, i);
     if (p.red == PC_FN_RED_NONE) {
-        st = pc_nn_store(call, &r, p.od, p.shape, p.rank, &out->tensors[0]);
+        st = pc_kernel_store(call, &r, p.od, p.shape, p.rank, &out->tensors[0]);
     } else {
         double s = pc_fn_torch_sum(rd, l, p.n);
         if (p.red == PC_FN_RED_MEAN)
@@ -314,7 +314,7 @@ pc_status pc_k_pointwise_loss_forward(const pc_op_call *call, pc_compute compute
         if ((st = pc_tensor_alloc(&r, PC_DTYPE_F64, NULL, 0)) != PC_OK)
             goto done;
         *(double *)pc_tensor_data(&r) = s;
-        st = pc_nn_store(call, &r, p.od, NULL, 0, &out->tensors[0]);
+        st = pc_kernel_store(call, &r, p.od, NULL, 0, &out->tensors[0]);
     }
     if (st == PC_OK)
         out->count = 1;
@@ -408,7 +408,7 @@ pc_status pc_k_pointwise_loss_backward(const pc_op_call *call, pc_compute comput
 {
     pl_plan p;
     pc_status st = pl_plan_make(call, &p);
-    bool gx = pc_nn_wants_grad(call, 0), gt = pc_nn_wants_grad(call, 1);
+    bool gx = pc_kernel_wants_grad(call, 0), gt = pc_kernel_wants_grad(call, 1);
     if (st != PC_OK || (!gx && !gt))
         return st;
     pl_bufs u;
@@ -485,7 +485,7 @@ static pc_status nll_plan_make(const pc_op_call *call, nll_plan *p)
         return pc_error_set(PC_ERR_INVALID, "%s: \"nll_loss_out_frame\" not implemented for '%s'",
                             call->full_name, pc_torch_type_name(p->x->dtype));
     if (p->w && p->w->dtype != p->x->dtype)
-        return pc_nn_same_dtype(call, p->x, p->w);
+        return pc_kernel_same_dtype(call, p->x, p->w);
     int cdim = rank == 1 ? 0 : 1;
     p->C = p->x->shape[cdim];
     p->N = rank == 1 ? 1 : p->x->shape[0];
@@ -535,11 +535,11 @@ static void nll_free(nll_bufs *u)
 static pc_status nll_load(const pc_op_call *call, const nll_plan *p, nll_bufs *u)
 {
     *u = (nll_bufs){PC_TENSOR_NULL, PC_TENSOR_NULL, PC_TENSOR_NULL};
-    pc_status st = pc_nn_load(call, p->x, PC_DTYPE_F64, &u->x);
+    pc_status st = pc_kernel_load(call, p->x, PC_DTYPE_F64, &u->x);
     if (st == PC_OK && p->w)
-        st = pc_nn_load(call, p->w, PC_DTYPE_F64, &u->w);
+        st = pc_kernel_load(call, p->w, PC_DTYPE_F64, &u->w);
     if (st == PC_OK)
-        st = pc_nn_load(call, p->t, PC_DTYPE_I64, &u->t);
+        st = pc_kernel_load(call, p->t, PC_DTYPE_I64, &u->t);
     if (st != PC_OK)
         return st;
     const int64_t *k = pc_tensor_data(&u->t);
@@ -626,7 +626,7 @@ pc_status pc_k_nll_loss_forward(const pc_op_call *call, pc_compute compute, pc_o
             goto done;
         *(double *)pc_tensor_data(&r) = s;
     }
-    st = pc_nn_store(call, &r, p.x->dtype, p.osh, p.orank, &out->tensors[0]);
+    st = pc_kernel_store(call, &r, p.x->dtype, p.osh, p.orank, &out->tensors[0]);
     if (st == PC_OK)
         out->count = 1;
 done:
@@ -640,7 +640,7 @@ pc_status pc_k_nll_loss_backward(const pc_op_call *call, pc_compute compute,
 {
     nll_plan p;
     pc_status st = nll_plan_make(call, &p);
-    if (st != PC_OK || !pc_nn_wants_grad(call, 0))
+    if (st != PC_OK || !pc_kernel_wants_grad(call, 0))
         return st;
     nll_bufs u;
     pc_tensor g = PC_TENSOR_NULL, dx = PC_TENSOR_NULL;
@@ -668,7 +668,7 @@ pc_status pc_k_nll_loss_backward(const pc_op_call *call, pc_compute compute,
                                            : (w ? pc_fn_round(rd, w[c] * gs) : gs);
         d[(n * p.C + c) * p.inner + in] = v;
     }
-    st = pc_nn_store(call, &dx, p.x->dtype, p.x->shape, p.x->rank, &out->grads[0]);
+    st = pc_kernel_store(call, &dx, p.x->dtype, p.x->shape, p.x->rank, &out->grads[0]);
 done:
     pc_tensor_free(&g);
     pc_tensor_free(&dx);

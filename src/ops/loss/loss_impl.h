@@ -22,12 +22,7 @@ enum {
 };
 
 /* ---- losses (loss.c) ---- */
-pc_status pc_k_pointwise_loss_forward(const pc_op_call *call, pc_compute compute,
-                                      pc_op_result *out);
-pc_status pc_k_pointwise_loss_backward(const pc_op_call *call, pc_compute compute,
-                                       const pc_tensor *grad_out, pc_op_grads *out);
-pc_status pc_k_nll_loss_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
-pc_status pc_k_nll_loss_backward(const pc_op_call *call, pc_compute compute,
-                                 const pc_tensor *grad_out, pc_op_grads *out);
+PC_KERNELS(pointwise_loss);
+PC_KERNELS(nll_loss);
 
 #endif

@@ -9,20 +9,12 @@
 #include "ops/ops_impl.h"
 
 /* ---- embedding, dropout, leaky_relu (nn_misc.c) ---- */
-pc_status pc_k_embedding_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
-pc_status pc_k_embedding_backward(const pc_op_call *call, pc_compute compute,
-                                  const pc_tensor *grad_out, pc_op_grads *out);
+PC_KERNELS(embedding);
 /* param 1: dropout (one draw per element), 2: dropout2d (one per channel plane) */
-pc_status pc_k_dropout_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
-pc_status pc_k_dropout_backward(const pc_op_call *call, pc_compute compute,
-                                const pc_tensor *grad_out, pc_op_grads *out);
-pc_status pc_k_leaky_relu_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
-pc_status pc_k_leaky_relu_backward(const pc_op_call *call, pc_compute compute,
-                                   const pc_tensor *grad_out, pc_op_grads *out);
+PC_KERNELS(dropout);
+PC_KERNELS(leaky_relu);
 
 /* ---- scaled_dot_product_attention (sdpa.c) ---- */
-pc_status pc_k_sdpa_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
-pc_status pc_k_sdpa_backward(const pc_op_call *call, pc_compute compute, const pc_tensor *grad_out,
-                             pc_op_grads *out);
+PC_KERNELS(sdpa);
 
 #endif

@@ -110,7 +110,7 @@ static void emb_sum_row(const emb_plan *p, const pc_tensor *grad_out, pc_dtype c
     int64_t dim = p->dim;
     memset(acc, 0, (size_t)dim * pc_dtype_size(cd)); /* +0, as the zeroed table */
     for (int64_t r = 0; r < count; r++) {
-        pc_nn_read(grad_out, rows[r] * dim, dim, cd, row);
+        pc_kernel_read(grad_out, rows[r] * dim, dim, cd, row);
         if (cd == PC_DTYPE_F64) {
             double *a = acc;
             const double *v = row;
@@ -139,9 +139,9 @@ pc_status pc_k_embedding_backward(const pc_op_call *call, pc_compute compute,
 {
     emb_plan p;
     pc_status st = emb_plan_make(call, &p);
-    if (st != PC_OK || !pc_nn_wants_grad(call, 1))
+    if (st != PC_OK || !pc_kernel_wants_grad(call, 1))
         return st;
-    pc_dtype cd = pc_nn_compute_dtype(compute, p.w->dtype);
+    pc_dtype cd = pc_kernel_compute_dtype(compute, p.w->dtype);
     pc_tensor ix = PC_TENSOR_NULL, dw = PC_TENSOR_NULL;
     int64_t *first = NULL, *order = NULL;
     if (pc_tensor_numel(grad_out) != p.n * p.dim)
@@ -154,7 +154,7 @@ pc_status pc_k_embedding_backward(const pc_op_call *call, pc_compute compute,
     first = calloc((size_t)p.num + 1, sizeof *first);
     order = malloc(((size_t)p.n + 1) * sizeof *order);
     if (!first || !order) {
-        st = pc_nn_nomem(call);
+        st = pc_kernel_nomem(call);
         goto done;
     }
     /* first[r] .. first[r + 1] - 1: the positions in order[] of the indices naming row r */
@@ -172,7 +172,7 @@ pc_status pc_k_embedding_backward(const pc_op_call *call, pc_compute compute,
     first[0] = 0;
     bool nomem = false;
     size_t rowbytes = (size_t)p.dim * pc_dtype_size(cd);
-#pragma omp parallel if (p.n * p.dim > 4 * PC_NN_BLOCK)
+#pragma omp parallel if (p.n * p.dim > 4 * PC_KERNEL_BLOCK)
     {
         void *acc = malloc(rowbytes ? rowbytes : 1), *row = malloc(rowbytes ? rowbytes : 1);
         if (!acc || !row) {
@@ -185,13 +185,13 @@ pc_status pc_k_embedding_backward(const pc_op_call *call, pc_compute compute,
             if (count == 0 || !acc || !row)
                 continue;
             emb_sum_row(&p, grad_out, cd, order + first[r], count, acc, row);
-            pc_nn_write(&dw, r * p.dim, p.dim, acc, cd);
+            pc_kernel_write(&dw, r * p.dim, p.dim, acc, cd);
         }
         free(acc);
         free(row);
     }
     if (nomem) {
-        st = pc_nn_nomem(call);
+        st = pc_kernel_nomem(call);
         goto done;
     }
     out->grads[1] = dw;
@@ -221,7 +221,7 @@ static pc_status drop_plan_make(const pc_op_call *call, drop_plan *d)
         return pc_error_set(PC_ERR_INVALID,
                             "%s: dropout probability has to be between 0 and 1, but got %g",
                             call->full_name, d->p);
-    pc_status st = pc_nn_need_float(call, d->x, "bernoulli_");
+    pc_status st = pc_kernel_need_float(call, d->x, "bernoulli_");
     if (st != PC_OK)
         return st;
     d->active = call->args[2].b && d->p > 0;
@@ -270,9 +270,9 @@ static pc_status drop_mask(const pc_op_call *call, const drop_plan *d, pc_comput
 static pc_status drop_apply(const pc_op_call *call, const drop_plan *d, pc_compute compute,
                             const pc_tensor *x, pc_tensor *out)
 {
-    pc_dtype cd = pc_nn_compute_dtype(compute, d->x->dtype);
+    pc_dtype cd = pc_kernel_compute_dtype(compute, d->x->dtype);
     pc_tensor b = PC_TENSOR_NULL, m = PC_TENSOR_NULL;
-    pc_status st = pc_nn_load(call, x, cd, &b);
+    pc_status st = pc_kernel_load(call, x, cd, &b);
     if (st == PC_OK && d->active && (st = drop_mask(call, d, compute, cd, &m)) == PC_OK) {
         if (cd == PC_DTYPE_F64)
             for (int64_t i = 0; i < d->n; i++)
@@ -282,7 +282,7 @@ static pc_status drop_apply(const pc_op_call *call, const drop_plan *d, pc_compu
                 ((float *)pc_tensor_data(&b))[i] *= ((const float *)pc_tensor_data(&m))[i];
     }
     if (st == PC_OK)
-        st = pc_nn_store(call, &b, d->x->dtype, d->x->shape, d->x->rank, out);
+        st = pc_kernel_store(call, &b, d->x->dtype, d->x->shape, d->x->rank, out);
     pc_tensor_free(&b);
     pc_tensor_free(&m);
     return st;
@@ -304,7 +304,7 @@ pc_status pc_k_dropout_backward(const pc_op_call *call, pc_compute compute,
 {
     drop_plan d;
     pc_status st = drop_plan_make(call, &d);
-    if (st != PC_OK || !pc_nn_wants_grad(call, 0))
+    if (st != PC_OK || !pc_kernel_wants_grad(call, 0))
         return st;
     return drop_apply(call, &d, compute, grad_out, &out->grads[0]);
 }
@@ -314,13 +314,13 @@ pc_status pc_k_dropout_backward(const pc_op_call *call, pc_compute compute,
 pc_status pc_k_leaky_relu_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out)
 {
     const pc_tensor *x = pc_call_tensor(call, 0);
-    pc_status st = pc_nn_need_float(call, x, "leaky_relu_cpu");
+    pc_status st = pc_kernel_need_float(call, x, "leaky_relu_cpu");
     if (st != PC_OK)
         return st;
     double slope = call->args[1].f;
-    pc_dtype cd = pc_nn_compute_dtype(compute, x->dtype);
+    pc_dtype cd = pc_kernel_compute_dtype(compute, x->dtype);
     pc_tensor b = PC_TENSOR_NULL;
-    if ((st = pc_nn_load(call, x, cd, &b)) != PC_OK)
+    if ((st = pc_kernel_load(call, x, cd, &b)) != PC_OK)
         return st;
     int64_t n = pc_tensor_numel(x);
     if (cd == PC_DTYPE_F64) {
@@ -332,7 +332,7 @@ pc_status pc_k_leaky_relu_forward(const pc_op_call *call, pc_compute compute, pc
         for (int64_t i = 0; i < n; i++)
             v[i] = v[i] > 0 ? v[i] : v[i] * s;
     }
-    st = pc_nn_store(call, &b, x->dtype, x->shape, x->rank, &out->tensors[0]);
+    st = pc_kernel_store(call, &b, x->dtype, x->shape, x->rank, &out->tensors[0]);
     if (st == PC_OK)
         out->count = 1;
     return st;
@@ -342,14 +342,14 @@ pc_status pc_k_leaky_relu_backward(const pc_op_call *call, pc_compute compute,
                                    const pc_tensor *grad_out, pc_op_grads *out)
 {
     const pc_tensor *x = pc_call_tensor(call, 0);
-    pc_status st = pc_nn_need_float(call, x, "leaky_relu_cpu");
-    if (st != PC_OK || !pc_nn_wants_grad(call, 0))
+    pc_status st = pc_kernel_need_float(call, x, "leaky_relu_cpu");
+    if (st != PC_OK || !pc_kernel_wants_grad(call, 0))
         return st;
     double slope = call->args[1].f;
-    pc_dtype cd = pc_nn_compute_dtype(compute, x->dtype);
+    pc_dtype cd = pc_kernel_compute_dtype(compute, x->dtype);
     pc_tensor b = PC_TENSOR_NULL, g = PC_TENSOR_NULL;
-    if ((st = pc_nn_load_ro(call, x, cd, &b)) == PC_OK &&
-        (st = pc_nn_load(call, grad_out, cd, &g)) == PC_OK) {
+    if ((st = pc_kernel_load_ro(call, x, cd, &b)) == PC_OK &&
+        (st = pc_kernel_load(call, grad_out, cd, &g)) == PC_OK) {
         int64_t n = pc_tensor_numel(x);
         if (cd == PC_DTYPE_F64) {
             const double *v = pc_tensor_data(&b);
@@ -362,7 +362,7 @@ pc_status pc_k_leaky_relu_backward(const pc_op_call *call, pc_compute compute,
             for (int64_t i = 0; i < n; i++)
                 d[i] = v[i] > 0 ? d[i] : d[i] * s;
         }
-        st = pc_nn_store(call, &g, x->dtype, x->shape, x->rank, &out->grads[0]);
+        st = pc_kernel_store(call, &g, x->dtype, x->shape, x->rank, &out->grads[0]);
     }
     pc_tensor_free(&b);
     pc_tensor_free(&g);

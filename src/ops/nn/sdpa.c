@@ -7,7 +7,7 @@
  * attn_mask added. dropout_p > 0 is random and refused.
  *
  * The work goes one batch (broadcast batch dims of Q, K, V and the mask) and one block of query
- * rows at a time: a block holds about PC_NN_BLOCK scores (one row at least), so no [L, S]
+ * rows at a time: a block holds about PC_KERNEL_BLOCK scores (one row at least), so no [L, S]
  * matrix per head, let alone [B, H, L, S], is ever held, in either compute dtype. The backward
  * recomputes the block's probabilities. Each step follows the reference's tensor ops as torch
  * computes them: the products are torch's bmm (its plain loop below 400 multiply-adds per
@@ -29,20 +29,8 @@
 
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-function"
-#define NK_T     float
-#define NK_SFX   f
-#define NK_LANES 8
-#include "ops/norm/norm_kernel.inc"
-#undef NK_T
-#undef NK_SFX
-#undef NK_LANES
-#define NK_T     double
-#define NK_SFX   d
-#define NK_LANES 4
-#include "ops/norm/norm_kernel.inc"
-#undef NK_T
-#undef NK_SFX
-#undef NK_LANES
+#define PC_TWIN_TEMPLATE "ops/norm/norm_kernel.inc"
+#include "ops/kernel_twins.h"
 #pragma GCC diagnostic pop
 
 #define SDPA_NAIVE_LIMIT 400 /* torch's bmm: the plain loop below this many multiply-adds */
@@ -101,9 +89,9 @@ static pc_status sdpa_plan_make(const pc_op_call *call, sdpa_plan *p)
                             "%s: scaled_dot_product_attention: query, key and value need at "
                             "least 2 dimensions",
                             call->full_name);
-    pc_status st = pc_nn_need_float(call, p->q, "scaled_dot_product_attention");
-    if (st != PC_OK || (st = pc_nn_same_dtype(call, p->q, p->k)) != PC_OK ||
-        (st = pc_nn_same_dtype(call, p->q, p->v)) != PC_OK)
+    pc_status st = pc_kernel_need_float(call, p->q, "scaled_dot_product_attention");
+    if (st != PC_OK || (st = pc_kernel_same_dtype(call, p->q, p->k)) != PC_OK ||
+        (st = pc_kernel_same_dtype(call, p->q, p->v)) != PC_OK)
         return st;
     int qr = p->q->rank, kr = p->k->rank, vr = p->v->rank;
     p->L = p->q->shape[qr - 2];
@@ -243,7 +231,7 @@ static pc_status sdpa_ws_make(const pc_op_call *call, const sdpa_plan *p, pc_dty
     int64_t wide = p->S > p->E ? p->S : p->E;
     if (p->Ev > wide)
         wide = p->Ev;
-    w->rows = PC_NN_BLOCK / (wide > 0 ? wide : 1);
+    w->rows = PC_KERNEL_BLOCK / (wide > 0 ? wide : 1);
     if (w->rows < 1)
         w->rows = 1;
     if (w->rows > p->L)
@@ -259,7 +247,7 @@ static pc_status sdpa_ws_make(const pc_op_call *call, const sdpa_plan *p, pc_dty
     w->gb = malloc((size_t)(w->rows * p->Ev + 1) * es);
     w->ob = malloc((size_t)(w->rows * (p->Ev > p->E ? p->Ev : p->E) + 1) * es);
     if (!w->kb || !w->vb || !w->qb || !w->sb || !w->pb || !w->mb || !w->dpb || !w->gb || !w->ob)
-        return pc_nn_nomem(call);
+        return pc_kernel_nomem(call);
     return PC_OK;
 }
 
@@ -271,12 +259,12 @@ static void sdpa_probs(const sdpa_plan *p, pc_dtype cd, pc_dtype rd, sdpa_ws *w,
 {
     bool dbl = cd == PC_DTYPE_F64;
     int64_t S = p->S;
-    pc_nn_read(&p->qx, (b * p->L + r0) * p->E, n * p->E, cd, w->qb);
+    pc_kernel_read(&p->qx, (b * p->L + r0) * p->E, n * p->E, cd, w->qb);
     sdpa_mm(cd, p->L * S * p->E, false, true, n, S, p->E, w->qb, w->kb, w->sb, false);
-    pc_nn_round_n(w->sb, cd, n * S, rd);
+    pc_kernel_round_n(w->sb, cd, n * S, rd);
     sdpa_scale(cd, rd, w->sb, n * S, p->scale);
     if (p->mask)
-        pc_nn_read(&p->mx, (b * p->L + r0) * S, n * S, cd, w->mb);
+        pc_kernel_read(&p->mx, (b * p->L + r0) * S, n * S, cd, w->mb);
     for (int64_t i = 0; i < n; i++)
         for (int64_t j = 0; j < S; j++) {
             int64_t k = i * S + j;
@@ -299,13 +287,13 @@ static void sdpa_probs(const sdpa_plan *p, pc_dtype cd, pc_dtype rd, sdpa_ws *w,
         softmax_fwd_d(false, true, w->sb, w->pb, n, S, 1);
     else
         softmax_fwd_f(false, true, w->sb, w->pb, n, S, 1);
-    pc_nn_round_n(w->pb, cd, n * S, rd);
+    pc_kernel_round_n(w->pb, cd, n * S, rd);
 }
 
 static void sdpa_load_kv(const sdpa_plan *p, pc_dtype cd, sdpa_ws *w, int64_t b)
 {
-    pc_nn_read(&p->kx, b * p->S * p->E, p->S * p->E, cd, w->kb);
-    pc_nn_read(&p->vx, b * p->S * p->Ev, p->S * p->Ev, cd, w->vb);
+    pc_kernel_read(&p->kx, b * p->S * p->E, p->S * p->E, cd, w->kb);
+    pc_kernel_read(&p->vx, b * p->S * p->Ev, p->S * p->Ev, cd, w->vb);
 }
 
 static void sdpa_out_shape(const sdpa_plan *p, int64_t cols, int64_t *sh, int *rank)
@@ -325,7 +313,7 @@ pc_status pc_k_sdpa_forward(const pc_op_call *call, pc_compute compute, pc_op_re
     pc_tensor y = PC_TENSOR_NULL;
     if (st != PC_OK)
         goto done;
-    pc_dtype cd = pc_nn_compute_dtype(compute, p.q->dtype);
+    pc_dtype cd = pc_kernel_compute_dtype(compute, p.q->dtype);
     pc_dtype rd = pc_fn_round_dtype(compute, p.q->dtype);
     int64_t osh[PC_TENSOR_MAX_DIMS];
     int orank;
@@ -339,7 +327,7 @@ pc_status pc_k_sdpa_forward(const pc_op_call *call, pc_compute compute, pc_op_re
             int64_t n = p.L - r0 < w.rows ? p.L - r0 : w.rows;
             sdpa_probs(&p, cd, rd, &w, b, r0, n);
             sdpa_mm(cd, p.L * p.S * p.Ev, false, false, n, p.Ev, p.S, w.pb, w.vb, w.ob, false);
-            pc_nn_write(&y, (b * p.L + r0) * p.Ev, n * p.Ev, w.ob, cd);
+            pc_kernel_write(&y, (b * p.L + r0) * p.Ev, n * p.Ev, w.ob, cd);
         }
     }
     out->tensors[0] = y;
@@ -394,11 +382,12 @@ pc_status pc_k_sdpa_backward(const pc_op_call *call, pc_compute compute, const p
     void *dkt = NULL, *dvb = NULL;
     if (st != PC_OK)
         goto done;
-    bool gq = pc_nn_wants_grad(call, 0), gk = pc_nn_wants_grad(call, 1),
-         gv = pc_nn_wants_grad(call, 2), gm = p.mask && !p.mask_bool && pc_nn_wants_grad(call, 3);
+    bool gq = pc_kernel_wants_grad(call, 0), gk = pc_kernel_wants_grad(call, 1),
+         gv = pc_kernel_wants_grad(call, 2),
+         gm = p.mask && !p.mask_bool && pc_kernel_wants_grad(call, 3);
     if (!gq && !gk && !gv && !gm)
         goto done;
-    pc_dtype cd = pc_nn_compute_dtype(compute, p.q->dtype);
+    pc_dtype cd = pc_kernel_compute_dtype(compute, p.q->dtype);
     pc_dtype rd = pc_fn_round_dtype(compute, p.q->dtype);
     size_t es = pc_dtype_size(cd);
     bool dbl = cd == PC_DTYPE_F64;
@@ -412,7 +401,7 @@ pc_status pc_k_sdpa_backward(const pc_op_call *call, pc_compute compute, const p
     dkt = malloc((size_t)(p.S * p.E + 1) * es);
     dvb = malloc((size_t)(p.S * p.Ev + 1) * es);
     if (!dkt || !dvb) {
-        st = pc_nn_nomem(call);
+        st = pc_kernel_nomem(call);
         goto done;
     }
     bool q_bcast = pc_tensor_numel(p.q) != p.nb * p.L * p.E;
@@ -424,17 +413,17 @@ pc_status pc_k_sdpa_backward(const pc_op_call *call, pc_compute compute, const p
             int64_t n = p.L - r0 < w.rows ? p.L - r0 : w.rows, S = p.S;
             bool first = r0 == 0;
             sdpa_probs(&p, cd, rd, &w, b, r0, n);
-            pc_nn_read(&g, (b * p.L + r0) * p.Ev, n * p.Ev, cd, w.gb);
+            pc_kernel_read(&g, (b * p.L + r0) * p.Ev, n * p.Ev, cd, w.gb);
             /* dV = P^T dO (P^T: a transposed view in torch) */
             sdpa_mm(cd, p.L * S * p.Ev, true, false, S, p.Ev, n, w.pb, w.gb, dvb, !first);
             /* dP = dO V^T, rounded; dS = P (dP - sum(dP P)) (torch's softmax backward) */
             sdpa_mm(cd, p.L * S * p.Ev, false, true, n, S, p.Ev, w.gb, w.vb, w.dpb, false);
-            pc_nn_round_n(w.dpb, cd, n * S, rd);
+            pc_kernel_round_n(w.dpb, cd, n * S, rd);
             if (dbl)
                 softmax_bwd_d(false, true, w.pb, w.dpb, w.sb, n, S, 1);
             else
                 softmax_bwd_f(false, true, w.pb, w.dpb, w.sb, n, S, 1);
-            pc_nn_round_n(w.sb, cd, n * S, rd);
+            pc_kernel_round_n(w.sb, cd, n * S, rd);
             if (gm)
                 sdpa_accumulate(cd, &p, p.mask, b, w.sb, r0, n, S, pc_tensor_data(&dm));
             /* through the scaling: dS' = dS * scale, rounded */
@@ -442,15 +431,15 @@ pc_status pc_k_sdpa_backward(const pc_op_call *call, pc_compute compute, const p
             /* dQ = dS' K; dK^T = Q^T dS' (torch forms the gradient of K^T) */
             sdpa_mm(cd, p.L * S * p.E, false, false, n, p.E, S, w.sb, w.kb, w.ob, false);
             if (!q_bcast) {
-                pc_nn_round_n(w.ob, cd, n * p.E, rd);
-                pc_nn_write(&dq, (b * p.L + r0) * p.E, n * p.E, w.ob, cd);
+                pc_kernel_round_n(w.ob, cd, n * p.E, rd);
+                pc_kernel_write(&dq, (b * p.L + r0) * p.E, n * p.E, w.ob, cd);
             }
             sdpa_mm(cd, p.L * S * p.E, true, false, p.E, S, n, w.qb, w.sb, dkt, !first);
         }
         /* this batch's dK (transposed back) and dV, rounded to the dtype as torch's bmm
          * results are, then summed over K's / V's broadcast batch dims */
-        pc_nn_round_n(dkt, cd, p.S * p.E, rd);
-        pc_nn_round_n(dvb, cd, p.S * p.Ev, rd);
+        pc_kernel_round_n(dkt, cd, p.S * p.E, rd);
+        pc_kernel_round_n(dvb, cd, p.S * p.Ev, rd);
         for (int64_t s = 0; s < p.S; s++)
             for (int64_t e = 0; e < p.E; e++) {
                 /* w.kb is free now: hold dK [S, E] there */
@@ -473,14 +462,14 @@ pc_status pc_k_sdpa_backward(const pc_op_call *call, pc_compute compute, const p
         out->grads[0] = dq;
         dq = PC_TENSOR_NULL;
     }
-    if (gk &&
-        (st = pc_nn_store(call, &dk, p.k->dtype, p.k->shape, p.k->rank, &out->grads[1])) != PC_OK)
+    if (gk && (st = pc_kernel_store(call, &dk, p.k->dtype, p.k->shape, p.k->rank,
+                                    &out->grads[1])) != PC_OK)
         goto done;
-    if (gv &&
-        (st = pc_nn_store(call, &dv, p.v->dtype, p.v->shape, p.v->rank, &out->grads[2])) != PC_OK)
+    if (gv && (st = pc_kernel_store(call, &dv, p.v->dtype, p.v->shape, p.v->rank,
+                                    &out->grads[2])) != PC_OK)
         goto done;
     if (gm)
-        st = pc_nn_store(call, &dm, p.mask->dtype, p.mask->shape, p.mask->rank, &out->grads[3]);
+        st = pc_kernel_store(call, &dm, p.mask->dtype, p.mask->shape, p.mask->rank, &out->grads[3]);
 done:
     free(dkt);
     free(dvb);

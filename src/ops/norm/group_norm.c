@@ -17,26 +17,12 @@
 #include "ops/kernel.h"
 #include "ops/norm/norm_impl.h"
 
-/* The nn group's softmax/layer_norm kernels (only the moments and the reductions are used
- * here). */
+/* group_norm's kernels over norm.c's softmax/layer_norm template (of which only the moments
+ * and the reductions are used here), for float and double. */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-function"
-#define NK_T     float
-#define NK_SFX   f
-#define NK_LANES 8
-#include "ops/norm/norm_kernel.inc"
-#include "ops/norm/group_norm_kernel.inc"
-#undef NK_T
-#undef NK_SFX
-#undef NK_LANES
-#define NK_T     double
-#define NK_SFX   d
-#define NK_LANES 4
-#include "ops/norm/norm_kernel.inc"
-#include "ops/norm/group_norm_kernel.inc"
-#undef NK_T
-#undef NK_SFX
-#undef NK_LANES
+#define PC_TWIN_TEMPLATE "ops/norm/group_norm_kernel.inc"
+#include "ops/kernel_twins.h"
 #pragma GCC diagnostic pop
 
 /* ---- group_norm ---- */
@@ -57,10 +43,10 @@ static pc_status gn_plan_make(const pc_op_call *call, gn_plan *p)
     char sx[PC_SHAPE_FORMAT_MAX];
     pc_shape_format(sx, sizeof sx, p->x->shape, p->x->rank);
     if (p->x->rank < 2) { /* torch reads input.shape[1]: its "Dimension out of range" */
-        (void)pc_nn_dim(call, 1, p->x->rank);
+        (void)pc_kernel_dim(call, 1, p->x->rank);
         return PC_ERR_INVALID;
     }
-    pc_status st = pc_nn_need_float(call, p->x, "GroupNormKernelImpl");
+    pc_status st = pc_kernel_need_float(call, p->x, "GroupNormKernelImpl");
     if (st != PC_OK)
         return st;
     p->N = p->x->shape[0];
@@ -87,7 +73,7 @@ static pc_status gn_plan_make(const pc_op_call *call, gn_plan *p)
                                 call->full_name, k ? "bias" : "weight", k ? "bias" : "weight", sw,
                                 sx);
         }
-        if ((st = pc_nn_same_dtype(call, p->x, wb[k])) != PC_OK)
+        if ((st = pc_kernel_same_dtype(call, p->x, wb[k])) != PC_OK)
             return st;
     }
     return PC_OK;
@@ -120,12 +106,12 @@ static pc_status gn_load(const pc_op_call *call, const gn_plan *p, pc_dtype cd, 
     u->mean = malloc((size_t)(p->N * p->G + 1) * es);
     u->rstd = malloc((size_t)(p->N * p->G + 1) * es);
     if (!u->xs || !u->ys || !u->gs || !u->mean || !u->rstd)
-        return pc_nn_nomem(call);
+        return pc_kernel_nomem(call);
     pc_status st = PC_OK;
     if (p->w)
-        st = pc_nn_load(call, p->w, cd, &u->w);
+        st = pc_kernel_load(call, p->w, cd, &u->w);
     if (st == PC_OK && p->b)
-        st = pc_nn_load(call, p->b, cd, &u->b);
+        st = pc_kernel_load(call, p->b, cd, &u->b);
     return st;
 }
 
@@ -138,7 +124,7 @@ static void gn_forward_all(const gn_plan *p, pc_dtype cd, gn_bufs *u, pc_tensor 
     for (int64_t n = 0; n < p->N; n++)
         for (int64_t g = 0; g < p->G; g++) {
             int64_t i = n * p->G + g, c0 = g * p->D;
-            pc_nn_read(p->x, i * L, L, cd, u->xs);
+            pc_kernel_read(p->x, i * L, L, cd, u->xs);
             if (dbl) {
                 const double *w = p->w ? (const double *)pc_tensor_data(&u->w) + c0 : NULL;
                 const double *b = p->b ? (const double *)pc_tensor_data(&u->b) + c0 : NULL;
@@ -151,7 +137,7 @@ static void gn_forward_all(const gn_plan *p, pc_dtype cd, gn_bufs *u, pc_tensor 
                          (float *)u->rstd + i);
             }
             if (out)
-                pc_nn_write(out, i * L, L, u->ys, cd);
+                pc_kernel_write(out, i * L, L, u->ys, cd);
         }
 }
 
@@ -161,7 +147,7 @@ pc_status pc_k_group_norm_forward(const pc_op_call *call, pc_compute compute, pc
     pc_status st = gn_plan_make(call, &p);
     if (st != PC_OK)
         return st;
-    pc_dtype cd = pc_nn_compute_dtype(compute, p.x->dtype);
+    pc_dtype cd = pc_kernel_compute_dtype(compute, p.x->dtype);
     gn_bufs u;
     pc_tensor y = PC_TENSOR_NULL;
     if ((st = gn_load(call, &p, cd, &u)) != PC_OK ||
@@ -184,11 +170,11 @@ pc_status pc_k_group_norm_backward(const pc_op_call *call, pc_compute compute,
     pc_status st = gn_plan_make(call, &p);
     if (st != PC_OK)
         return st;
-    bool gx = pc_nn_wants_grad(call, 0), gw = p.w && pc_nn_wants_grad(call, 2),
-         gb = p.b && pc_nn_wants_grad(call, 3);
+    bool gx = pc_kernel_wants_grad(call, 0), gw = p.w && pc_kernel_wants_grad(call, 2),
+         gb = p.b && pc_kernel_wants_grad(call, 3);
     if (!gx && !gw && !gb)
         return PC_OK;
-    pc_dtype cd = pc_nn_compute_dtype(compute, p.x->dtype);
+    pc_dtype cd = pc_kernel_compute_dtype(compute, p.x->dtype);
     bool dbl = cd == PC_DTYPE_F64;
     gn_bufs u;
     pc_tensor dx = PC_TENSOR_NULL, dw = PC_TENSOR_NULL, db = PC_TENSOR_NULL;
@@ -203,8 +189,8 @@ pc_status pc_k_group_norm_backward(const pc_op_call *call, pc_compute compute,
     for (int64_t n = 0; n < p.N; n++)
         for (int64_t g = 0; g < p.G; g++) {
             int64_t i = n * p.G + g, c0 = g * p.D;
-            pc_nn_read(p.x, i * L, L, cd, u.xs);
-            pc_nn_read(grad_out, i * L, L, cd, u.gs);
+            pc_kernel_read(p.x, i * L, L, cd, u.xs);
+            pc_kernel_read(grad_out, i * L, L, cd, u.gs);
             char *ds = (char *)u.gs + (size_t)L * es, *dbs = ds + (size_t)p.D * es;
             if (dbl) {
                 const double *w = p.w ? (const double *)pc_tensor_data(&u.w) + c0 : NULL;
@@ -220,16 +206,16 @@ pc_status pc_k_group_norm_backward(const pc_op_call *call, pc_compute compute,
                          (float *)(void *)dbs);
             }
             if (gx)
-                pc_nn_write(&dx, i * L, L, u.ys, cd);
+                pc_kernel_write(&dx, i * L, L, u.ys, cd);
         }
     if (gx) {
         out->grads[0] = dx;
         dx = PC_TENSOR_NULL;
     }
-    if (gw && (st = pc_nn_store(call, &dw, p.w->dtype, p.w->shape, 1, &out->grads[2])) != PC_OK)
+    if (gw && (st = pc_kernel_store(call, &dw, p.w->dtype, p.w->shape, 1, &out->grads[2])) != PC_OK)
         goto done;
     if (gb)
-        st = pc_nn_store(call, &db, p.b->dtype, p.b->shape, 1, &out->grads[3]);
+        st = pc_kernel_store(call, &db, p.b->dtype, p.b->shape, 1, &out->grads[3]);
 done:
     pc_tensor_free(&dx);
     pc_tensor_free(&dw);
@@ -274,20 +260,9 @@ static void bn_call_free(pc_op_call *bn)
 static pc_status in_bn_call(const pc_op_call *call, pc_op_call *bn)
 {
     const in_plan *ip = &in_plans[call->op->param];
-    const pc_op *op = pc_op_find("batch_norm");
-    memset(bn, 0, sizeof *bn);
-    if (!op)
-        return pc_error_set(PC_ERR_UNSUPPORTED, "%s: batch_norm is missing", call->full_name);
-    bn->op = op;
-    bn->form = PC_FORM_PLAIN;
-    bn->full_name = call->full_name;
-    bn->seed = call->seed;
-    bn->nargs = op->schema->nargs;
-    for (int i = 0; i < bn->nargs; i++) {
-        bn->args[i].kind = PC_VALUE_NONE;
-        bn->args[i].src_pos = -1;
-        bn->args[i].tensor = PC_TENSOR_NULL;
-    }
+    pc_status st = pc_op_call_of(call, "batch_norm", bn);
+    if (st != PC_OK)
+        return st;
     const pc_tensor *x = pc_call_tensor(call, ip->x);
     bool use_stats = call->args[ip->use_stats].b;
     const pc_tensor *rm = pc_call_tensor(call, ip->rm), *rv = pc_call_tensor(call, ip->rv);
@@ -318,7 +293,7 @@ static pc_status in_bn_call(const pc_op_call *call, pc_op_call *bn)
     for (int i = 2; i < x->rank; i++)
         sh[i] = x->shape[i];
     pc_tensor xc = PC_TENSOR_NULL;
-    pc_status st = pc_tensor_contiguous(&xc, x);
+    st = pc_tensor_contiguous(&xc, x);
     if (st == PC_OK)
         st = pc_tensor_reshape(&bn->args[0].tensor, &xc, sh, x->rank);
     pc_tensor_free(&xc);
@@ -380,17 +355,17 @@ pc_status pc_k_instance_norm_forward(const pc_op_call *call, pc_compute compute,
 static pc_status unrepeat_grad(const pc_op_call *call, pc_compute compute, const pc_tensor *g,
                                int64_t N, const pc_tensor *like, pc_tensor *out)
 {
-    pc_dtype cd = pc_nn_compute_dtype(compute, like->dtype);
+    pc_dtype cd = pc_kernel_compute_dtype(compute, like->dtype);
     int64_t C = like->shape[0], sh[2] = {N, C};
     pc_tensor b = PC_TENSOR_NULL, s = PC_TENSOR_NULL;
-    pc_status st = pc_nn_load(call, g, cd, &b);
+    pc_status st = pc_kernel_load(call, g, cd, &b);
     if (st == PC_OK)
         st = pc_tensor_reshape(&b, &b, sh, 2);
     if (st == PC_OK)
-        st = pc_nn_sum_to(call, &b, &C, 1, &s);
+        st = pc_kernel_sum_to(call, &b, &C, 1, &s);
     pc_tensor_free(&b);
     if (st == PC_OK)
-        st = pc_nn_store(call, &s, like->dtype, like->shape, 1, out);
+        st = pc_kernel_store(call, &s, like->dtype, like->shape, 1, out);
     pc_tensor_free(&s);
     return st;
 }
@@ -413,12 +388,12 @@ pc_status pc_k_instance_norm_backward(const pc_op_call *call, pc_compute compute
     if (st == PC_OK)
         st = pc_k_batch_norm_backward(&bn, compute, &gr, &g);
     const pc_tensor *x = pc_call_tensor(call, ip->x);
-    if (st == PC_OK && !pc_tensor_is_null(&g.grads[0]) && pc_nn_wants_grad(call, ip->x))
+    if (st == PC_OK && !pc_tensor_is_null(&g.grads[0]) && pc_kernel_wants_grad(call, ip->x))
         st = pc_tensor_reshape(&out->grads[ip->x], &g.grads[0], x->shape, x->rank);
     const int which[2] = {ip->w, ip->b};
     for (int k = 0; k < 2 && st == PC_OK; k++) {
         const pc_tensor *t = pc_call_tensor(call, which[k]);
-        if (t && !pc_tensor_is_null(&g.grads[3 + k]) && pc_nn_wants_grad(call, which[k]))
+        if (t && !pc_tensor_is_null(&g.grads[3 + k]) && pc_kernel_wants_grad(call, which[k]))
             st = unrepeat_grad(call, compute, &g.grads[3 + k], x->shape[0], t,
                                &out->grads[which[k]]);
     }
@@ -445,10 +420,10 @@ static pc_status glu_plan_make(const pc_op_call *call, glu_plan *p)
                             "%s: glu does not support scalars because halving "
                             "size must be even",
                             call->full_name);
-    int d = pc_nn_dim(call, call->args[1].i, p->x->rank);
+    int d = pc_kernel_dim(call, call->args[1].i, p->x->rank);
     if (d < 0)
         return PC_ERR_INVALID;
-    pc_status st = pc_nn_need_float(call, p->x, "glu_cpu");
+    pc_status st = pc_kernel_need_float(call, p->x, "glu_cpu");
     if (st != PC_OK)
         return st;
     int64_t n = p->x->shape[d];
@@ -483,7 +458,7 @@ pc_status pc_k_glu_forward(const pc_op_call *call, pc_compute compute, pc_op_res
     if (st != PC_OK)
         return st;
     pc_tensor x = PC_TENSOR_NULL, y = PC_TENSOR_NULL;
-    if ((st = pc_nn_load(call, p.x, PC_DTYPE_F64, &x)) != PC_OK ||
+    if ((st = pc_kernel_load(call, p.x, PC_DTYPE_F64, &x)) != PC_OK ||
         (st = pc_tensor_alloc(&y, PC_DTYPE_F64, p.osh, p.rank)) != PC_OK)
         goto done;
     pc_dtype rd = pc_fn_round_dtype(compute, p.x->dtype);
@@ -500,7 +475,7 @@ pc_status pc_k_glu_forward(const pc_op_call *call, pc_compute compute, pc_op_res
                 double s = pc_fn_round(fd, 1 / pc_fn_round(fd, 1 + e));
                 yv[(o * p.half + h) * p.inner + in] = pc_fn_round(rd, pc_fn_round(fd, a * s));
             }
-    st = pc_nn_store(call, &y, p.x->dtype, p.osh, p.rank, &out->tensors[0]);
+    st = pc_kernel_store(call, &y, p.x->dtype, p.osh, p.rank, &out->tensors[0]);
     if (st == PC_OK)
         out->count = 1;
 done:
@@ -514,11 +489,11 @@ pc_status pc_k_glu_backward(const pc_op_call *call, pc_compute compute, const pc
 {
     glu_plan p;
     pc_status st = glu_plan_make(call, &p);
-    if (st != PC_OK || !pc_nn_wants_grad(call, 0))
+    if (st != PC_OK || !pc_kernel_wants_grad(call, 0))
         return st;
     pc_tensor x = PC_TENSOR_NULL, g = PC_TENSOR_NULL, dx = PC_TENSOR_NULL;
-    if ((st = pc_nn_load(call, p.x, PC_DTYPE_F64, &x)) != PC_OK ||
-        (st = pc_nn_load(call, grad_out, PC_DTYPE_F64, &g)) != PC_OK ||
+    if ((st = pc_kernel_load(call, p.x, PC_DTYPE_F64, &x)) != PC_OK ||
+        (st = pc_kernel_load(call, grad_out, PC_DTYPE_F64, &g)) != PC_OK ||
         (st = pc_tensor_alloc(&dx, PC_DTYPE_F64, p.x->shape, p.x->rank)) != PC_OK)
         goto done;
     pc_dtype rd = pc_fn_round_dtype(compute, p.x->dtype);
@@ -536,7 +511,7 @@ pc_status pc_k_glu_backward(const pc_op_call *call, pc_compute compute, const pc
                     rd, pc_fn_round(rd, pc_fn_round(rd, pc_fn_round(rd, 1 - s) * s) * xv[ka]) * dy);
                 d[ka] = pc_fn_round(rd, s * dy);
             }
-    st = pc_nn_store(call, &dx, p.x->dtype, p.x->shape, p.x->rank, &out->grads[0]);
+    st = pc_kernel_store(call, &dx, p.x->dtype, p.x->shape, p.x->rank, &out->grads[0]);
 done:
     pc_tensor_free(&x);
     pc_tensor_free(&g);

@@ -8,7 +8,7 @@
  * (the output rounded to its dtype on the device, as autograd keeps it).
  *
  * softmax, log_softmax, layer_norm and cross_entropy work a block of whole rows at a time
- * (PC_NN_BLOCK) in scratch of the compute dtype and round each block straight into the output:
+ * (PC_KERNEL_BLOCK) in scratch of the compute dtype and round each block straight into the output:
  * a call's memory beyond its output does not grow with the tensor. The arithmetic of every row
  * is the whole-tensor kernel's, so the blocks change no bit.
  */
@@ -22,20 +22,8 @@
 #include "ops/norm/norm_impl.h"
 #include "precheck/core/convert.h"
 
-#define NK_T     float
-#define NK_SFX   f
-#define NK_LANES 8
-#include "ops/norm/norm_kernel.inc"
-#undef NK_T
-#undef NK_SFX
-#undef NK_LANES
-#define NK_T     double
-#define NK_SFX   d
-#define NK_LANES 4
-#include "ops/norm/norm_kernel.inc"
-#undef NK_T
-#undef NK_SFX
-#undef NK_LANES
+#define PC_TWIN_TEMPLATE "ops/norm/norm_kernel.inc"
+#include "ops/kernel_twins.h"
 
 /* ---- softmax, log_softmax ---- */
 
@@ -48,11 +36,11 @@ typedef struct sm_plan {
 
 static pc_status sm_plan_make(const pc_op_call *call, sm_plan *p)
 {
-    p->logsm = call->op->param == PC_NN_LOG_SOFTMAX;
+    p->logsm = call->op->param == PC_NORM_LOG_SOFTMAX;
     p->x = pc_call_tensor(call, 0);
     const pc_value *dimv = &call->args[1], *dtv = &call->args[2];
     p->od = dtv->kind == PC_VALUE_DTYPE ? dtv->dtype : p->x->dtype;
-    pc_status st = pc_nn_need_float(
+    pc_status st = pc_kernel_need_float(
         call, p->x, p->logsm ? "log_softmax_lastdim_kernel_impl" : "softmax_lastdim_kernel_impl");
     if (st == PC_OK && !pc_dtype_is_float(p->od))
         st = pc_error_set(PC_ERR_INVALID, "%s: \"softmax\" not implemented for '%s'",
@@ -65,7 +53,7 @@ static pc_status sm_plan_make(const pc_op_call *call, sm_plan *p)
         d = dimv->i;
     else /* torch's implicit dim (with a deprecation warning) */
         d = (rank == 0 || rank == 1 || rank == 3) ? 0 : 1;
-    int dim = pc_nn_dim(call, d, rank);
+    int dim = pc_kernel_dim(call, d, rank);
     if (dim < 0)
         return PC_ERR_INVALID;
     p->outer = p->inner = 1;
@@ -79,7 +67,7 @@ static pc_status sm_plan_make(const pc_op_call *call, sm_plan *p)
 
 /* The blocks of a softmax: whole rows of n. With its dim last (inner 1) a block is a run of
  * rows; otherwise a block is a run of columns of one outer slice [n, inner], gathered into an
- * [n, cols] buffer. Either way about PC_NN_BLOCK elements, one row at least. */
+ * [n, cols] buffer. Either way about PC_KERNEL_BLOCK elements, one row at least. */
 typedef struct sm_blocks {
     int64_t rows_per, cols_per, per_outer, count;
 } sm_blocks;
@@ -87,7 +75,7 @@ typedef struct sm_blocks {
 static sm_blocks sm_blocks_make(const sm_plan *p)
 {
     sm_blocks b;
-    int64_t fit = p->n > 0 && p->n < PC_NN_BLOCK ? PC_NN_BLOCK / p->n : 1;
+    int64_t fit = p->n > 0 && p->n < PC_KERNEL_BLOCK ? PC_KERNEL_BLOCK / p->n : 1;
     if (p->inner == 1) {
         b.rows_per = fit;
         b.cols_per = 1;
@@ -125,12 +113,12 @@ static void sm_block_read(const sm_plan *p, const pc_tensor *t, int64_t o0, int6
 {
     size_t es = pc_dtype_size(cd);
     if (nc == p->inner) {
-        pc_nn_read_via(t, o0 * p->n * p->inner, no * p->n * p->inner, via, stage, cd, dst);
+        pc_kernel_read_via(t, o0 * p->n * p->inner, no * p->n * p->inner, via, stage, cd, dst);
         return;
     }
     for (int64_t i = 0; i < p->n; i++)
-        pc_nn_read_via(t, (o0 * p->n + i) * p->inner + c0, nc, via, stage, cd,
-                       (char *)dst + (size_t)(i * nc) * es);
+        pc_kernel_read_via(t, (o0 * p->n + i) * p->inner + c0, nc, via, stage, cd,
+                           (char *)dst + (size_t)(i * nc) * es);
 }
 
 /* Writes the block src [no, n, nc] (dtype cd) into out (contiguous, x's shape), through dtype
@@ -145,9 +133,9 @@ static void sm_block_write(const sm_plan *p, pc_tensor *out, int64_t o0, int64_t
         const void *from = (const char *)src + (size_t)(i * len) * es;
         if (via != out->dtype) {
             pc_convert_buffer(stage, via, from, cd, (size_t)len);
-            pc_nn_write(out, at, len, stage, via);
+            pc_kernel_write(out, at, len, stage, via);
         } else {
-            pc_nn_write(out, at, len, from, cd);
+            pc_kernel_write(out, at, len, from, cd);
         }
     }
 }
@@ -179,7 +167,7 @@ static pc_status sm_run(const pc_op_call *call, const sm_plan *p, pc_compute com
                         const pc_tensor *grad_out, pc_tensor *out)
 {
     bool bwd = grad_out != NULL, lanes = p->inner == 1;
-    pc_dtype cd = pc_nn_compute_dtype(compute, p->od);
+    pc_dtype cd = pc_kernel_compute_dtype(compute, p->od);
     pc_status st = pc_tensor_alloc(out, bwd ? p->x->dtype : p->od, p->x->shape, p->x->rank);
     if (st != PC_OK)
         return pc_error_prefix(st, "%s", call->full_name);
@@ -213,8 +201,8 @@ static pc_status sm_run(const pc_op_call *call, const sm_plan *p, pc_compute com
             }
             sm_block_read(p, grad_out, o0, no, c0, nc, grad_out->dtype, stage, cd, gs);
             if (compute == PC_COMPUTE_DEVICE) {
-                pc_nn_round_n(ys, cd, len, p->od);
-                pc_nn_round_n(gs, cd, len, p->od);
+                pc_kernel_round_n(ys, cd, len, p->od);
+                pc_kernel_round_n(gs, cd, len, p->od);
             }
             sm_bwd(cd, p->logsm, lanes, ys, gs, gs, no, p->n, nc);
             sm_block_write(p, out, o0, no, c0, nc, gs, cd, p->od, stage);
@@ -223,7 +211,7 @@ static pc_status sm_run(const pc_op_call *call, const sm_plan *p, pc_compute com
     }
     if (failed) {
         pc_tensor_free(out);
-        return pc_nn_nomem(call);
+        return pc_kernel_nomem(call);
     }
     return PC_OK;
 }
@@ -242,7 +230,7 @@ pc_status pc_k_softmax_backward(const pc_op_call *call, pc_compute compute,
 {
     sm_plan p;
     pc_status st = sm_plan_make(call, &p);
-    if (st != PC_OK || !pc_nn_wants_grad(call, 0))
+    if (st != PC_OK || !pc_kernel_wants_grad(call, 0))
         return st;
     return sm_run(call, &p, compute, grad_out, &out->grads[0]);
 }
@@ -262,7 +250,7 @@ static pc_status ln_plan_make(const pc_op_call *call, ln_plan *p)
     p->b = pc_call_tensor(call, 3);
     p->eps = call->args[4].f;
     const pc_value *ns = &call->args[1];
-    pc_status st = pc_nn_need_float(call, p->x, "LayerNormKernelImpl");
+    pc_status st = pc_kernel_need_float(call, p->x, "LayerNormKernelImpl");
     if (st != PC_OK)
         return st;
     int k = ns->nints, rank = p->x->rank;
@@ -287,16 +275,16 @@ static pc_status ln_plan_make(const pc_op_call *call, ln_plan *p)
     if ((p->w && pc_tensor_numel(p->w) != p->n) || (p->b && pc_tensor_numel(p->b) != p->n))
         return pc_error_set(PC_ERR_INVALID, "%s: weight and bias must have %" PRId64 " elements",
                             call->full_name, p->n);
-    if ((st = pc_nn_same_dtype(call, p->x, p->w)) != PC_OK)
+    if ((st = pc_kernel_same_dtype(call, p->x, p->w)) != PC_OK)
         return st;
-    return pc_nn_same_dtype(call, p->x, p->b);
+    return pc_kernel_same_dtype(call, p->x, p->b);
 }
 
-/* layer_norm a block of rows at a time (about PC_NN_BLOCK elements, one row at least): the
+/* layer_norm a block of rows at a time (about PC_KERNEL_BLOCK elements, one row at least): the
  * rows' values in the compute dtype, the weight and bias whole ([n]). */
 static int64_t ln_rows_per_block(const ln_plan *p)
 {
-    return p->n > 0 && p->n < PC_NN_BLOCK ? PC_NN_BLOCK / p->n : 1;
+    return p->n > 0 && p->n < PC_KERNEL_BLOCK ? PC_KERNEL_BLOCK / p->n : 1;
 }
 
 static void ln_fwd(pc_dtype cd, const void *x, const void *w, const void *b, void *y, int64_t rows,
@@ -317,9 +305,9 @@ static pc_status ln_params_load(const pc_op_call *call, const ln_plan *p, pc_dty
     u->w = u->b = PC_TENSOR_NULL;
     pc_status st = PC_OK;
     if (p->w)
-        st = pc_nn_load_ro(call, p->w, cd, &u->w);
+        st = pc_kernel_load_ro(call, p->w, cd, &u->w);
     if (st == PC_OK && p->b)
-        st = pc_nn_load_ro(call, p->b, cd, &u->b);
+        st = pc_kernel_load_ro(call, p->b, cd, &u->b);
     return st;
 }
 
@@ -335,7 +323,7 @@ pc_status pc_k_layer_norm_forward(const pc_op_call *call, pc_compute compute, pc
     pc_status st = ln_plan_make(call, &p);
     if (st != PC_OK)
         return st;
-    pc_dtype cd = pc_nn_compute_dtype(compute, p.x->dtype);
+    pc_dtype cd = pc_kernel_compute_dtype(compute, p.x->dtype);
     ln_params u;
     pc_tensor *y = &out->tensors[0];
     if ((st = ln_params_load(call, &p, cd, &u)) != PC_OK ||
@@ -362,16 +350,16 @@ pc_status pc_k_layer_norm_forward(const pc_op_call *call, pc_compute compute, pc
             char *xs = buf, *ys = buf + bytes, *mean = ys + bytes;
             char *rstd = mean + (size_t)(per + 1) * es;
             int64_t r0 = k * per, nr = p.rows - r0 < per ? p.rows - r0 : per;
-            pc_nn_read(p.x, r0 * p.n, nr * p.n, cd, xs);
+            pc_kernel_read(p.x, r0 * p.n, nr * p.n, cd, xs);
             ln_fwd(cd, xs, w, b, ys, nr, p.n, p.eps, mean, rstd);
-            pc_nn_write(y, r0 * p.n, nr * p.n, ys, cd);
+            pc_kernel_write(y, r0 * p.n, nr * p.n, ys, cd);
         }
         free(buf);
     }
     ln_params_free(&u);
     if (failed) {
         pc_tensor_free(y);
-        return pc_nn_nomem(call);
+        return pc_kernel_nomem(call);
     }
     out->count = 1;
     return PC_OK;
@@ -384,11 +372,11 @@ pc_status pc_k_layer_norm_backward(const pc_op_call *call, pc_compute compute,
     pc_status st = ln_plan_make(call, &p);
     if (st != PC_OK)
         return st;
-    bool gx = pc_nn_wants_grad(call, 0), gw = p.w && pc_nn_wants_grad(call, 2),
-         gb = p.b && pc_nn_wants_grad(call, 3);
+    bool gx = pc_kernel_wants_grad(call, 0), gw = p.w && pc_kernel_wants_grad(call, 2),
+         gb = p.b && pc_kernel_wants_grad(call, 3);
     if (!gx && !gw && !gb)
         return PC_OK;
-    pc_dtype cd = pc_nn_compute_dtype(compute, p.x->dtype);
+    pc_dtype cd = pc_kernel_compute_dtype(compute, p.x->dtype);
     ln_params u;
     pc_tensor dw = PC_TENSOR_NULL, db = PC_TENSOR_NULL;
     int64_t per = ln_rows_per_block(&p);
@@ -400,7 +388,7 @@ pc_status pc_k_layer_norm_backward(const pc_op_call *call, pc_compute compute,
         (gx && (st = pc_tensor_alloc(&out->grads[0], p.x->dtype, p.x->shape, p.x->rank)) != PC_OK))
         goto done;
     if (!(buf = malloc(bytes * 3 + (size_t)(per + 1) * es * 2))) {
-        st = pc_nn_nomem(call);
+        st = pc_kernel_nomem(call);
         goto done;
     }
     const void *w = p.w ? pc_tensor_data(&u.w) : NULL, *b = p.b ? pc_tensor_data(&u.b) : NULL;
@@ -410,10 +398,10 @@ pc_status pc_k_layer_norm_backward(const pc_op_call *call, pc_compute compute,
     /* in row order: dw and db sum over the rows */
     for (int64_t r0 = 0; r0 < p.rows; r0 += per) {
         int64_t nr = p.rows - r0 < per ? p.rows - r0 : per, len = nr * p.n;
-        pc_nn_read(p.x, r0 * p.n, len, cd, xs);
-        pc_nn_read(grad_out, r0 * p.n, len, cd, gs);
+        pc_kernel_read(p.x, r0 * p.n, len, cd, xs);
+        pc_kernel_read(grad_out, r0 * p.n, len, cd, gs);
         if (compute == PC_COMPUTE_DEVICE)
-            pc_nn_round_n(gs, cd, len, p.x->dtype);
+            pc_kernel_round_n(gs, cd, len, p.x->dtype);
         ln_fwd(cd, xs, w, b, ys, nr, p.n, p.eps, mean, rstd); /* the statistics */
         void *dx = gx ? ys : NULL;                            /* dx overwrites y */
         if (cd == PC_DTYPE_F64)
@@ -425,13 +413,13 @@ pc_status pc_k_layer_norm_backward(const pc_op_call *call, pc_compute compute,
                              (const float *)(void *)mean, (const float *)(void *)rstd, nr, p.n, dx,
                              dwp, dbp);
         if (gx)
-            pc_nn_write(&out->grads[0], r0 * p.n, len, ys, cd);
+            pc_kernel_write(&out->grads[0], r0 * p.n, len, ys, cd);
     }
-    if (gw &&
-        (st = pc_nn_store(call, &dw, p.w->dtype, p.w->shape, p.w->rank, &out->grads[2])) != PC_OK)
+    if (gw && (st = pc_kernel_store(call, &dw, p.w->dtype, p.w->shape, p.w->rank,
+                                    &out->grads[2])) != PC_OK)
         goto done;
     if (gb)
-        st = pc_nn_store(call, &db, p.b->dtype, p.b->shape, p.b->rank, &out->grads[3]);
+        st = pc_kernel_store(call, &db, p.b->dtype, p.b->shape, p.b->rank, &out->grads[3]);
 done:
     free(buf);
     pc_tensor_free(&dw);
@@ -442,21 +430,19 @@ done:
 
 /* ---- cross_entropy: log_softmax over the class dimension, then nll_loss ---- */
 
-/* Both passes work a block of whole batch slices [C, inner] of x at a time (about PC_NN_BLOCK
+/* Both passes work a block of whole batch slices [C, inner] of x at a time (about PC_KERNEL_BLOCK
  * elements, one slice at least) in per-thread scratch, threads over blocks: the
  * log-probabilities never exist as a whole tensor. Every slice's arithmetic is the one the
  * whole-tensor computation does (the same kernels on the same values, each batch element's sums
  * in class order), and the sums across the batch run afterwards in batch order, so neither the
  * blocks nor the threads change a bit. */
 
-enum { CE_NONE, CE_MEAN, CE_SUM };
-
 typedef struct ce_plan {
     const pc_tensor *x, *t, *w;
     bool probs;          /* float targets: class probabilities */
     int64_t N, C, inner; /* x as [N, C, inner] */
     int64_t ignore;
-    int red;
+    int red; /* PC_FN_RED_NONE, _MEAN or _SUM */
     double eps;
     int orank;
     int64_t osh[PC_TENSOR_MAX_DIMS];
@@ -469,24 +455,11 @@ static pc_status ce_plan_make(const pc_op_call *call, ce_plan *p)
     p->w = pc_call_tensor(call, 2);
     p->ignore = call->args[4].i;
     p->eps = call->args[7].f;
-    const char *r = call->args[6].kind == PC_VALUE_STR ? call->args[6].s : "mean";
-    if (call->args[3].kind == PC_VALUE_BOOL || call->args[5].kind == PC_VALUE_BOOL) {
-        /* the legacy size_average / reduce flags */
-        bool avg = call->args[3].kind != PC_VALUE_BOOL || call->args[3].b;
-        bool red = call->args[5].kind != PC_VALUE_BOOL || call->args[5].b;
-        r = !red ? "none" : avg ? "mean" : "sum";
-    }
-    if (strcmp(r, "mean") == 0)
-        p->red = CE_MEAN;
-    else if (strcmp(r, "sum") == 0)
-        p->red = CE_SUM;
-    else if (strcmp(r, "none") == 0)
-        p->red = CE_NONE;
-    else
-        return pc_error_set(PC_ERR_INVALID, "%s: %s is not a valid value for reduction",
-                            call->full_name, r);
-    pc_status st = pc_nn_need_float(call, p->x, "log_softmax_lastdim_kernel_impl");
-    if (st != PC_OK || (st = pc_nn_same_dtype(call, p->x, p->w)) != PC_OK)
+    /* reduction, or the legacy size_average / reduce flags */
+    pc_status st = pc_fn_reduction(call, 6, 3, 5, false, &p->red);
+    if (st != PC_OK ||
+        (st = pc_kernel_need_float(call, p->x, "log_softmax_lastdim_kernel_impl")) != PC_OK ||
+        (st = pc_kernel_same_dtype(call, p->x, p->w)) != PC_OK)
         return st;
     if (p->eps < 0 || p->eps > 1)
         return pc_error_set(PC_ERR_INVALID,
@@ -514,7 +487,7 @@ static pc_status ce_plan_make(const pc_op_call *call, ce_plan *p)
                                 "%s: Expected input and target to have the same shape",
                                 call->full_name);
         if (p->t->dtype != p->x->dtype)
-            return pc_nn_same_dtype(call, p->x, p->t);
+            return pc_kernel_same_dtype(call, p->x, p->t);
     } else {
         if (p->t->dtype != PC_DTYPE_I64 && p->t->dtype != PC_DTYPE_I32)
             return pc_error_set(PC_ERR_INVALID, "%s: expected scalar type Long but found %s",
@@ -528,7 +501,7 @@ static pc_status ce_plan_make(const pc_op_call *call, ce_plan *p)
     }
     /* the 'none' result has the shape of the batch (input without its class dimension) */
     p->orank = 0;
-    if (p->red == CE_NONE)
+    if (p->red == PC_FN_RED_NONE)
         for (int i = 0; i < rank; i++)
             if (i != cdim)
                 p->osh[p->orank++] = p->x->shape[i];
@@ -551,7 +524,7 @@ static pc_status ce_load(const pc_op_call *call, const ce_plan *p, pc_dtype cd, 
     *u = (ce_bufs){PC_TENSOR_NULL, PC_TENSOR_NULL};
     pc_status st = PC_OK;
     if (p->w)
-        st = pc_nn_load(call, p->w, cd, &u->w);
+        st = pc_kernel_load(call, p->w, cd, &u->w);
     if (st == PC_OK && !p->probs)
         st = pc_tensor_cast(&u->t, p->t, PC_DTYPE_I64);
     if (st == PC_OK && !p->probs) {
@@ -573,7 +546,7 @@ static ce_blocks ce_blocks_make(const ce_plan *p)
 {
     ce_blocks b;
     b.slab = p->C * p->inner;
-    b.rows_per = b.slab > 0 && b.slab < PC_NN_BLOCK ? PC_NN_BLOCK / b.slab : 1;
+    b.rows_per = b.slab > 0 && b.slab < PC_KERNEL_BLOCK ? PC_KERNEL_BLOCK / b.slab : 1;
     b.count = (p->N + b.rows_per - 1) / b.rows_per;
     return b;
 }
@@ -610,15 +583,15 @@ static void ce_logp_block(const ce_plan *p, const ce_blocks *b, pc_compute compu
     if (p->x->dtype == cd && pc_tensor_is_contiguous(p->x)) /* the values themselves */
         xs = (const char *)pc_tensor_data(p->x) + (size_t)at * pc_dtype_size(cd);
     else
-        pc_nn_read(p->x, at, len, cd, s->xs);
+        pc_kernel_read(p->x, at, len, cd, s->xs);
     if (cd == PC_DTYPE_F64)
         softmax_fwd_d(true, p->inner == 1, xs, s->lp, nn, p->C, p->inner);
     else
         softmax_fwd_f(true, p->inner == 1, xs, s->lp, nn, p->C, p->inner);
     if (compute == PC_COMPUTE_DEVICE)
-        pc_nn_round_n(s->lp, cd, len, p->x->dtype);
+        pc_kernel_round_n(s->lp, cd, len, p->x->dtype);
     if (p->probs)
-        pc_nn_read(p->t, at, len, cd, s->ts);
+        pc_kernel_read(p->t, at, len, cd, s->ts);
 }
 
 /* A compute-dtype value at index i of a block buffer, in double. */
@@ -663,7 +636,7 @@ pc_status pc_k_cross_entropy_forward(const pc_op_call *call, pc_compute compute,
     pc_status st = ce_plan_make(call, &p);
     if (st != PC_OK)
         return st;
-    pc_dtype cd = pc_nn_compute_dtype(compute, p.x->dtype);
+    pc_dtype cd = pc_kernel_compute_dtype(compute, p.x->dtype);
     bool dbl = cd == PC_DTYPE_F64;
     ce_bufs u;
     pc_tensor r = PC_TENSOR_NULL;
@@ -677,7 +650,7 @@ pc_status pc_k_cross_entropy_forward(const pc_op_call *call, pc_compute compute,
     double *l = pc_tensor_data(&r);
     sm = malloc((size_t)B * sizeof *sm + 1);
     if (!sm) {
-        st = pc_nn_nomem(call);
+        st = pc_kernel_nomem(call);
         goto done;
     }
     ce_blocks b = ce_blocks_make(&p);
@@ -700,7 +673,7 @@ pc_status pc_k_cross_entropy_forward(const pc_op_call *call, pc_compute compute,
         free(s.mem);
     }
     if (failed) {
-        st = pc_nn_nomem(call);
+        st = pc_kernel_nomem(call);
         goto done;
     }
     /* the batch's sums, in batch order */
@@ -722,11 +695,11 @@ pc_status pc_k_cross_entropy_forward(const pc_op_call *call, pc_compute compute,
         nll_total += nll;
         sm_total += sm[i];
     }
-    if (p.red != CE_NONE) {
+    if (p.red != PC_FN_RED_NONE) {
         double v;
         if (p.probs)
-            v = p.red == CE_MEAN ? nll_total / (double)B : nll_total;
-        else if (p.red == CE_SUM)
+            v = p.red == PC_FN_RED_MEAN ? nll_total / (double)B : nll_total;
+        else if (p.red == PC_FN_RED_SUM)
             v = (1 - p.eps) * nll_total + sm_total * (p.eps / C);
         else
             v = (1 - p.eps) * (nll_total / wsum) +
@@ -736,7 +709,7 @@ pc_status pc_k_cross_entropy_forward(const pc_op_call *call, pc_compute compute,
             goto done;
         *(double *)pc_tensor_data(&r) = v;
     }
-    st = pc_nn_store(call, &r, p.x->dtype, p.osh, p.orank, &out->tensors[0]);
+    st = pc_kernel_store(call, &r, p.x->dtype, p.osh, p.orank, &out->tensors[0]);
     if (st == PC_OK)
         out->count = 1;
 done:
@@ -775,9 +748,9 @@ static void ce_glp_block(const ce_plan *p, const ce_blocks *b, pc_compute comput
     for (int64_t n = n0; n < n0 + nn; n++)
         for (int64_t in = 0; in < p->inner; in++) {
             int64_t bi = n * p->inner + in, base = (n - n0) * b->slab + in;
-            double dy = p->red == CE_NONE ? sc->gv[bi] : sc->gv[0];
+            double dy = p->red == PC_FN_RED_NONE ? sc->gv[bi] : sc->gv[0];
             if (p->probs) {
-                double sv = p->red == CE_MEAN ? dy / B : dy;
+                double sv = p->red == PC_FN_RED_MEAN ? dy / B : dy;
                 for (int64_t c = 0; c < p->C; c++) {
                     int64_t k = base + c * p->inner;
                     double wc = wv ? CE_AT(wv, c) : 1.0;
@@ -794,9 +767,10 @@ static void ce_glp_block(const ce_plan *p, const ce_blocks *b, pc_compute comput
                     ce_put(s->gs, dbl, base + c * p->inner, 0.0);
                 continue;
             }
-            double nll_s = p->red == CE_MEAN ? dy * (1 - p->eps) / sc->wsum : dy * (1 - p->eps);
+            double nll_s =
+                p->red == PC_FN_RED_MEAN ? dy * (1 - p->eps) / sc->wsum : dy * (1 - p->eps);
             double sm_s = dy * (p->eps / C);
-            if (p->red == CE_MEAN)
+            if (p->red == PC_FN_RED_MEAN)
                 sm_s /= p->w ? sc->wsum : sc->counted;
             for (int64_t c = 0; c < p->C; c++) {
                 double wc = wv ? CE_AT(wv, c) : 1.0;
@@ -808,7 +782,7 @@ static void ce_glp_block(const ce_plan *p, const ce_blocks *b, pc_compute comput
             ce_put(s->gs, dbl, base + t * p->inner, d);
         }
     if (compute == PC_COMPUTE_DEVICE)
-        pc_nn_round_n(s->gs, dbl ? PC_DTYPE_F64 : PC_DTYPE_F32, nn * b->slab, p->x->dtype);
+        pc_kernel_round_n(s->gs, dbl ? PC_DTYPE_F64 : PC_DTYPE_F32, nn * b->slab, p->x->dtype);
 }
 
 pc_status pc_k_cross_entropy_backward(const pc_op_call *call, pc_compute compute,
@@ -816,10 +790,10 @@ pc_status pc_k_cross_entropy_backward(const pc_op_call *call, pc_compute compute
 {
     ce_plan p;
     pc_status st = ce_plan_make(call, &p);
-    bool gx = pc_nn_wants_grad(call, 0), gt = p.probs && pc_nn_wants_grad(call, 1);
+    bool gx = pc_kernel_wants_grad(call, 0), gt = p.probs && pc_kernel_wants_grad(call, 1);
     if (st != PC_OK || (!gx && !gt))
         return st;
-    pc_dtype cd = pc_nn_compute_dtype(compute, p.x->dtype);
+    pc_dtype cd = pc_kernel_compute_dtype(compute, p.x->dtype);
     bool dbl = cd == PC_DTYPE_F64;
     ce_bufs u;
     pc_tensor g = PC_TENSOR_NULL, dt = PC_TENSOR_NULL, dx = PC_TENSOR_NULL;
@@ -831,7 +805,7 @@ pc_status pc_k_cross_entropy_backward(const pc_op_call *call, pc_compute compute
         goto done;
     ce_scales sc = {pc_tensor_data(&g), 0, 0};
     const void *wv = p.w ? pc_tensor_data(&u.w) : NULL;
-    if (!p.probs && p.red == CE_MEAN)
+    if (!p.probs && p.red == PC_FN_RED_MEAN)
         for (int64_t i = 0; i < B; i++) {
             int64_t t = ((const int64_t *)pc_tensor_data(&u.t))[i];
             if (t != p.ignore) {
@@ -857,7 +831,7 @@ pc_status pc_k_cross_entropy_backward(const pc_op_call *call, pc_compute compute
             ce_logp_block(&p, &b, compute, cd, n0, nn, &s);
             ce_glp_block(&p, &b, compute, dbl, &u, &sc, gt, n0, nn, &s);
             if (gt)
-                pc_nn_write(&dt, at, len, s.dts, cd);
+                pc_kernel_write(&dt, at, len, s.dts, cd);
             if (!gx)
                 continue;
             /* log_softmax's backward: straight into dx when it has the compute dtype, else in
@@ -869,12 +843,12 @@ pc_status pc_k_cross_entropy_backward(const pc_op_call *call, pc_compute compute
             else
                 softmax_bwd_f(true, p.inner == 1, s.lp, s.gs, to, nn, p.C, p.inner);
             if (!direct)
-                pc_nn_write(&dx, at, len, s.gs, cd);
+                pc_kernel_write(&dx, at, len, s.gs, cd);
         }
         free(s.mem);
     }
     if (failed) {
-        st = pc_nn_nomem(call);
+        st = pc_kernel_nomem(call);
         goto done;
     }
     if (gx) {
@@ -913,7 +887,7 @@ static pc_status bn_plan_make(const pc_op_call *call, bn_plan *p)
     p->training = call->args[5].b;
     p->momentum = call->args[6].f;
     p->eps = call->args[7].f;
-    pc_status st = pc_nn_need_float(call, p->x, "batch_norm");
+    pc_status st = pc_kernel_need_float(call, p->x, "batch_norm");
     if (st != PC_OK)
         return st;
     if (p->x->rank < 2)
@@ -1017,11 +991,11 @@ static pc_status bn_load(const pc_op_call *call, const bn_plan *p, pc_dtype cd, 
     u->invstd = calloc((size_t)p->C + 1, sizeof(double));
     u->var_sum = calloc((size_t)p->C + 1, sizeof(double));
     if (!u->mean || !u->invstd || !u->var_sum)
-        return pc_nn_nomem(call);
+        return pc_kernel_nomem(call);
     pc_status st;
-    if ((st = pc_nn_load_ro(call, p->x, cd, &u->x)) != PC_OK ||
-        (p->w && (st = pc_nn_load_ro(call, p->w, cd, &u->w)) != PC_OK) ||
-        (p->b && (st = pc_nn_load_ro(call, p->b, cd, &u->b)) != PC_OK))
+    if ((st = pc_kernel_load_ro(call, p->x, cd, &u->x)) != PC_OK ||
+        (p->w && (st = pc_kernel_load_ro(call, p->w, cd, &u->w)) != PC_OK) ||
+        (p->b && (st = pc_kernel_load_ro(call, p->b, cd, &u->b)) != PC_OK))
         return st;
     bn_stats(p, cd == PC_DTYPE_F64, pc_tensor_data(&u->x), p->rm, p->rv, u->mean, u->invstd,
              u->var_sum);
@@ -1042,7 +1016,7 @@ pc_status pc_k_batch_norm_forward(const pc_op_call *call, pc_compute compute, pc
     pc_status st = bn_plan_make(call, &p);
     if (st != PC_OK)
         return st;
-    pc_dtype cd = pc_nn_compute_dtype(compute, p.x->dtype);
+    pc_dtype cd = pc_kernel_compute_dtype(compute, p.x->dtype);
     bool dbl = cd == PC_DTYPE_F64;
     bn_bufs u;
     pc_tensor y = PC_TENSOR_NULL;
@@ -1070,7 +1044,7 @@ pc_status pc_k_batch_norm_forward(const pc_op_call *call, pc_compute compute, pc
     /* Training mode's update of running_mean / running_var is not written: a call's inputs are
      * only read (they may be a mapped tensor file, and -save_error_data saves them as given),
      * and run_ut compares the output alone. */
-    st = pc_nn_store(call, &y, p.x->dtype, p.x->shape, p.x->rank, &out->tensors[0]);
+    st = pc_kernel_store(call, &y, p.x->dtype, p.x->shape, p.x->rank, &out->tensors[0]);
     if (st == PC_OK)
         out->count = 1;
 done:
@@ -1086,28 +1060,28 @@ pc_status pc_k_batch_norm_backward(const pc_op_call *call, pc_compute compute,
     pc_status st = bn_plan_make(call, &p);
     if (st != PC_OK)
         return st;
-    bool gx = pc_nn_wants_grad(call, 0), gw = p.w && pc_nn_wants_grad(call, 3),
-         gb = p.b && pc_nn_wants_grad(call, 4);
+    bool gx = pc_kernel_wants_grad(call, 0), gw = p.w && pc_kernel_wants_grad(call, 3),
+         gb = p.b && pc_kernel_wants_grad(call, 4);
     if (!gx && !gw && !gb)
         return PC_OK;
-    pc_dtype cd = pc_nn_compute_dtype(compute, p.x->dtype);
+    pc_dtype cd = pc_kernel_compute_dtype(compute, p.x->dtype);
     bool dbl = cd == PC_DTYPE_F64;
     bn_bufs u;
     pc_tensor g = PC_TENSOR_NULL, dx = PC_TENSOR_NULL, dw = PC_TENSOR_NULL, db = PC_TENSOR_NULL;
     if ((st = bn_load(call, &p, cd, &u)) != PC_OK ||
-        (st = pc_nn_load(call, grad_out, cd, &g)) != PC_OK ||
+        (st = pc_kernel_load(call, grad_out, cd, &g)) != PC_OK ||
         (st = pc_tensor_alloc(&dx, cd, p.x->shape, p.x->rank)) != PC_OK ||
         (st = pc_tensor_alloc(&dw, cd, &p.C, 1)) != PC_OK ||
         (st = pc_tensor_alloc(&db, cd, &p.C, 1)) != PC_OK)
         goto done;
     if (compute == PC_COMPUTE_DEVICE)
-        pc_nn_round(&g, p.x->dtype);
+        pc_kernel_round(&g, p.x->dtype);
 #define BN_AT(t, k)                                                                                \
     (dbl ? ((const double *)pc_tensor_data(t))[k] : (double)((const float *)pc_tensor_data(t))[k])
     size_t es = pc_dtype_size(cd);
     char *xmb = malloc((size_t)(p.S + 1) * es);
     if (!xmb) {
-        st = pc_nn_nomem(call);
+        st = pc_kernel_nomem(call);
         goto done;
     }
     for (int64_t c = 0; c < p.C; c++) {
@@ -1159,14 +1133,14 @@ pc_status pc_k_batch_norm_backward(const pc_op_call *call, pc_compute compute,
     }
 #undef BN_AT
     free(xmb);
-    if (gx &&
-        (st = pc_nn_store(call, &dx, p.x->dtype, p.x->shape, p.x->rank, &out->grads[0])) != PC_OK)
+    if (gx && (st = pc_kernel_store(call, &dx, p.x->dtype, p.x->shape, p.x->rank,
+                                    &out->grads[0])) != PC_OK)
         goto done;
-    if (gw &&
-        (st = pc_nn_store(call, &dw, p.w->dtype, p.w->shape, p.w->rank, &out->grads[3])) != PC_OK)
+    if (gw && (st = pc_kernel_store(call, &dw, p.w->dtype, p.w->shape, p.w->rank,
+                                    &out->grads[3])) != PC_OK)
         goto done;
     if (gb)
-        st = pc_nn_store(call, &db, p.b->dtype, p.b->shape, p.b->rank, &out->grads[4]);
+        st = pc_kernel_store(call, &db, p.b->dtype, p.b->shape, p.b->rank, &out->grads[4]);
 done:
     pc_tensor_free(&g);
     pc_tensor_free(&dx);

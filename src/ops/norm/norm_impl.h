@@ -8,35 +8,21 @@
 
 /* Kernel selectors (op param) of softmax and log_softmax. */
 enum {
-    PC_NN_SOFTMAX = 0,
-    PC_NN_LOG_SOFTMAX,
+    PC_NORM_SOFTMAX = 0,
+    PC_NORM_LOG_SOFTMAX,
 };
 /* instance_norm's two argument orders (group_norm.c). */
 enum { PC_FN_INSTANCE_NORM_F = 0, PC_FN_INSTANCE_NORM_ATEN };
 
 /* ---- softmax, layer_norm, batch_norm, cross_entropy (norm.c) ---- */
-pc_status pc_k_softmax_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
-pc_status pc_k_softmax_backward(const pc_op_call *call, pc_compute compute,
-                                const pc_tensor *grad_out, pc_op_grads *out);
-pc_status pc_k_layer_norm_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
-pc_status pc_k_layer_norm_backward(const pc_op_call *call, pc_compute compute,
-                                   const pc_tensor *grad_out, pc_op_grads *out);
-pc_status pc_k_batch_norm_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
-pc_status pc_k_batch_norm_backward(const pc_op_call *call, pc_compute compute,
-                                   const pc_tensor *grad_out, pc_op_grads *out);
-pc_status pc_k_cross_entropy_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
-pc_status pc_k_cross_entropy_backward(const pc_op_call *call, pc_compute compute,
-                                      const pc_tensor *grad_out, pc_op_grads *out);
+PC_KERNELS(softmax);
+PC_KERNELS(layer_norm);
+PC_KERNELS(batch_norm);
+PC_KERNELS(cross_entropy);
 
 /* ---- group_norm, instance_norm, glu (group_norm.c) ---- */
-pc_status pc_k_group_norm_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
-pc_status pc_k_group_norm_backward(const pc_op_call *call, pc_compute compute,
-                                   const pc_tensor *grad_out, pc_op_grads *out);
-pc_status pc_k_instance_norm_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
-pc_status pc_k_instance_norm_backward(const pc_op_call *call, pc_compute compute,
-                                      const pc_tensor *grad_out, pc_op_grads *out);
-pc_status pc_k_glu_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
-pc_status pc_k_glu_backward(const pc_op_call *call, pc_compute compute, const pc_tensor *grad_out,
-                            pc_op_grads *out);
+PC_KERNELS(group_norm);
+PC_KERNELS(instance_norm);
+PC_KERNELS(glu);
 
 #endif

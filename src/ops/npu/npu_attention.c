@@ -81,7 +81,7 @@ typedef struct fa_plan {
 
 /* Scores per block: 8 MB in double, so that a block's products are GEMMs of several hundred rows
  * more at LLaMA sizes (S2 = 2048: 128 rows) and its row loops are worth threads. */
-#define FA_BLOCK (32 * PC_NN_BLOCK)
+#define FA_BLOCK (32 * PC_KERNEL_BLOCK)
 /* Rows loops of a block run in parallel above this many scores (each row is independent, so
  * the results do not depend on the thread count). */
 #define FA_PARALLEL 65536
@@ -105,28 +105,8 @@ static inline bool fa_masked(const fa_plan *p, int64_t b, int64_t n, int64_t i, 
     }
 }
 
-#define NK_T        float
-#define NK_SFX      f
-#define NK_DOUBLE   0
-#define NK_LANES    8
-#define NK_EXP_ZERO -104.0 /* expf(x) rounds to +0 below ln(2^-150) = -103.97 */
-#include "ops/npu/npu_attention_kernel.inc"
-#undef NK_T
-#undef NK_SFX
-#undef NK_DOUBLE
-#undef NK_LANES
-#undef NK_EXP_ZERO
-#define NK_T        double
-#define NK_SFX      d
-#define NK_DOUBLE   1
-#define NK_LANES    4
-#define NK_EXP_ZERO -746.0 /* exp(x) rounds to +0 below ln(2^-1075) = -745.13 */
-#include "ops/npu/npu_attention_kernel.inc"
-#undef NK_T
-#undef NK_SFX
-#undef NK_DOUBLE
-#undef NK_LANES
-#undef NK_EXP_ZERO
+#define PC_TWIN_TEMPLATE "ops/npu/npu_attention_kernel.inc"
+#include "ops/kernel_twins.h"
 
 /* (batch, head, row) strides of a contiguous tensor of the layout with N heads of D. */
 static void layout_strides(fa_layout l, int64_t B, int64_t S, int64_t N, int64_t D, int64_t *st)
@@ -191,11 +171,11 @@ static pc_status fa_parse(const pc_op_call *call, pc_compute compute, fa_plan *p
                     *v = pc_call_tensor(call, A_V);
     const char *lay = call->args[A_LAYOUT].s;
     int64_t n1 = call->args[A_HEADS].i;
-    pc_status st = pc_nn_need_float(call, q, "npu_fusion_attention");
+    pc_status st = pc_kernel_need_float(call, q, "npu_fusion_attention");
     if (st == PC_OK)
-        st = pc_nn_same_dtype(call, q, k);
+        st = pc_kernel_same_dtype(call, q, k);
     if (st == PC_OK)
-        st = pc_nn_same_dtype(call, q, v);
+        st = pc_kernel_same_dtype(call, q, v);
     if (st != PC_OK)
         return st;
     if (strcmp(lay, "TND") == 0)
@@ -274,7 +254,7 @@ static pc_status fa_parse(const pc_op_call *call, pc_compute compute, fa_plan *p
     p->pre = call->args[A_PRE].i;
     p->next = call->args[A_NEXT].i;
     p->od = q->dtype;
-    p->cd = pc_nn_compute_dtype(compute, q->dtype);
+    p->cd = pc_kernel_compute_dtype(compute, q->dtype);
     p->rows = p->S2 > 0 && p->S2 < FA_BLOCK ? FA_BLOCK / p->S2 : 1;
     p->naive = p->S1 * p->S2 * p->D < 400;
     if (p->rows > p->S1)
@@ -391,7 +371,7 @@ static pc_status fa_prepare(const pc_op_call *call, pc_compute compute, fa_plan 
     const pc_tensor *pse = pc_call_tensor(call, A_PSE);
     if (pse && pse->rank > 0) {
         int64_t target[4] = {p->B, p->N1, p->S1, p->S2};
-        if ((st = pc_nn_load_ro(call, pse, p->cd, &b->pse)) != PC_OK ||
+        if ((st = pc_kernel_load_ro(call, pse, p->cd, &b->pse)) != PC_OK ||
             (st = bcast_strides(call, "pse", &b->pse, target, p->ps)) != PC_OK)
             return st;
     }
@@ -399,16 +379,16 @@ static pc_status fa_prepare(const pc_op_call *call, pc_compute compute, fa_plan 
     p->threads = fa_threads(p);
     int64_t blk[2] = {p->threads * p->rows, p->S2 > 0 ? p->S2 : 1}, r1[1] = {p->threads * p->rows};
     /* read only: the inputs themselves when they already are contiguous in the compute dtype */
-    if ((st = pc_nn_load_ro(call, pc_call_tensor(call, A_Q), p->cd, &b->q)) != PC_OK ||
-        (st = pc_nn_load_ro(call, pc_call_tensor(call, A_K), p->cd, &b->k)) != PC_OK ||
-        (st = pc_nn_load_ro(call, pc_call_tensor(call, A_V), p->cd, &b->v)) != PC_OK ||
+    if ((st = pc_kernel_load_ro(call, pc_call_tensor(call, A_Q), p->cd, &b->q)) != PC_OK ||
+        (st = pc_kernel_load_ro(call, pc_call_tensor(call, A_K), p->cd, &b->k)) != PC_OK ||
+        (st = pc_kernel_load_ro(call, pc_call_tensor(call, A_V), p->cd, &b->v)) != PC_OK ||
         (st = pc_tensor_alloc(&b->S, p->cd, blk, 2)) != PC_OK ||
         (backward && (st = pc_tensor_alloc(&b->dP, p->cd, blk, 2)) != PC_OK) ||
         (backward && (st = pc_tensor_alloc(&b->tmp, p->cd, blk, 2)) != PC_OK) ||
         (st = pc_tensor_alloc(&b->mx, p->cd, r1, 1)) != PC_OK ||
         (st = pc_tensor_alloc(&b->sm, p->cd, r1, 1)) != PC_OK ||
         (st = pc_tensor_alloc(&b->am, PC_DTYPE_I64, r1, 1)) != PC_OK)
-        return st == PC_ERR_NOMEM ? pc_nn_nomem(call) : st;
+        return st == PC_ERR_NOMEM ? pc_kernel_nomem(call) : st;
     return PC_OK;
 }
 
@@ -429,7 +409,7 @@ pc_status pc_k_npu_fusion_attention_forward(const pc_op_call *call, pc_compute c
     if (st == PC_OK && ((st = pc_tensor_alloc(&o, p.cd, q->shape, q->rank)) != PC_OK ||
                         (st = pc_tensor_alloc(&om, p.cd, sshape, 4)) != PC_OK ||
                         (st = pc_tensor_alloc(&os, p.cd, sshape, 4)) != PC_OK))
-        st = pc_nn_nomem(call);
+        st = pc_kernel_nomem(call);
     if (st == PC_OK) {
         int saved = fa_blas_single(&p);
         size_t es = pc_dtype_size(p.cd);
@@ -455,7 +435,7 @@ pc_status pc_k_npu_fusion_attention_forward(const pc_op_call *call, pc_compute c
             }
         }
         fa_blas_restore(&p, saved);
-        st = pc_nn_store(call, &o, p.od, q->shape, q->rank, &out->tensors[0]);
+        st = pc_kernel_store(call, &o, p.od, q->shape, q->rank, &out->tensors[0]);
         if (st == PC_OK) {
             out->tensors[1] = om;
             out->tensors[2] = os;
@@ -479,7 +459,7 @@ pc_status pc_k_npu_fusion_attention_backward(const pc_op_call *call, pc_compute 
     bool want[3];
     const pc_tensor *in[3];
     for (int i = 0; i < 3; i++) {
-        want[i] = pc_nn_wants_grad(call, i);
+        want[i] = pc_kernel_wants_grad(call, i);
         in[i] = pc_call_tensor(call, i);
     }
     pc_tensor g = PC_TENSOR_NULL, d[3] = {PC_TENSOR_NULL, PC_TENSOR_NULL, PC_TENSOR_NULL};
@@ -493,10 +473,10 @@ pc_status pc_k_npu_fusion_attention_backward(const pc_op_call *call, pc_compute 
                           "shape",
                           call->full_name);
     if (st == PC_OK)
-        st = pc_nn_load_ro(call, grad_out, p.cd, &g);
+        st = pc_kernel_load_ro(call, grad_out, p.cd, &g);
     for (int i = 0; i < 3 && st == PC_OK; i++)
         if (pc_tensor_alloc(&d[i], p.cd, in[i]->shape, in[i]->rank) != PC_OK)
-            st = pc_nn_nomem(call);
+            st = pc_kernel_nomem(call);
     if (st == PC_OK) {
         int64_t grp = p.N1 / p.N2;
         int saved = fa_blas_single(&p);
@@ -536,8 +516,8 @@ pc_status pc_k_npu_fusion_attention_backward(const pc_op_call *call, pc_compute 
         /* S1 = 0: no block ran; the sums of dk and dv are zeros (alloc zeroes) */
         for (int i = 0; i < 3 && st == PC_OK; i++)
             if (want[i])
-                st = pc_nn_store(call, &d[i], in[i]->dtype, in[i]->shape, in[i]->rank,
-                                 &out->grads[i]);
+                st = pc_kernel_store(call, &d[i], in[i]->dtype, in[i]->shape, in[i]->rank,
+                                     &out->grads[i]);
     }
     for (int i = 0; i < 3; i++)
         pc_tensor_free(&d[i]);

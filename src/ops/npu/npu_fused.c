@@ -14,26 +14,14 @@
 #include "ops/npu/npu_impl.h"
 #include "precheck/core/convert.h"
 
-#define NK_T     float
-#define NK_SFX   f
-#define NK_LANES 8
-#include "ops/npu/npu_fused_kernel.inc"
-#undef NK_T
-#undef NK_SFX
-#undef NK_LANES
-#define NK_T     double
-#define NK_SFX   d
-#define NK_LANES 4
-#include "ops/npu/npu_fused_kernel.inc"
-#undef NK_T
-#undef NK_SFX
-#undef NK_LANES
+#define PC_TWIN_TEMPLATE "ops/npu/npu_fused_kernel.inc"
+#include "ops/kernel_twins.h"
 
 static pc_status need_floats(const pc_op_call *call, int n, const char *kernel)
 {
     for (int i = 0; i < n; i++) {
         const pc_tensor *t = pc_call_tensor(call, i);
-        pc_status st = t ? pc_nn_need_float(call, t, kernel) : PC_OK;
+        pc_status st = t ? pc_kernel_need_float(call, t, kernel) : PC_OK;
         if (st != PC_OK)
             return st;
     }
@@ -52,14 +40,14 @@ static pc_dtype promoted(const pc_op_call *call, int n)
 /* The compute dtype of a call whose result has dtype od. */
 static pc_dtype compute_dtype(pc_compute compute, pc_dtype od)
 {
-    return pc_nn_compute_dtype(compute, od);
+    return pc_kernel_compute_dtype(compute, od);
 }
 
 /* ---- the block-at-a-time passes ----
- * Every op here works a block of about PC_NN_BLOCK elements (whole rows where rows matter) at
- * a time: its inputs' values read into per-thread scratch of the compute dtype (pc_nn_read:
+ * Every op here works a block of about PC_KERNEL_BLOCK elements (whole rows where rows matter) at
+ * a time: its inputs' values read into per-thread scratch of the compute dtype (pc_kernel_read:
  * the conversion pc_tensor_cast makes), the block computed, the result rounded into the output
- * tensor (pc_nn_write: the conversion pc_nn_store makes). Each element, and each row's sum,
+ * tensor (pc_kernel_write: the conversion pc_kernel_store makes). Each element, and each row's sum,
  * takes the same operations in the same order as in a pass over the whole tensor, so neither
  * the blocks nor the threads that run them (OpenMP, above NF_PARALLEL_MIN elements) change a
  * bit. */
@@ -68,7 +56,7 @@ static pc_dtype compute_dtype(pc_compute compute, pc_dtype od)
 /* Blocks of whole rows of D: *per rows each (one at least), *count of them. */
 static void row_blocks(int64_t rows, int64_t D, int64_t *per, int64_t *count)
 {
-    *per = D > 0 && D < PC_NN_BLOCK ? PC_NN_BLOCK / D : 1;
+    *per = D > 0 && D < PC_KERNEL_BLOCK ? PC_KERNEL_BLOCK / D : 1;
     *count = (rows + *per - 1) / *per;
 }
 
@@ -110,13 +98,13 @@ pc_status pc_k_npu_rms_norm_forward(const pc_op_call *call, pc_compute compute, 
      * time from its view expanded to x's shape */
     bool one_row = pc_tensor_numel(g) == D && g->rank > 0 && g->shape[g->rank - 1] == D;
     pc_tensor gb = PC_TENSOR_NULL, r = PC_TENSOR_NULL;
-    if ((st = one_row ? pc_nn_load_ro(call, g, cd, &gb)
+    if ((st = one_row ? pc_kernel_load_ro(call, g, cd, &gb)
                       : pc_tensor_expand(&gb, g, x->shape, x->rank)) != PC_OK ||
         (st = pc_tensor_alloc(&out->tensors[0], od, x->shape, x->rank)) != PC_OK ||
         (st = pc_tensor_alloc(&r, cd, rshape, x->rank)) != PC_OK) {
         pc_tensor_free(&gb);
         pc_tensor_free(&out->tensors[0]);
-        return st == PC_ERR_NOMEM ? pc_nn_nomem(call) : st;
+        return st == PC_ERR_NOMEM ? pc_kernel_nomem(call) : st;
     }
     int64_t per, nb;
     row_blocks(rows, D, &per, &nb);
@@ -139,16 +127,16 @@ pc_status pc_k_npu_rms_norm_forward(const pc_op_call *call, pc_compute compute, 
             int64_t r0 = k * per, nr = rows - r0 < per ? rows - r0 : per;
             void *xs = buf, *ys = at(buf, (int64_t)cap, cd), *gs = at(buf, 2 * (int64_t)cap, cd);
             void *sq = at(buf, (int64_t)cap * (one_row ? 2 : 3), cd);
-            pc_nn_read(x, r0 * D, nr * D, cd, xs);
+            pc_kernel_read(x, r0 * D, nr * D, cd, xs);
             if (!one_row)
-                pc_nn_read(&gb, r0 * D, nr * D, cd, gs);
+                pc_kernel_read(&gb, r0 * D, nr * D, cd, gs);
             const void *gp = one_row ? pc_tensor_data(&gb) : gs;
             void *rp = at(pc_tensor_data(&r), r0, cd);
             if (cd == PC_DTYPE_F64)
                 rms_rows_d(xs, gp, one_row ? 0 : D, ys, rp, nr, D, eps, sq);
             else
                 rms_rows_f(xs, gp, one_row ? 0 : D, ys, rp, nr, D, eps, sq);
-            pc_nn_write(y, r0 * D, nr * D, ys, cd);
+            pc_kernel_write(y, r0 * D, nr * D, ys, cd);
         }
         free(buf);
     }
@@ -156,14 +144,14 @@ pc_status pc_k_npu_rms_norm_forward(const pc_op_call *call, pc_compute compute, 
     if (failed) {
         pc_tensor_free(&r);
         pc_tensor_free(y);
-        return pc_nn_nomem(call);
+        return pc_kernel_nomem(call);
     }
-    st = pc_nn_store(call, &r, PC_DTYPE_F32, rshape, x->rank, &out->tensors[1]);
+    st = pc_kernel_store(call, &r, PC_DTYPE_F32, rshape, x->rank, &out->tensors[1]);
     if (st == PC_OK)
         out->count = 2;
     else
         pc_tensor_free(y);
-    return st == PC_ERR_NOMEM ? pc_nn_nomem(call) : st;
+    return st == PC_ERR_NOMEM ? pc_kernel_nomem(call) : st;
 }
 
 /* ---- npu_rotary_mul(x, r1, r2) = r1 x + r2 cat(-x2, x1) ---- */
@@ -230,7 +218,7 @@ static void rot_read(const rot_plan *p, int i, int64_t r0, int64_t nr, void *dst
     const pc_tensor *t = p->t[i];
     size_t es = pc_dtype_size(p->cd);
     if (p->plain[i]) {
-        pc_nn_read(t, r0 * p->D, nr * p->D, p->cd, dst);
+        pc_kernel_read(t, r0 * p->D, nr * p->D, p->cd, dst);
         return;
     }
     for (int64_t r = r0; r < r0 + nr; r++) {
@@ -241,9 +229,9 @@ static void rot_read(const rot_plan *p, int i, int64_t r0, int64_t nr, void *dst
         }
         char *row = (char *)dst + (size_t)((r - r0) * p->D) * es;
         if (p->full_row[i]) {
-            pc_nn_read(t, start, p->D, p->cd, row);
+            pc_kernel_read(t, start, p->D, p->cd, row);
         } else {
-            pc_nn_read(t, start, 1, p->cd, row);
+            pc_kernel_read(t, start, 1, p->cd, row);
             for (int64_t j = 1; j < p->D; j++)
                 memcpy(row + (size_t)j * es, row, es);
         }
@@ -258,7 +246,7 @@ pc_status pc_k_npu_rotary_mul_forward(const pc_op_call *call, pc_compute compute
         return st;
     pc_tensor *y = &out->tensors[0];
     if ((st = pc_tensor_alloc(y, p.od, p.shape, p.rank)) != PC_OK)
-        return st == PC_ERR_NOMEM ? pc_nn_nomem(call) : st;
+        return st == PC_ERR_NOMEM ? pc_kernel_nomem(call) : st;
     int64_t per, nb, D = p.D;
     row_blocks(p.rows, D, &per, &nb);
     int64_t cap = per * D;
@@ -286,13 +274,13 @@ pc_status pc_k_npu_rotary_mul_forward(const pc_op_call *call, pc_compute compute
                 rotary_rows_d(b[0], b[1], b[2], b[3], nr, D);
             else
                 rotary_rows_f(b[0], b[1], b[2], b[3], nr, D);
-            pc_nn_write(y, r0 * D, nr * D, b[3], cd);
+            pc_kernel_write(y, r0 * D, nr * D, b[3], cd);
         }
         free(buf);
     }
     if (failed) {
         pc_tensor_free(y);
-        return pc_nn_nomem(call);
+        return pc_kernel_nomem(call);
     }
     out->count = 1;
     return PC_OK;
@@ -313,7 +301,7 @@ pc_status pc_k_npu_rotary_mul_backward(const pc_op_call *call, pc_compute comput
     pc_tensor d[3] = {PC_TENSOR_NULL, PC_TENSOR_NULL, PC_TENSOR_NULL}, g = PC_TENSOR_NULL;
     bool want[3];
     for (int i = 0; i < 3; i++)
-        want[i] = pc_nn_wants_grad(call, i);
+        want[i] = pc_kernel_wants_grad(call, i);
     /* the incoming gradient as a view of the broadcast shape (read like x) */
     if ((st = pc_tensor_expand(&g, grad_out, p.shape, p.rank)) != PC_OK)
         return pc_error_prefix(st, "%s", call->full_name);
@@ -326,7 +314,7 @@ pc_status pc_k_npu_rotary_mul_backward(const pc_op_call *call, pc_compute comput
         for (int i = 0; i < 3; i++)
             pc_tensor_free(&d[i]);
         pc_tensor_free(&g);
-        return st == PC_ERR_NOMEM ? pc_nn_nomem(call) : st;
+        return st == PC_ERR_NOMEM ? pc_kernel_nomem(call) : st;
     }
     int64_t per, nb, D = p.D;
     row_blocks(p.rows, D, &per, &nb);
@@ -350,7 +338,7 @@ pc_status pc_k_npu_rotary_mul_backward(const pc_op_call *call, pc_compute comput
                 b[i] = at(buf, i * cap, cd);
             for (int i = 0; i < 3; i++)
                 rot_read(&p, i, r0, nr, b[i]);
-            pc_nn_read(&g, r0 * D, nr * D, cd, b[3]);
+            pc_kernel_read(&g, r0 * D, nr * D, cd, b[3]);
             for (int i = 0; i < 3; i++)
                 o[i] = !want[i]     ? NULL
                        : p.plain[i] ? at(buf, (4 + i) * cap, cd)
@@ -366,7 +354,7 @@ pc_status pc_k_npu_rotary_mul_backward(const pc_op_call *call, pc_compute comput
                     plus_zero_d(o[i], nr * D);
                 else
                     plus_zero_f(o[i], nr * D);
-                pc_nn_write(&out->grads[i], r0 * D, nr * D, o[i], cd);
+                pc_kernel_write(&out->grads[i], r0 * D, nr * D, o[i], cd);
             }
         }
         free(buf);
@@ -385,13 +373,14 @@ pc_status pc_k_npu_rotary_mul_backward(const pc_op_call *call, pc_compute comput
             torch_sum_to_f(pc_tensor_data(&d[i]), p.shape, p.rank, p.t[i]->shape, p.t[i]->rank,
                            pc_tensor_data(&s));
         if (st == PC_OK)
-            st = pc_nn_store(call, &s, p.t[i]->dtype, p.t[i]->shape, p.t[i]->rank, &out->grads[i]);
+            st = pc_kernel_store(call, &s, p.t[i]->dtype, p.t[i]->shape, p.t[i]->rank,
+                                 &out->grads[i]);
         pc_tensor_free(&d[i]);
     }
     for (int i = 0; i < 3; i++)
         pc_tensor_free(&d[i]);
     pc_tensor_free(&g);
-    return st == PC_ERR_NOMEM ? pc_nn_nomem(call) : st;
+    return st == PC_ERR_NOMEM ? pc_kernel_nomem(call) : st;
 }
 
 /* ---- npu_swiglu(x, dim) = silu(a) b with a, b = chunk(x, 2, dim) ---- */
@@ -408,14 +397,14 @@ typedef struct swi_plan {
 static pc_status swi_plan_make(const pc_op_call *call, pc_compute compute, swi_plan *p)
 {
     p->x = pc_call_tensor(call, 0);
-    pc_status st = pc_nn_need_float(call, p->x, "npu_swiglu");
+    pc_status st = pc_kernel_need_float(call, p->x, "npu_swiglu");
     if (st != PC_OK)
         return st;
     int rank = p->x->rank;
     if (rank == 0)
         return pc_error_set(PC_ERR_INVALID, "%s: chunk expects at least a 1-dimensional tensor",
                             call->full_name);
-    p->dim = pc_nn_dim(call, call->args[1].i, rank);
+    p->dim = pc_kernel_dim(call, call->args[1].i, rank);
     if (p->dim < 0)
         return PC_ERR_INVALID;
     int64_t n = p->x->shape[p->dim];
@@ -507,14 +496,14 @@ static void swi_read(const swi_plan *p, int64_t j0, int64_t n, void *a, void *b)
     int64_t hi = p->h * p->inner;
     for (int64_t j = j0; j < j0 + n;) {
         swi_run r = swi_run_at(p, j, j0 + n);
-        pc_nn_read(p->x, r.a, r.len, p->cd, at(a, j - j0, p->cd));
-        pc_nn_read(p->x, r.a + hi, r.len, p->cd, at(b, j - j0, p->cd));
+        pc_kernel_read(p->x, r.a, r.len, p->cd, at(a, j - j0, p->cd));
+        pc_kernel_read(p->x, r.a + hi, r.len, p->cd, at(b, j - j0, p->cd));
         j += r.len;
     }
 }
 
 /* Elements per block of y (and per half of x) */
-#define SWI_BLOCK PC_NN_BLOCK
+#define SWI_BLOCK PC_KERNEL_BLOCK
 
 /* The forward (grad_out NULL) or the backward of npu_swiglu into *res (y, or dx). */
 static pc_status swi_run_blocks(const pc_op_call *call, const swi_plan *p,
@@ -530,7 +519,7 @@ static pc_status swi_run_blocks(const pc_op_call *call, const swi_plan *p,
     pc_status st = bwd ? pc_tensor_alloc(res, p->x->dtype, p->x->shape, p->x->rank)
                        : pc_tensor_alloc(res, p->x->dtype, p->oshape, p->x->rank);
     if (st != PC_OK)
-        return st == PC_ERR_NOMEM ? pc_nn_nomem(call) : st;
+        return st == PC_ERR_NOMEM ? pc_kernel_nomem(call) : st;
     pc_dtype cd = p->cd, dt = p->x->dtype;
     int64_t nb = (n + SWI_BLOCK - 1) / SWI_BLOCK;
     bool failed = false;
@@ -558,11 +547,11 @@ static pc_status swi_run_blocks(const pc_op_call *call, const swi_plan *p,
                     swiglu_n_d(a, b, c, len);
                 else
                     swiglu_n_f(a, b, c, len);
-                pc_nn_write(res, j0, len, c, cd);
+                pc_kernel_write(res, j0, len, c, cd);
                 continue;
             }
             void *da = at(buf, 3 * SWI_BLOCK, cd), *db = at(buf, 4 * SWI_BLOCK, cd);
-            pc_nn_read(grad_out, j0, len, cd, c);
+            pc_kernel_read(grad_out, j0, len, cd, c);
             if (p->rounded)
                 swiglu_rounded_grad_n(a, b, c, da, db, len, dt, stage);
             else if (cd == PC_DTYPE_F64)
@@ -571,8 +560,8 @@ static pc_status swi_run_blocks(const pc_op_call *call, const swi_plan *p,
                 swiglu_grad_n_f(a, b, c, da, db, len);
             for (int64_t j = j0; j < j0 + len;) {
                 swi_run r = swi_run_at(p, j, j0 + len);
-                pc_nn_write(res, r.a, r.len, at(da, j - j0, cd), cd);
-                pc_nn_write(res, r.a + hi, r.len, at(db, j - j0, cd), cd);
+                pc_kernel_write(res, r.a, r.len, at(da, j - j0, cd), cd);
+                pc_kernel_write(res, r.a + hi, r.len, at(db, j - j0, cd), cd);
                 j += r.len;
             }
         }
@@ -580,7 +569,7 @@ static pc_status swi_run_blocks(const pc_op_call *call, const swi_plan *p,
     }
     if (failed) {
         pc_tensor_free(res);
-        return pc_nn_nomem(call);
+        return pc_kernel_nomem(call);
     }
     return PC_OK;
 }
@@ -599,7 +588,7 @@ pc_status pc_k_npu_swiglu_backward(const pc_op_call *call, pc_compute compute,
 {
     swi_plan p;
     pc_status st = swi_plan_make(call, compute, &p);
-    if (st != PC_OK || !pc_nn_wants_grad(call, 0))
+    if (st != PC_OK || !pc_kernel_wants_grad(call, 0))
         return st;
     return swi_run_blocks(call, &p, grad_out, &out->grads[0]);
 }

@@ -8,42 +8,20 @@
 #include "ops/ops_impl.h"
 
 /* ---- npu_fused.c: rms_norm, rotary_mul, swiglu ---- */
-pc_status pc_k_npu_rms_norm_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
-pc_status pc_k_npu_rotary_mul_forward(const pc_op_call *call, pc_compute compute,
-                                      pc_op_result *out);
-pc_status pc_k_npu_rotary_mul_backward(const pc_op_call *call, pc_compute compute,
-                                       const pc_tensor *grad_out, pc_op_grads *out);
-pc_status pc_k_npu_swiglu_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
-pc_status pc_k_npu_swiglu_backward(const pc_op_call *call, pc_compute compute,
-                                   const pc_tensor *grad_out, pc_op_grads *out);
+PC_KERNEL_FORWARD(npu_rms_norm);
+PC_KERNELS(npu_rotary_mul);
+PC_KERNELS(npu_swiglu);
 
 /* ---- npu_attention.c: npu_fusion_attention (outputs 0-2; backward through output 0) ---- */
-pc_status pc_k_npu_fusion_attention_forward(const pc_op_call *call, pc_compute compute,
-                                            pc_op_result *out);
-pc_status pc_k_npu_fusion_attention_backward(const pc_op_call *call, pc_compute compute,
-                                             const pc_tensor *grad_out, pc_op_grads *out);
+PC_KERNELS(npu_fusion_attention);
 
 /* ---- npu_misc.c ---- */
-pc_status pc_k_npu_scaled_masked_softmax_forward(const pc_op_call *call, pc_compute compute,
-                                                 pc_op_result *out);
-pc_status pc_k_npu_scaled_masked_softmax_backward(const pc_op_call *call, pc_compute compute,
-                                                  const pc_tensor *grad_out, pc_op_grads *out);
-pc_status pc_k_npu_fast_gelu_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
-pc_status pc_k_npu_fast_gelu_backward(const pc_op_call *call, pc_compute compute,
-                                      const pc_tensor *grad_out, pc_op_grads *out);
-pc_status pc_k_npu_confusion_transpose_forward(const pc_op_call *call, pc_compute compute,
-                                               pc_op_result *out);
-pc_status pc_k_npu_confusion_transpose_backward(const pc_op_call *call, pc_compute compute,
-                                                const pc_tensor *grad_out, pc_op_grads *out);
-pc_status pc_k_npu_layer_norm_eval_forward(const pc_op_call *call, pc_compute compute,
-                                           pc_op_result *out);
-pc_status pc_k_npu_layer_norm_eval_backward(const pc_op_call *call, pc_compute compute,
-                                            const pc_tensor *grad_out, pc_op_grads *out);
-pc_status pc_k_npu_apply_adam_forward(const pc_op_call *call, pc_compute compute,
-                                      pc_op_result *out);
-pc_status pc_k_npu_apply_adam_w_forward(const pc_op_call *call, pc_compute compute,
-                                        pc_op_result *out);
-pc_status pc_k_npu_group_norm_silu_forward(const pc_op_call *call, pc_compute compute,
-                                           pc_op_result *out);
+PC_KERNELS(npu_scaled_masked_softmax);
+PC_KERNELS(npu_fast_gelu);
+PC_KERNELS(npu_confusion_transpose);
+PC_KERNELS(npu_layer_norm_eval);
+PC_KERNEL_FORWARD(npu_apply_adam);
+PC_KERNEL_FORWARD(npu_apply_adam_w);
+PC_KERNEL_FORWARD(npu_group_norm_silu);
 
 #endif

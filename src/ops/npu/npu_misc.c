@@ -24,20 +24,8 @@ typedef struct adam_scalars {
     bool maximize;
 } adam_scalars;
 
-#define NK_T     float
-#define NK_SFX   f
-#define NK_LANES 8
-#include "ops/npu/npu_misc_kernel.inc"
-#undef NK_T
-#undef NK_SFX
-#undef NK_LANES
-#define NK_T     double
-#define NK_SFX   d
-#define NK_LANES 4
-#include "ops/npu/npu_misc_kernel.inc"
-#undef NK_T
-#undef NK_SFX
-#undef NK_LANES
+#define PC_TWIN_TEMPLATE "ops/npu/npu_misc_kernel.inc"
+#include "ops/kernel_twins.h"
 
 /* ---- npu_scaled_masked_softmax(x, mask, scale, fixed_triu_mask) ---- */
 
@@ -57,7 +45,7 @@ static pc_status sms_mask(const pc_op_call *call, const sms_plan *p, pc_tensor *
     pc_status st;
     if (call->args[3].b) {
         if ((st = pc_tensor_alloc(&m, PC_DTYPE_BOOL, mk->shape, mk->rank)) != PC_OK)
-            return pc_nn_nomem(call);
+            return pc_kernel_nomem(call);
         int64_t cols = mk->rank ? mk->shape[mk->rank - 1] : 1;
         int64_t rows = mk->rank > 1 ? mk->shape[mk->rank - 2] : 1;
         uint8_t *v = pc_tensor_data(&m);
@@ -78,7 +66,7 @@ static pc_status sms_mask(const pc_op_call *call, const sms_plan *p, pc_tensor *
 static pc_status sms_plan_make(const pc_op_call *call, pc_compute compute, sms_plan *p)
 {
     p->x = pc_call_tensor(call, 0);
-    pc_status st = pc_nn_need_float(call, p->x, "npu_scaled_masked_softmax");
+    pc_status st = pc_kernel_need_float(call, p->x, "npu_scaled_masked_softmax");
     if (st != PC_OK)
         return st;
     if (p->x->rank == 0)
@@ -89,7 +77,7 @@ static pc_status sms_plan_make(const pc_op_call *call, pc_compute compute, sms_p
     p->n = p->x->shape[p->x->rank - 1];
     p->rows = p->n ? pc_tensor_numel(p->x) / p->n : 0;
     p->scale = call->args[2].f;
-    p->cd = pc_nn_compute_dtype(compute, p->x->dtype);
+    p->cd = pc_kernel_compute_dtype(compute, p->x->dtype);
     return PC_OK;
 }
 
@@ -102,7 +90,7 @@ pc_status pc_k_npu_scaled_masked_softmax_forward(const pc_op_call *call, pc_comp
         return st;
     pc_tensor x = PC_TENSOR_NULL, m = PC_TENSOR_NULL, y = PC_TENSOR_NULL;
     if ((st = sms_mask(call, &p, &m)) == PC_OK &&
-        (st = pc_nn_load_ro(call, p.x, p.cd, &x)) == PC_OK &&
+        (st = pc_kernel_load_ro(call, p.x, p.cd, &x)) == PC_OK &&
         (st = pc_tensor_alloc(&y, p.cd, p.x->shape, p.x->rank)) == PC_OK) {
         if (p.n > 0) {
             if (p.cd == PC_DTYPE_F64)
@@ -112,14 +100,14 @@ pc_status pc_k_npu_scaled_masked_softmax_forward(const pc_op_call *call, pc_comp
                 sms_rows_f(pc_tensor_data(&x), pc_tensor_data(&m), pc_tensor_data(&y), p.rows, p.n,
                            p.scale);
         }
-        st = pc_nn_store(call, &y, p.x->dtype, p.x->shape, p.x->rank, &out->tensors[0]);
+        st = pc_kernel_store(call, &y, p.x->dtype, p.x->shape, p.x->rank, &out->tensors[0]);
         if (st == PC_OK)
             out->count = 1;
     }
     pc_tensor_free(&x);
     pc_tensor_free(&m);
     pc_tensor_free(&y);
-    return st == PC_ERR_NOMEM ? pc_nn_nomem(call) : st;
+    return st == PC_ERR_NOMEM ? pc_kernel_nomem(call) : st;
 }
 
 pc_status pc_k_npu_scaled_masked_softmax_backward(const pc_op_call *call, pc_compute compute,
@@ -127,14 +115,14 @@ pc_status pc_k_npu_scaled_masked_softmax_backward(const pc_op_call *call, pc_com
 {
     sms_plan p;
     pc_status st = sms_plan_make(call, compute, &p);
-    if (st != PC_OK || !pc_nn_wants_grad(call, 0))
+    if (st != PC_OK || !pc_kernel_wants_grad(call, 0))
         return st;
     pc_tensor x = PC_TENSOR_NULL, m = PC_TENSOR_NULL, g = PC_TENSOR_NULL, dx = PC_TENSOR_NULL,
               s = PC_TENSOR_NULL;
     int64_t sshape[1] = {2 * (p.n > 0 ? p.n : 1)};
     if ((st = sms_mask(call, &p, &m)) == PC_OK &&
-        (st = pc_nn_load_ro(call, p.x, p.cd, &x)) == PC_OK &&
-        (st = pc_nn_load(call, grad_out, p.cd, &g)) == PC_OK &&
+        (st = pc_kernel_load_ro(call, p.x, p.cd, &x)) == PC_OK &&
+        (st = pc_kernel_load(call, grad_out, p.cd, &g)) == PC_OK &&
         (st = pc_tensor_alloc(&dx, p.cd, p.x->shape, p.x->rank)) == PC_OK &&
         (st = pc_tensor_alloc(&s, p.cd, sshape, 1)) == PC_OK) {
         if (p.n > 0) {
@@ -148,14 +136,14 @@ pc_status pc_k_npu_scaled_masked_softmax_backward(const pc_op_call *call, pc_com
                                 pc_tensor_data(&dx), p.rows, p.n, p.scale, e, e + p.n);
             }
         }
-        st = pc_nn_store(call, &dx, p.x->dtype, p.x->shape, p.x->rank, &out->grads[0]);
+        st = pc_kernel_store(call, &dx, p.x->dtype, p.x->shape, p.x->rank, &out->grads[0]);
     }
     pc_tensor_free(&x);
     pc_tensor_free(&m);
     pc_tensor_free(&g);
     pc_tensor_free(&dx);
     pc_tensor_free(&s);
-    return st == PC_ERR_NOMEM ? pc_nn_nomem(call) : st;
+    return st == PC_ERR_NOMEM ? pc_kernel_nomem(call) : st;
 }
 
 /* ---- npu_fast_gelu(x) ---- */
@@ -163,18 +151,18 @@ pc_status pc_k_npu_scaled_masked_softmax_backward(const pc_op_call *call, pc_com
 pc_status pc_k_npu_fast_gelu_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out)
 {
     const pc_tensor *x = pc_call_tensor(call, 0);
-    pc_status st = pc_nn_need_float(call, x, "npu_fast_gelu");
+    pc_status st = pc_kernel_need_float(call, x, "npu_fast_gelu");
     if (st != PC_OK)
         return st;
-    pc_dtype cd = pc_nn_compute_dtype(compute, x->dtype);
+    pc_dtype cd = pc_kernel_compute_dtype(compute, x->dtype);
     pc_tensor b = PC_TENSOR_NULL;
-    if ((st = pc_nn_load(call, x, cd, &b)) != PC_OK)
+    if ((st = pc_kernel_load(call, x, cd, &b)) != PC_OK)
         return st;
     if (cd == PC_DTYPE_F64)
         fast_gelu_n_d(pc_tensor_data(&b), pc_tensor_data(&b), pc_tensor_numel(x));
     else
         fast_gelu_n_f(pc_tensor_data(&b), pc_tensor_data(&b), pc_tensor_numel(x));
-    st = pc_nn_store(call, &b, x->dtype, x->shape, x->rank, &out->tensors[0]);
+    st = pc_kernel_store(call, &b, x->dtype, x->shape, x->rank, &out->tensors[0]);
     if (st == PC_OK)
         out->count = 1;
     return st;
@@ -184,20 +172,20 @@ pc_status pc_k_npu_fast_gelu_backward(const pc_op_call *call, pc_compute compute
                                       const pc_tensor *grad_out, pc_op_grads *out)
 {
     const pc_tensor *x = pc_call_tensor(call, 0);
-    pc_status st = pc_nn_need_float(call, x, "npu_fast_gelu");
-    if (st != PC_OK || !pc_nn_wants_grad(call, 0))
+    pc_status st = pc_kernel_need_float(call, x, "npu_fast_gelu");
+    if (st != PC_OK || !pc_kernel_wants_grad(call, 0))
         return st;
-    pc_dtype cd = pc_nn_compute_dtype(compute, x->dtype);
+    pc_dtype cd = pc_kernel_compute_dtype(compute, x->dtype);
     pc_tensor b = PC_TENSOR_NULL, g = PC_TENSOR_NULL;
-    if ((st = pc_nn_load_ro(call, x, cd, &b)) == PC_OK &&
-        (st = pc_nn_load(call, grad_out, cd, &g)) == PC_OK) {
+    if ((st = pc_kernel_load_ro(call, x, cd, &b)) == PC_OK &&
+        (st = pc_kernel_load(call, grad_out, cd, &g)) == PC_OK) {
         if (cd == PC_DTYPE_F64)
             fast_gelu_grad_n_d(pc_tensor_data(&b), pc_tensor_data(&g), pc_tensor_data(&g),
                                pc_tensor_numel(x));
         else
             fast_gelu_grad_n_f(pc_tensor_data(&b), pc_tensor_data(&g), pc_tensor_data(&g),
                                pc_tensor_numel(x));
-        st = pc_nn_store(call, &g, x->dtype, x->shape, x->rank, &out->grads[0]);
+        st = pc_kernel_store(call, &g, x->dtype, x->shape, x->rank, &out->grads[0]);
     }
     pc_tensor_free(&b);
     pc_tensor_free(&g);
@@ -218,7 +206,7 @@ static pc_status ct_perm(const pc_op_call *call, int rank, int *perm, int *inv)
                             call->full_name, rank, pv->nints);
     bool seen[PC_TENSOR_MAX_DIMS] = {0};
     for (int i = 0; i < rank; i++) {
-        int d = pc_nn_dim(call, pv->ints[i], rank);
+        int d = pc_kernel_dim(call, pv->ints[i], rank);
         if (d < 0)
             return PC_ERR_INVALID;
         if (seen[d])
@@ -309,7 +297,7 @@ pc_status pc_k_npu_confusion_transpose_backward(const pc_op_call *call, pc_compu
 {
     (void)compute;
     const pc_tensor *x = pc_call_tensor(call, 0);
-    if (!pc_nn_wants_grad(call, 0))
+    if (!pc_kernel_wants_grad(call, 0))
         return PC_OK;
     pc_status st;
     pc_tensor a = PC_TENSOR_NULL, b = PC_TENSOR_NULL;
@@ -354,7 +342,7 @@ pc_status pc_k_npu_layer_norm_eval_forward(const pc_op_call *call, pc_compute co
 {
     pc_op_call *ln = malloc(sizeof *ln);
     if (!ln)
-        return pc_nn_nomem(call);
+        return pc_kernel_nomem(call);
     lne_call(call, ln);
     pc_status st = pc_k_layer_norm_forward(ln, compute, out);
     free(ln);
@@ -366,7 +354,7 @@ pc_status pc_k_npu_layer_norm_eval_backward(const pc_op_call *call, pc_compute c
 {
     pc_op_call *ln = malloc(sizeof *ln);
     if (!ln)
-        return pc_nn_nomem(call);
+        return pc_kernel_nomem(call);
     lne_call(call, ln);
     pc_status st = pc_k_layer_norm_backward(ln, compute, grad_out, out);
     free(ln);
@@ -392,22 +380,22 @@ static pc_status adam_run(const pc_op_call *call, pc_compute compute, int grad_a
     const pc_tensor *t[4] = {&ov->tensors.items[0], &ov->tensors.items[1], &ov->tensors.items[2],
                              pc_call_tensor(call, grad_arg)};
     for (int i = 0; i < 4; i++) {
-        pc_status st = pc_nn_need_float(call, t[i], w ? "npu_apply_adam_w" : "npu_apply_adam");
+        pc_status st = pc_kernel_need_float(call, t[i], w ? "npu_apply_adam_w" : "npu_apply_adam");
         if (st != PC_OK)
             return st;
         if (!pc_tensor_same_shape(t[i], t[0]))
             return pc_error_set(PC_ERR_INVALID, "%s: var, m, v and grad must have one shape",
                                 call->full_name);
     }
-    pc_dtype cd = pc_nn_compute_dtype(compute, t[0]->dtype);
+    pc_dtype cd = pc_kernel_compute_dtype(compute, t[0]->dtype);
     for (int i = 1; i < 4; i++)
-        if (pc_nn_compute_dtype(compute, t[i]->dtype) == PC_DTYPE_F64)
+        if (pc_kernel_compute_dtype(compute, t[i]->dtype) == PC_DTYPE_F64)
             cd = PC_DTYPE_F64;
     pc_tensor in[4] = {PC_TENSOR_NULL, PC_TENSOR_NULL, PC_TENSOR_NULL, PC_TENSOR_NULL};
     pc_tensor o[3] = {PC_TENSOR_NULL, PC_TENSOR_NULL, PC_TENSOR_NULL};
     pc_status st = PC_OK;
     for (int i = 0; i < 4 && st == PC_OK; i++)
-        st = pc_nn_load_ro(call, t[i], cd, &in[i]);
+        st = pc_kernel_load_ro(call, t[i], cd, &in[i]);
     for (int i = 0; i < 3 && st == PC_OK; i++)
         st = pc_tensor_alloc(&o[i], cd, t[0]->shape, t[0]->rank);
     if (st == PC_OK) {
@@ -420,7 +408,8 @@ static pc_status adam_run(const pc_op_call *call, pc_compute compute, int grad_a
         else
             (w ? adam_w_n_f : adam_n_f)(s, p[0], p[1], p[2], p[3], p[4], p[5], p[6], n);
         for (int i = 0; i < 3 && st == PC_OK; i++)
-            st = pc_nn_store(call, &o[i], t[i]->dtype, t[i]->shape, t[i]->rank, &out->tensors[i]);
+            st = pc_kernel_store(call, &o[i], t[i]->dtype, t[i]->shape, t[i]->rank,
+                                 &out->tensors[i]);
         if (st == PC_OK)
             out->count = 3;
     }
@@ -428,7 +417,7 @@ static pc_status adam_run(const pc_op_call *call, pc_compute compute, int grad_a
         pc_tensor_free(&in[i]);
     for (int i = 0; i < 3; i++)
         pc_tensor_free(&o[i]);
-    return st == PC_ERR_NOMEM ? pc_nn_nomem(call) : st;
+    return st == PC_ERR_NOMEM ? pc_kernel_nomem(call) : st;
 }
 
 /* npu_apply_adam(beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad, use_locking,
@@ -486,7 +475,7 @@ pc_status pc_k_npu_group_norm_silu_forward(const pc_op_call *call, pc_compute co
                     *b = pc_call_tensor(call, 2);
     int64_t G = call->args[3].i;
     double eps = call->args[4].f;
-    pc_status st = pc_nn_need_float(call, x, "npu_group_norm_silu");
+    pc_status st = pc_kernel_need_float(call, x, "npu_group_norm_silu");
     if (st != PC_OK)
         return st;
     if (x->rank != 4)
@@ -509,13 +498,13 @@ pc_status pc_k_npu_group_norm_silu_forward(const pc_op_call *call, pc_compute co
                                 call->full_name, i ? "bias" : "weight", i ? "bias" : "weight",
                                 (long long)(wb[i]->rank ? wb[i]->shape[0] : 1), (long long)N,
                                 (long long)C, (long long)x->shape[2], (long long)x->shape[3]);
-    pc_dtype cd = pc_nn_compute_dtype(compute, x->dtype);
+    pc_dtype cd = pc_kernel_compute_dtype(compute, x->dtype);
     int64_t D = C / G, ms[2] = {N, G};
     pc_tensor xb = PC_TENSOR_NULL, wt = PC_TENSOR_NULL, bt = PC_TENSOR_NULL, y = PC_TENSOR_NULL,
               mean = PC_TENSOR_NULL, rstd = PC_TENSOR_NULL;
-    if ((st = pc_nn_load_ro(call, x, cd, &xb)) == PC_OK &&
-        (!w || (st = pc_nn_load_ro(call, w, cd, &wt)) == PC_OK) &&
-        (!b || (st = pc_nn_load_ro(call, b, cd, &bt)) == PC_OK) &&
+    if ((st = pc_kernel_load_ro(call, x, cd, &xb)) == PC_OK &&
+        (!w || (st = pc_kernel_load_ro(call, w, cd, &wt)) == PC_OK) &&
+        (!b || (st = pc_kernel_load_ro(call, b, cd, &bt)) == PC_OK) &&
         (st = pc_tensor_alloc(&y, cd, x->shape, 4)) == PC_OK &&
         (st = pc_tensor_alloc(&mean, cd, ms, 2)) == PC_OK &&
         (st = pc_tensor_alloc(&rstd, cd, ms, 2)) == PC_OK) {
@@ -536,13 +525,13 @@ pc_status pc_k_npu_group_norm_silu_forward(const pc_op_call *call, pc_compute co
                                         (float *)pc_tensor_data(&mean) + i,
                                         (float *)pc_tensor_data(&rstd) + i);
         }
-        if ((st = pc_nn_store(call, &y, x->dtype, x->shape, 4, &out->tensors[0])) == PC_OK &&
-            (st = pc_nn_store(call, &mean, x->dtype, ms, 2, &out->tensors[1])) == PC_OK &&
-            (st = pc_nn_store(call, &rstd, x->dtype, ms, 2, &out->tensors[2])) == PC_OK)
+        if ((st = pc_kernel_store(call, &y, x->dtype, x->shape, 4, &out->tensors[0])) == PC_OK &&
+            (st = pc_kernel_store(call, &mean, x->dtype, ms, 2, &out->tensors[1])) == PC_OK &&
+            (st = pc_kernel_store(call, &rstd, x->dtype, ms, 2, &out->tensors[2])) == PC_OK)
             out->count = 3;
     }
     pc_tensor *all[] = {&xb, &wt, &bt, &y, &mean, &rstd};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         pc_tensor_free(all[i]);
-    return st == PC_ERR_NOMEM ? pc_nn_nomem(call) : st;
+    return st == PC_ERR_NOMEM ? pc_kernel_nomem(call) : st;
 }

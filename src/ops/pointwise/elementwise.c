@@ -70,16 +70,8 @@ typedef struct ew_uparams {
     double a, b, c;
 } ew_uparams;
 
-#define EW_T   float
-#define EW_SFX f
-#include "ops/pointwise/elementwise_kernel.inc"
-#undef EW_T
-#undef EW_SFX
-#define EW_T   double
-#define EW_SFX d
-#include "ops/pointwise/elementwise_kernel.inc"
-#undef EW_T
-#undef EW_SFX
+#define PC_TWIN_TEMPLATE "ops/pointwise/elementwise_kernel.inc"
+#include "ops/kernel_twins.h"
 
 /* ---- shared plumbing ---- */
 
@@ -2113,25 +2105,25 @@ static pc_status outer_grad(const pc_op_call *call, pc_compute compute, const pc
         for (int64_t j = 0; j < m; j++) {
             int64_t k = which == 0 ? j : i;
             double o = pc_tensor_get(&o64, &k);
-            pv[i * m + j] = pc_rd_round(compute, od, dv[i * m + j] * o);
+            pv[i * m + j] = pc_reduce_round(compute, od, dv[i * m + j] * o);
         }
     }
     pc_value dim = {.kind = PC_VALUE_INT, .i = which == 0 ? 1 : 0, .src_pos = -1};
-    pc_rd_plan p;
-    if ((st = pc_rd_plan_make(call, &prod, &dim, false, &p)) != PC_OK)
+    pc_reduce_plan p;
+    if ((st = pc_reduce_plan_make(call, &prod, &dim, false, &p)) != PC_OK)
         goto done;
-    if ((st = pc_rd_load(&p, &prod, PC_DTYPE_F64, &buf)) != PC_OK)
+    if ((st = pc_reduce_load(&p, &prod, PC_DTYPE_F64, &buf)) != PC_OK)
         goto done;
     sums = malloc((size_t)(p.outer > 0 ? p.outer : 1) * sizeof *sums);
     if (!sums) {
-        st = pc_rd_nomem(call);
+        st = pc_reduce_nomem(call);
         goto done;
     }
     const double *v = pc_tensor_data(&buf);
     pc_dtype sd = compute == PC_COMPUTE_BENCH ? PC_DTYPE_F64 : od;
-    if (!pc_rd_torch_sums(&p, sd, v, sums))
+    if (!pc_reduce_torch_sums(&p, sd, v, sums))
         for (int64_t o = 0; o < p.outer; o++)
-            sums[o] = pc_rd_sum(v + o * p.inner, p.inner, 1);
+            sums[o] = pc_reduce_sum(v + o * p.inner, p.inner, 1);
     pc_tensor s = PC_TENSOR_NULL;
     if ((st = pc_shape_store(&s, od, p.out_shape, p.out_rank, sums)) != PC_OK)
         goto done;

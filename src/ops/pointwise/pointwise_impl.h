@@ -102,30 +102,14 @@ enum { PC_CLAMP_BOTH, PC_CLAMP_MIN, PC_CLAMP_MAX };
 /* Cast targets beyond dtypes (op param of the cast family; otherwise a pc_dtype). */
 enum { PC_CAST_TO_ARG = -2, PC_CAST_TYPE_AS = -3 };
 
-pc_status pc_k_unary_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
-pc_status pc_k_unary_backward(const pc_op_call *call, pc_compute compute, const pc_tensor *grad_out,
-                              pc_op_grads *out);
-pc_status pc_k_binary_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
-pc_status pc_k_binary_backward(const pc_op_call *call, pc_compute compute,
-                               const pc_tensor *grad_out, pc_op_grads *out);
-pc_status pc_k_ternary_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
-pc_status pc_k_ternary_backward(const pc_op_call *call, pc_compute compute,
-                                const pc_tensor *grad_out, pc_op_grads *out);
-pc_status pc_k_clamp_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
-pc_status pc_k_clamp_backward(const pc_op_call *call, pc_compute compute, const pc_tensor *grad_out,
-                              pc_op_grads *out);
-pc_status pc_k_where_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
-pc_status pc_k_where_backward(const pc_op_call *call, pc_compute compute, const pc_tensor *grad_out,
-                              pc_op_grads *out);
-pc_status pc_k_masked_fill_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
-pc_status pc_k_masked_fill_backward(const pc_op_call *call, pc_compute compute,
-                                    const pc_tensor *grad_out, pc_op_grads *out);
+PC_KERNELS(unary);
+PC_KERNELS(binary);
+PC_KERNELS(ternary);
+PC_KERNELS(clamp);
+PC_KERNELS(where);
+PC_KERNELS(masked_fill);
 /* outer(self, vec2) = self.reshape(n, 1) * vec2: mul's kernels (op param PC_BINARY_MUL) */
-pc_status pc_k_outer_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
-pc_status pc_k_outer_backward(const pc_op_call *call, pc_compute compute, const pc_tensor *grad_out,
-                              pc_op_grads *out);
-pc_status pc_k_cast_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
-pc_status pc_k_cast_backward(const pc_op_call *call, pc_compute compute, const pc_tensor *grad_out,
-                             pc_op_grads *out);
+PC_KERNELS(outer);
+PC_KERNELS(cast);
 
 #endif

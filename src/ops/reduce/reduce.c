@@ -13,7 +13,7 @@
  *
  * Gradients follow torch 1.13's autograd formulas (derivatives.yaml / FunctionsManual.cpp). On
  * the device each tensor operation of the formula is rounded to the dtype autograd holds it in
- * (pc_rd_round), so that the last bit matches torch's; on the bench everything stays in double
+ * (pc_reduce_round), so that the last bit matches torch's; on the bench everything stays in double
  * and is rounded once.
  */
 #include <math.h>
@@ -26,12 +26,12 @@
 
 /* ---- helpers ---- */
 
-pc_status pc_rd_nomem(const pc_op_call *call)
+pc_status pc_reduce_nomem(const pc_op_call *call)
 {
     return pc_error_set(PC_ERR_NOMEM, "%s: out of memory", call->full_name);
 }
 
-pc_status pc_rd_real(const pc_op_call *call, const pc_tensor *t)
+pc_status pc_reduce_real(const pc_op_call *call, const pc_tensor *t)
 {
     if (pc_dtype_is_complex(t->dtype) || t->dtype == PC_DTYPE_F8E4M3FN ||
         t->dtype == PC_DTYPE_F8E5M2)
@@ -40,8 +40,8 @@ pc_status pc_rd_real(const pc_op_call *call, const pc_tensor *t)
     return PC_OK;
 }
 
-pc_status pc_rd_plan_make(const pc_op_call *call, const pc_tensor *x, const pc_value *dims,
-                          bool keepdim, pc_rd_plan *p)
+pc_status pc_reduce_plan_make(const pc_op_call *call, const pc_tensor *x, const pc_value *dims,
+                              bool keepdim, pc_reduce_plan *p)
 {
     memset(p, 0, sizeof *p);
     p->x = x;
@@ -88,7 +88,7 @@ pc_status pc_rd_plan_make(const pc_op_call *call, const pc_tensor *x, const pc_v
     return PC_OK;
 }
 
-pc_status pc_rd_load(const pc_rd_plan *p, const pc_tensor *t, pc_dtype as, pc_tensor *buf)
+pc_status pc_reduce_load(const pc_reduce_plan *p, const pc_tensor *t, pc_dtype as, pc_tensor *buf)
 {
     pc_tensor pv = PC_TENSOR_NULL;
     pc_status st = pc_tensor_permute(&pv, t, t->rank ? p->perm : NULL);
@@ -104,8 +104,8 @@ pc_status pc_rd_load(const pc_rd_plan *p, const pc_tensor *t, pc_dtype as, pc_te
     return st;
 }
 
-pc_status pc_rd_unload(const pc_op_call *call, const pc_rd_plan *p, const double *v, pc_dtype d,
-                       pc_tensor *out)
+pc_status pc_reduce_unload(const pc_op_call *call, const pc_reduce_plan *p, const double *v,
+                           pc_dtype d, pc_tensor *out)
 {
     const pc_tensor *x = p->x;
     int r = x->rank;
@@ -121,7 +121,7 @@ pc_status pc_rd_unload(const pc_op_call *call, const pc_rd_plan *p, const double
     double *gx = malloc((size_t)(n > 0 ? n : 1) * sizeof *gx);
     pc_status st = PC_OK;
     if (!offs || !gx) {
-        st = pc_rd_nomem(call);
+        st = pc_reduce_nomem(call);
     } else {
         for (int64_t i = 0; i < n; i++)
             gx[i] = v[offs[i]];
@@ -132,8 +132,8 @@ pc_status pc_rd_unload(const pc_op_call *call, const pc_rd_plan *p, const double
     return st;
 }
 
-pc_status pc_rd_grad_load(const pc_op_call *call, const pc_rd_plan *p, const pc_tensor *grad_out,
-                          pc_tensor *buf)
+pc_status pc_reduce_grad_load(const pc_op_call *call, const pc_reduce_plan *p,
+                              const pc_tensor *grad_out, pc_tensor *buf)
 {
     if (pc_tensor_numel(grad_out) != p->outer)
         return pc_error_set(PC_ERR_INVALID, "%s: the gradient has %lld elements, the output %lld",
@@ -149,7 +149,7 @@ pc_status pc_rd_grad_load(const pc_op_call *call, const pc_rd_plan *p, const pc_
     return st;
 }
 
-double pc_rd_round(pc_compute compute, pc_dtype d, double v)
+double pc_reduce_round(pc_compute compute, pc_dtype d, double v)
 {
     if (compute == PC_COMPUTE_BENCH || d == PC_DTYPE_F64 || !pc_dtype_is_float(d))
         return v;
@@ -157,7 +157,7 @@ double pc_rd_round(pc_compute compute, pc_dtype d, double v)
     return d == PC_DTYPE_F32 ? f : pc_round_to_dtype(f, d);
 }
 
-double pc_rd_sum(const double *v, int64_t n, int64_t step)
+double pc_reduce_sum(const double *v, int64_t n, int64_t step)
 {
     double s = 0.0, c = 0.0;
     for (int64_t i = 0; i < n; i++) {
@@ -238,7 +238,7 @@ static double inner_sum(const double *x, int64_t n, bool f32)
 /* How torch's iterator sums x's slots in dtype t: -1 unknown (not float32/float64, x not
  * contiguous, or the reduced dimensions in several blocks), 0 an inner reduction, else an
  * outer one, with *cols the size of the trailing block of kept dimensions (size 1 dropped). */
-static int sum_kind(const pc_rd_plan *p, pc_dtype t, int64_t *cols)
+static int sum_kind(const pc_reduce_plan *p, pc_dtype t, int64_t *cols)
 {
     const pc_tensor *x = p->x;
     if ((t != PC_DTYPE_F32 && t != PC_DTYPE_F64) || !pc_tensor_is_contiguous(x))
@@ -261,11 +261,11 @@ static int sum_kind(const pc_rd_plan *p, pc_dtype t, int64_t *cols)
 }
 
 /* The sum of slot o (its p->inner values at row), in torch's order for kind (sum_kind). */
-static double slot_sum(const pc_rd_plan *p, pc_dtype t, int kind, int64_t cols, int64_t o,
+static double slot_sum(const pc_reduce_plan *p, pc_dtype t, int kind, int64_t cols, int64_t o,
                        const double *row)
 {
     if (kind < 0)
-        return pc_rd_sum(row, p->inner, 1);
+        return pc_reduce_sum(row, p->inner, 1);
     bool f32 = t == PC_DTYPE_F32;
     if (kind == 0)
         return inner_sum(row, p->inner, f32);
@@ -277,7 +277,7 @@ static double slot_sum(const pc_rd_plan *p, pc_dtype t, int kind, int64_t cols, 
     return seq ? cascade(row, p->inner, 1, f32) : row_sum(row, p->inner, 1, f32);
 }
 
-bool pc_rd_torch_sums(const pc_rd_plan *p, pc_dtype t, const double *v, double *y)
+bool pc_reduce_torch_sums(const pc_reduce_plan *p, pc_dtype t, const double *v, double *y)
 {
     int64_t cols = 1;
     int kind = sum_kind(p, t, &cols);
@@ -307,9 +307,9 @@ static double sgn(double v)
 
 /* The values of x in the plan's order as float64, each first rounded to dtype od when x is
  * cast to it (torch's dtype= casts the input before reducing). */
-static pc_status load_as(const pc_rd_plan *p, pc_dtype od, pc_tensor *buf)
+static pc_status load_as(const pc_reduce_plan *p, pc_dtype od, pc_tensor *buf)
 {
-    pc_status st = pc_rd_load(p, p->x, PC_DTYPE_F64, buf);
+    pc_status st = pc_reduce_load(p, p->x, PC_DTYPE_F64, buf);
     if (st != PC_OK || od == p->x->dtype || od == PC_DTYPE_F64)
         return st;
     double *v = pc_tensor_data(buf);
@@ -319,13 +319,13 @@ static pc_status load_as(const pc_rd_plan *p, pc_dtype od, pc_tensor *buf)
 }
 
 /* An integer reduction (sum or product) exact in int64, wrapping like torch's, into od. */
-static pc_status int_reduce(const pc_op_call *call, const pc_rd_plan *p, pc_dtype od, bool prod,
+static pc_status int_reduce(const pc_op_call *call, const pc_reduce_plan *p, pc_dtype od, bool prod,
                             pc_op_result *out)
 {
     pc_tensor cast = PC_TENSOR_NULL, buf = PC_TENSOR_NULL;
     pc_status st = pc_tensor_cast(&cast, p->x, od);
     if (st == PC_OK)
-        st = pc_rd_load(p, &cast, PC_DTYPE_I64, &buf);
+        st = pc_reduce_load(p, &cast, PC_DTYPE_I64, &buf);
     if (st == PC_OK)
         st = pc_tensor_alloc(&out->tensors[0], PC_DTYPE_I64, p->out_shape, p->out_rank);
     if (st == PC_OK) {
@@ -353,28 +353,28 @@ static pc_status int_reduce(const pc_op_call *call, const pc_rd_plan *p, pc_dtyp
 /* The plan and result dtype of nansum and prod (input, dim, keepdim, *, dtype): the dtype
  * argument, else a float input's own dtype or int64; keepdim as the caller reads it. */
 static pc_status sumlike_setup(const pc_op_call *call, const char *what, bool keepdim,
-                               pc_rd_plan *p, pc_dtype *od)
+                               pc_reduce_plan *p, pc_dtype *od)
 {
     const pc_tensor *x = pc_call_tensor(call, 0);
-    pc_status st = pc_rd_real(call, x);
+    pc_status st = pc_reduce_real(call, x);
     if (st != PC_OK)
         return st;
     *od = dtype_arg(call, 3, pc_dtype_is_float(x->dtype) ? x->dtype : PC_DTYPE_I64);
     if (pc_dtype_is_complex(*od) || *od == PC_DTYPE_F8E4M3FN || *od == PC_DTYPE_F8E5M2)
         return pc_error_set(PC_ERR_UNSUPPORTED, "%s: %s to %s is not supported by precheck",
                             call->full_name, what, pc_dtype_torch_name(*od));
-    return pc_rd_plan_make(call, x, &call->args[1], keepdim, p);
+    return pc_reduce_plan_make(call, x, &call->args[1], keepdim, p);
 }
 
 /* nansum(input, dim, keepdim, *, dtype) */
-static pc_status nansum_setup(const pc_op_call *call, pc_rd_plan *p, pc_dtype *od)
+static pc_status nansum_setup(const pc_op_call *call, pc_reduce_plan *p, pc_dtype *od)
 {
     return sumlike_setup(call, "nansum", call->args[2].b, p, od);
 }
 
 pc_status pc_k_nansum_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out)
 {
-    pc_rd_plan p;
+    pc_reduce_plan p;
     pc_dtype od;
     pc_status st = nansum_setup(call, &p, &od);
     if (st != PC_OK)
@@ -388,15 +388,15 @@ pc_status pc_k_nansum_forward(const pc_op_call *call, pc_compute compute, pc_op_
     double *y = malloc((size_t)(p.outer > 0 ? p.outer : 1) * sizeof *y);
     if (!y) {
         pc_tensor_free(&buf);
-        return pc_rd_nomem(call);
+        return pc_reduce_nomem(call);
     }
     int64_t n = p.outer * p.inner;
     for (int64_t i = 0; i < n; i++)
         if (isnan(v[i]))
             v[i] = 0.0;
-    if (!pc_rd_torch_sums(&p, sum_dtype(compute, od), v, y))
+    if (!pc_reduce_torch_sums(&p, sum_dtype(compute, od), v, y))
         for (int64_t o = 0; o < p.outer; o++)
-            y[o] = pc_rd_sum(v + o * p.inner, p.inner, 1);
+            y[o] = pc_reduce_sum(v + o * p.inner, p.inner, 1);
     st = pc_shape_store(&out->tensors[0], od, p.out_shape, p.out_rank, y);
     free(y);
     pc_tensor_free(&buf);
@@ -409,13 +409,13 @@ pc_status pc_k_nansum_backward(const pc_op_call *call, pc_compute compute,
                                const pc_tensor *grad_out, pc_op_grads *out)
 {
     (void)compute;
-    pc_rd_plan p;
+    pc_reduce_plan p;
     pc_dtype od;
     pc_status st = nansum_setup(call, &p, &od);
     if (st != PC_OK || !pc_shape_wants_grad(call, 0) || !pc_dtype_is_float(od))
         return st;
     pc_tensor g = PC_TENSOR_NULL, buf = PC_TENSOR_NULL;
-    if ((st = pc_rd_grad_load(call, &p, grad_out, &g)) == PC_OK)
+    if ((st = pc_reduce_grad_load(call, &p, grad_out, &g)) == PC_OK)
         st = load_as(&p, od, &buf);
     if (st == PC_OK) {
         const double *gy = pc_tensor_data(&g);
@@ -425,7 +425,7 @@ pc_status pc_k_nansum_backward(const pc_op_call *call, pc_compute compute,
                 double *e = &v[o * p.inner + k];
                 *e = isnan(*e) ? 0.0 : pc_round_to_dtype(gy[o], od);
             }
-        st = pc_rd_unload(call, &p, v, p.x->dtype, &out->grads[0]);
+        st = pc_reduce_unload(call, &p, v, p.x->dtype, &out->grads[0]);
     }
     pc_tensor_free(&g);
     pc_tensor_free(&buf);
@@ -435,7 +435,7 @@ pc_status pc_k_nansum_backward(const pc_op_call *call, pc_compute compute,
 /* ---- prod ---- */
 
 /* prod(input, dim=None, keepdim, *, dtype): no dim means all of them, keepdim ignored */
-static pc_status prod_setup(const pc_op_call *call, pc_rd_plan *p, pc_dtype *od)
+static pc_status prod_setup(const pc_op_call *call, pc_reduce_plan *p, pc_dtype *od)
 {
     bool all = call->args[1].kind == PC_VALUE_NONE;
     return sumlike_setup(call, "prod", all ? false : call->args[2].b, p, od);
@@ -444,7 +444,7 @@ static pc_status prod_setup(const pc_op_call *call, pc_rd_plan *p, pc_dtype *od)
 pc_status pc_k_prod_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out)
 {
     (void)compute;
-    pc_rd_plan p;
+    pc_reduce_plan p;
     pc_dtype od;
     pc_status st = prod_setup(call, &p, &od);
     if (st != PC_OK)
@@ -458,7 +458,7 @@ pc_status pc_k_prod_forward(const pc_op_call *call, pc_compute compute, pc_op_re
     double *y = malloc((size_t)(p.outer > 0 ? p.outer : 1) * sizeof *y);
     if (!y) {
         pc_tensor_free(&buf);
-        return pc_rd_nomem(call);
+        return pc_reduce_nomem(call);
     }
     for (int64_t o = 0; o < p.outer; o++) {
         double s = 1.0;
@@ -483,14 +483,14 @@ pc_status pc_k_prod_forward(const pc_op_call *call, pc_compute compute, pc_op_re
 pc_status pc_k_prod_backward(const pc_op_call *call, pc_compute compute, const pc_tensor *grad_out,
                              pc_op_grads *out)
 {
-    pc_rd_plan p;
+    pc_reduce_plan p;
     pc_dtype od;
     pc_status st = prod_setup(call, &p, &od);
     if (st != PC_OK || !pc_shape_wants_grad(call, 0) || !pc_dtype_is_float(od))
         return st;
     if (p.x->rank == 0) { /* torch returns dy itself */
         pc_tensor g = PC_TENSOR_NULL;
-        if ((st = pc_rd_grad_load(call, &p, grad_out, &g)) == PC_OK) {
+        if ((st = pc_reduce_grad_load(call, &p, grad_out, &g)) == PC_OK) {
             double v = pc_round_to_dtype(*(const double *)pc_tensor_data(&g), od);
             st = pc_shape_store(&out->grads[0], p.x->dtype, NULL, 0, &v);
         }
@@ -503,12 +503,12 @@ pc_status pc_k_prod_backward(const pc_op_call *call, pc_compute compute, const p
     if (st == PC_OK)
         st = pc_tensor_cast(&res, &r.tensors[0], PC_DTYPE_F64);
     if (st == PC_OK)
-        st = pc_rd_grad_load(call, &p, grad_out, &g);
+        st = pc_reduce_grad_load(call, &p, grad_out, &g);
     if (st == PC_OK)
         st = load_as(&p, od, &buf);
     double *scratch = NULL;
     if (st == PC_OK && !(scratch = malloc((size_t)(p.inner > 0 ? p.inner : 1) * sizeof *scratch)))
-        st = pc_rd_nomem(call);
+        st = pc_reduce_nomem(call);
     if (st == PC_OK) {
         const double *gy = pc_tensor_data(&g), *y = pc_tensor_data(&res);
         double *v = pc_tensor_data(&buf);
@@ -520,7 +520,7 @@ pc_status pc_k_prod_backward(const pc_op_call *call, pc_compute compute, const p
             double dy = pc_round_to_dtype(gy[o], od), *row = v + o * p.inner;
             if (!zero) {
                 for (int64_t k = 0; k < p.inner; k++) {
-                    double q = pc_rd_round(compute, od, y[o] / row[k]);
+                    double q = pc_reduce_round(compute, od, y[o] / row[k]);
                     row[k] = dy * q;
                 }
                 continue;
@@ -537,7 +537,7 @@ pc_status pc_k_prod_backward(const pc_op_call *call, pc_compute compute, const p
                 suf *= xk;
             }
         }
-        st = pc_rd_unload(call, &p, v, p.x->dtype, &out->grads[0]);
+        st = pc_reduce_unload(call, &p, v, p.x->dtype, &out->grads[0]);
     }
     free(scratch);
     pc_op_result_free(&r);
@@ -550,10 +550,10 @@ pc_status pc_k_prod_backward(const pc_op_call *call, pc_compute compute, const p
 /* ---- var, std, var_mean, std_mean ---- */
 
 /* (input, dim=None, unbiased=True, keepdim=False, *, correction=None) */
-static pc_status var_setup(const pc_op_call *call, pc_rd_plan *p, int64_t *correction)
+static pc_status var_setup(const pc_op_call *call, pc_reduce_plan *p, int64_t *correction)
 {
     const pc_tensor *x = pc_call_tensor(call, 0);
-    pc_status st = pc_rd_real(call, x);
+    pc_status st = pc_reduce_real(call, x);
     if (st != PC_OK)
         return st;
     if (!pc_dtype_is_float(x->dtype))
@@ -563,7 +563,7 @@ static pc_status var_setup(const pc_op_call *call, pc_rd_plan *p, int64_t *corre
                             : call->op->param == PC_RD_STD_MEAN ? "std_mean"
                                                                 : "std and var");
     *correction = call->args[4].kind == PC_VALUE_INT ? call->args[4].i : call->args[2].b ? 1 : 0;
-    return pc_rd_plan_make(call, x, &call->args[1], call->args[3].b, p);
+    return pc_reduce_plan_make(call, x, &call->args[1], call->args[3].b, p);
 }
 
 /*
@@ -574,10 +574,10 @@ static pc_status var_setup(const pc_op_call *call, pc_rd_plan *p, int64_t *corre
  * two passes, the mean being torch's mean op (the sum rounded to the dtype, divided by N) and
  * the squared deviations added in double. Both the device and the bench.
  */
-static pc_status var_moments(const pc_op_call *call, const pc_rd_plan *p, int64_t correction,
+static pc_status var_moments(const pc_op_call *call, const pc_reduce_plan *p, int64_t correction,
                              pc_tensor *buf, double *mean, double *var)
 {
-    pc_status st = pc_rd_load(p, p->x, PC_DTYPE_F64, buf);
+    pc_status st = pc_reduce_load(p, p->x, PC_DTYPE_F64, buf);
     if (st != PC_OK)
         return st;
     pc_dtype d = p->x->dtype;
@@ -618,7 +618,7 @@ static pc_status var_moments(const pc_op_call *call, const pc_rd_plan *p, int64_
 pc_status pc_k_var_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out)
 {
     (void)compute;
-    pc_rd_plan p;
+    pc_reduce_plan p;
     int64_t corr;
     pc_status st = var_setup(call, &p, &corr);
     if (st != PC_OK)
@@ -628,7 +628,7 @@ pc_status pc_k_var_forward(const pc_op_call *call, pc_compute compute, pc_op_res
     size_t n = (size_t)(p.outer > 0 ? p.outer : 1);
     double *mean = malloc(n * sizeof *mean), *var = malloc(n * sizeof *var);
     pc_tensor buf = PC_TENSOR_NULL;
-    st = mean && var ? var_moments(call, &p, corr, &buf, mean, var) : pc_rd_nomem(call);
+    st = mean && var ? var_moments(call, &p, corr, &buf, mean, var) : pc_reduce_nomem(call);
     if (st == PC_OK) {
         if (root)
             for (int64_t o = 0; o < p.outer; o++)
@@ -653,7 +653,7 @@ pc_status pc_k_var_forward(const pc_op_call *call, pc_compute compute, pc_op_res
 pc_status pc_k_var_backward(const pc_op_call *call, pc_compute compute, const pc_tensor *grad_out,
                             pc_op_grads *out)
 {
-    pc_rd_plan p;
+    pc_reduce_plan p;
     int64_t corr;
     pc_status st = var_setup(call, &p, &corr);
     if (st != PC_OK || !pc_shape_wants_grad(call, 0))
@@ -663,9 +663,9 @@ pc_status pc_k_var_backward(const pc_op_call *call, pc_compute compute, const pc
     size_t n = (size_t)(p.outer > 0 ? p.outer : 1);
     double *mean = malloc(n * sizeof *mean), *var = malloc(n * sizeof *var);
     pc_tensor buf = PC_TENSOR_NULL, g = PC_TENSOR_NULL;
-    st = mean && var ? var_moments(call, &p, corr, &buf, mean, var) : pc_rd_nomem(call);
+    st = mean && var ? var_moments(call, &p, corr, &buf, mean, var) : pc_reduce_nomem(call);
     if (st == PC_OK)
-        st = pc_rd_grad_load(call, &p, grad_out, &g);
+        st = pc_reduce_grad_load(call, &p, grad_out, &g);
     if (st == PC_OK) {
         double *v = pc_tensor_data(&buf);
         const double *gy = pc_tensor_data(&g);
@@ -673,24 +673,25 @@ pc_status pc_k_var_backward(const pc_op_call *call, pc_compute compute, const pc
         pc_dtype sd = sum_dtype(compute, d);
         int kind = sum_kind(&p, sd, &cols);
         double scale = 2.0 / (double)(p.inner - corr);
-        double scale_d = pc_rd_round(compute, PC_DTYPE_F32, scale);
+        double scale_d = pc_reduce_round(compute, PC_DTYPE_F32, scale);
         if (compute == PC_COMPUTE_BENCH || d == PC_DTYPE_F64)
             scale_d = scale;
         for (int64_t o = 0; o < p.outer; o++) {
             double dy = pc_round_to_dtype(gy[o], d);
             if (root) {
                 double s = pc_round_to_dtype(sqrt(var[o]), d);
-                dy = s == 0.0 ? 0.0 : pc_rd_round(compute, d, dy / (s * 2.0));
+                dy = s == 0.0 ? 0.0 : pc_reduce_round(compute, d, dy / (s * 2.0));
             }
             double sum = slot_sum(&p, sd, kind, cols, o, v + o * p.inner);
-            double m = pc_rd_round(compute, d, pc_rd_round(compute, d, sum) / (double)p.inner);
-            double a = pc_rd_round(compute, d, scale_d * dy);
+            double m =
+                pc_reduce_round(compute, d, pc_reduce_round(compute, d, sum) / (double)p.inner);
+            double a = pc_reduce_round(compute, d, scale_d * dy);
             for (int64_t k = 0; k < p.inner; k++) {
                 double *e = &v[o * p.inner + k];
-                *e = a * pc_rd_round(compute, d, *e - m);
+                *e = a * pc_reduce_round(compute, d, *e - m);
             }
         }
-        st = pc_rd_unload(call, &p, v, d, &out->grads[0]);
+        st = pc_reduce_unload(call, &p, v, d, &out->grads[0]);
     }
     free(mean);
     free(var);
@@ -702,20 +703,20 @@ pc_status pc_k_var_backward(const pc_op_call *call, pc_compute compute, const pc
 /* ---- logsumexp ---- */
 
 /* (input, dim, keepdim): integers and bool are reduced as float32 (torch's default dtype). */
-static pc_status lse_setup(const pc_op_call *call, pc_rd_plan *p, pc_dtype *od)
+static pc_status lse_setup(const pc_op_call *call, pc_reduce_plan *p, pc_dtype *od)
 {
     const pc_tensor *x = pc_call_tensor(call, 0);
-    pc_status st = pc_rd_real(call, x);
+    pc_status st = pc_reduce_real(call, x);
     if (st != PC_OK)
         return st;
     *od = pc_dtype_is_float(x->dtype) ? x->dtype : PC_DTYPE_F32;
-    return pc_rd_plan_make(call, x, &call->args[1], call->args[2].b, p);
+    return pc_reduce_plan_make(call, x, &call->args[1], call->args[2].b, p);
 }
 
 /* torch's chain: m = amax (0 where infinite), r = log(sum(exp(x - m))) + m, each tensor op
- * rounded as pc_rd_round does (the sum compensated, then rounded). */
-static double lse_slot(pc_compute compute, pc_dtype d, const pc_rd_plan *p, int kind, int64_t cols,
-                       int64_t o, const double *row, int64_t n, double *scratch)
+ * rounded as pc_reduce_round does (the sum compensated, then rounded). */
+static double lse_slot(pc_compute compute, pc_dtype d, const pc_reduce_plan *p, int kind,
+                       int64_t cols, int64_t o, const double *row, int64_t n, double *scratch)
 {
     if (n == 0)
         return -INFINITY;
@@ -726,12 +727,13 @@ static double lse_slot(pc_compute compute, pc_dtype d, const pc_rd_plan *p, int 
     if (isinf(m))
         m = 0.0;
     for (int64_t k = 0; k < n; k++)
-        scratch[k] = pc_rd_round(compute, d, exp(pc_rd_round(compute, d, row[k] - m)));
-    double s = pc_rd_round(compute, d, slot_sum(p, sum_dtype(compute, d), kind, cols, o, scratch));
-    return pc_rd_round(compute, d, log(s)) + m;
+        scratch[k] = pc_reduce_round(compute, d, exp(pc_reduce_round(compute, d, row[k] - m)));
+    double s =
+        pc_reduce_round(compute, d, slot_sum(p, sum_dtype(compute, d), kind, cols, o, scratch));
+    return pc_reduce_round(compute, d, log(s)) + m;
 }
 
-static pc_status lse_values(const pc_op_call *call, pc_compute compute, const pc_rd_plan *p,
+static pc_status lse_values(const pc_op_call *call, pc_compute compute, const pc_reduce_plan *p,
                             pc_dtype od, pc_tensor *buf, double *y)
 {
     pc_status st = load_as(p, od, buf);
@@ -739,7 +741,7 @@ static pc_status lse_values(const pc_op_call *call, pc_compute compute, const pc
         return st;
     double *scratch = malloc((size_t)(p->inner > 0 ? p->inner : 1) * sizeof *scratch);
     if (!scratch)
-        return pc_rd_nomem(call);
+        return pc_reduce_nomem(call);
     const double *v = pc_tensor_data(buf);
     int64_t cols = 1;
     int kind = sum_kind(p, sum_dtype(compute, od), &cols);
@@ -751,14 +753,14 @@ static pc_status lse_values(const pc_op_call *call, pc_compute compute, const pc
 
 pc_status pc_k_logsumexp_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out)
 {
-    pc_rd_plan p;
+    pc_reduce_plan p;
     pc_dtype od;
     pc_status st = lse_setup(call, &p, &od);
     if (st != PC_OK)
         return st;
     double *y = malloc((size_t)(p.outer > 0 ? p.outer : 1) * sizeof *y);
     pc_tensor buf = PC_TENSOR_NULL;
-    st = y ? lse_values(call, compute, &p, od, &buf, y) : pc_rd_nomem(call);
+    st = y ? lse_values(call, compute, &p, od, &buf, y) : pc_reduce_nomem(call);
     if (st == PC_OK)
         st = pc_shape_store(&out->tensors[0], od, p.out_shape, p.out_rank, y);
     if (st == PC_OK)
@@ -772,16 +774,16 @@ pc_status pc_k_logsumexp_forward(const pc_op_call *call, pc_compute compute, pc_
 pc_status pc_k_logsumexp_backward(const pc_op_call *call, pc_compute compute,
                                   const pc_tensor *grad_out, pc_op_grads *out)
 {
-    pc_rd_plan p;
+    pc_reduce_plan p;
     pc_dtype od;
     pc_status st = lse_setup(call, &p, &od);
     if (st != PC_OK || !pc_shape_wants_grad(call, 0))
         return st;
     double *y = malloc((size_t)(p.outer > 0 ? p.outer : 1) * sizeof *y);
     pc_tensor buf = PC_TENSOR_NULL, g = PC_TENSOR_NULL;
-    st = y ? lse_values(call, compute, &p, od, &buf, y) : pc_rd_nomem(call);
+    st = y ? lse_values(call, compute, &p, od, &buf, y) : pc_reduce_nomem(call);
     if (st == PC_OK)
-        st = pc_rd_grad_load(call, &p, grad_out, &g);
+        st = pc_reduce_grad_load(call, &p, grad_out, &g);
     if (st == PC_OK) {
         double *v = pc_tensor_data(&buf);
         const double *gy = pc_tensor_data(&g);
@@ -789,11 +791,11 @@ pc_status pc_k_logsumexp_backward(const pc_op_call *call, pc_compute compute,
             double r = pc_round_to_dtype(y[o], od), dy = pc_round_to_dtype(gy[o], od);
             for (int64_t k = 0; k < p.inner; k++) {
                 double *e = &v[o * p.inner + k];
-                double ex = pc_rd_round(compute, od, exp(pc_rd_round(compute, od, *e - r)));
+                double ex = pc_reduce_round(compute, od, exp(pc_reduce_round(compute, od, *e - r)));
                 *e = dy * ex;
             }
         }
-        st = pc_rd_unload(call, &p, v, p.x->dtype, &out->grads[0]);
+        st = pc_reduce_unload(call, &p, v, p.x->dtype, &out->grads[0]);
     }
     free(y);
     pc_tensor_free(&buf);
@@ -805,7 +807,7 @@ pc_status pc_k_logsumexp_backward(const pc_op_call *call, pc_compute compute,
 
 static pc_status norm_need_float(const pc_op_call *call, const pc_tensor *x)
 {
-    pc_status st = pc_rd_real(call, x);
+    pc_status st = pc_reduce_real(call, x);
     if (st == PC_OK && !pc_dtype_is_float(x->dtype))
         st = pc_error_set(PC_ERR_INVALID,
                           "%s: norm(): input dtype should be either floating point or complex. "
@@ -850,7 +852,7 @@ static double pnorm(const double *v, int64_t n, int64_t step, double pp, bool se
             double a = fabs(v[k * step]);
             scratch[k] = pp == 1.0 ? a : pp == 2.0 ? a * a : pow(a, pp);
         }
-        s = pc_rd_sum(scratch, n, 1);
+        s = pc_reduce_sum(scratch, n, 1);
     }
     return pp == 1.0 ? s : pp == 2.0 ? sqrt(s) : pow(s, 1.0 / pp);
 }
@@ -858,12 +860,12 @@ static double pnorm(const double *v, int64_t n, int64_t step, double pp, bool se
 /*
  * torch's norm_backward for one slot: the gradient of x (n values, step apart) given the
  * slot's norm nv (in the dtype d) and its incoming gradient dy; written over v. Each tensor
- * operation is rounded as pc_rd_round does.
+ * operation is rounded as pc_reduce_round does.
  */
 static void pnorm_grad(pc_compute compute, pc_dtype d, double *v, int64_t n, int64_t step,
                        double pp, double nv, double dy)
 {
-#define R(e) pc_rd_round(compute, d, (e))
+#define R(e) pc_reduce_round(compute, d, (e))
     if (pp == 1.0) {
         for (int64_t k = 0; k < n; k++)
             v[k * step] = sgn(v[k * step]) * dy;
@@ -902,7 +904,7 @@ static void pnorm_grad(pc_compute compute, pc_dtype d, double *v, int64_t n, int
 }
 
 /* norm(input, p=2, dim=None, keepdim=False, *, dtype=None) */
-static pc_status norm_setup(const pc_op_call *call, pc_rd_plan *p, pc_dtype *od, double *pp)
+static pc_status norm_setup(const pc_op_call *call, pc_reduce_plan *p, pc_dtype *od, double *pp)
 {
     const pc_tensor *x = pc_call_tensor(call, 0);
     pc_status st = norm_need_float(call, x);
@@ -913,10 +915,10 @@ static pc_status norm_setup(const pc_op_call *call, pc_rd_plan *p, pc_dtype *od,
         return pc_error_set(PC_ERR_UNSUPPORTED, "%s: norm to %s is not supported by precheck",
                             call->full_name, pc_dtype_torch_name(*od));
     *pp = call->args[1].kind == PC_VALUE_NONE ? 2.0 : call->args[1].f;
-    return pc_rd_plan_make(call, x, &call->args[2], call->args[3].b, p);
+    return pc_reduce_plan_make(call, x, &call->args[2], call->args[3].b, p);
 }
 
-static pc_status norm_values(const pc_op_call *call, pc_compute compute, const pc_rd_plan *p,
+static pc_status norm_values(const pc_op_call *call, pc_compute compute, const pc_reduce_plan *p,
                              pc_dtype od, double pp, pc_tensor *buf, double *y)
 {
     pc_status st = load_as(p, od, buf);
@@ -924,7 +926,7 @@ static pc_status norm_values(const pc_op_call *call, pc_compute compute, const p
         return st;
     double *scratch = malloc((size_t)(p->inner > 0 ? p->inner : 1) * sizeof *scratch);
     if (!scratch)
-        return pc_rd_nomem(call);
+        return pc_reduce_nomem(call);
     const double *v = pc_tensor_data(buf);
     for (int64_t o = 0; o < p->outer; o++)
         y[o] = pnorm(v + o * p->inner, p->inner, 1, pp, sum_dtype(compute, od) == PC_DTYPE_F64,
@@ -935,7 +937,7 @@ static pc_status norm_values(const pc_op_call *call, pc_compute compute, const p
 
 pc_status pc_k_norm_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out)
 {
-    pc_rd_plan p;
+    pc_reduce_plan p;
     pc_dtype od;
     double pp;
     pc_status st = norm_setup(call, &p, &od, &pp);
@@ -943,7 +945,7 @@ pc_status pc_k_norm_forward(const pc_op_call *call, pc_compute compute, pc_op_re
         return st;
     double *y = malloc((size_t)(p.outer > 0 ? p.outer : 1) * sizeof *y);
     pc_tensor buf = PC_TENSOR_NULL;
-    st = y ? norm_values(call, compute, &p, od, pp, &buf, y) : pc_rd_nomem(call);
+    st = y ? norm_values(call, compute, &p, od, pp, &buf, y) : pc_reduce_nomem(call);
     if (st == PC_OK)
         st = pc_shape_store(&out->tensors[0], od, p.out_shape, p.out_rank, y);
     if (st == PC_OK)
@@ -956,7 +958,7 @@ pc_status pc_k_norm_forward(const pc_op_call *call, pc_compute compute, pc_op_re
 pc_status pc_k_norm_backward(const pc_op_call *call, pc_compute compute, const pc_tensor *grad_out,
                              pc_op_grads *out)
 {
-    pc_rd_plan p;
+    pc_reduce_plan p;
     pc_dtype od;
     double pp;
     pc_status st = norm_setup(call, &p, &od, &pp);
@@ -965,16 +967,16 @@ pc_status pc_k_norm_backward(const pc_op_call *call, pc_compute compute, const p
         return st;
     double *y = malloc((size_t)(p.outer > 0 ? p.outer : 1) * sizeof *y);
     pc_tensor buf = PC_TENSOR_NULL, g = PC_TENSOR_NULL;
-    st = y ? norm_values(call, compute, &p, od, pp, &buf, y) : pc_rd_nomem(call);
+    st = y ? norm_values(call, compute, &p, od, pp, &buf, y) : pc_reduce_nomem(call);
     if (st == PC_OK)
-        st = pc_rd_grad_load(call, &p, grad_out, &g);
+        st = pc_reduce_grad_load(call, &p, grad_out, &g);
     if (st == PC_OK) {
         double *v = pc_tensor_data(&buf);
         const double *gy = pc_tensor_data(&g);
         for (int64_t o = 0; o < p.outer; o++)
             pnorm_grad(compute, od, v + o * p.inner, p.inner, 1, pp, pc_round_to_dtype(y[o], od),
                        pc_round_to_dtype(gy[o], od));
-        st = pc_rd_unload(call, &p, v, p.x->dtype, &out->grads[0]);
+        st = pc_reduce_unload(call, &p, v, p.x->dtype, &out->grads[0]);
     }
     free(y);
     pc_tensor_free(&buf);
@@ -983,7 +985,7 @@ pc_status pc_k_norm_backward(const pc_op_call *call, pc_compute compute, const p
 }
 
 /* normalize(input, p=2.0, dim=1, eps=1e-12, out=None): x / max(||x||_p, eps) along dim. */
-static pc_status normalize_setup(const pc_op_call *call, pc_rd_plan *p)
+static pc_status normalize_setup(const pc_op_call *call, pc_reduce_plan *p)
 {
     const pc_tensor *x = pc_call_tensor(call, 0);
     pc_status st = norm_need_float(call, x);
@@ -995,12 +997,12 @@ static pc_status normalize_setup(const pc_op_call *call, pc_rd_plan *p)
     pc_value dim = {0};
     dim.kind = PC_VALUE_INT;
     dim.i = call->args[2].i;
-    return pc_rd_plan_make(call, x, &dim, true, p);
+    return pc_reduce_plan_make(call, x, &dim, true, p);
 }
 
 /* The denominator max(norm, eps) of every slot, in x's dtype as torch's ops round it. */
-static pc_status normalize_denoms(const pc_op_call *call, pc_compute compute, const pc_rd_plan *p,
-                                  pc_tensor *buf, double *nrm, double *den)
+static pc_status normalize_denoms(const pc_op_call *call, pc_compute compute,
+                                  const pc_reduce_plan *p, pc_tensor *buf, double *nrm, double *den)
 {
     pc_dtype d = p->x->dtype;
     double pp = call->args[1].f, eps = call->args[3].f;
@@ -1008,29 +1010,29 @@ static pc_status normalize_denoms(const pc_op_call *call, pc_compute compute, co
     if (st != PC_OK)
         return st;
     for (int64_t o = 0; o < p->outer; o++) {
-        double n = pc_rd_round(compute, d, nrm[o]);
+        double n = pc_reduce_round(compute, d, nrm[o]);
         nrm[o] = n;
-        den[o] = n < eps ? pc_rd_round(compute, d, eps) : n;
+        den[o] = n < eps ? pc_reduce_round(compute, d, eps) : n;
     }
     return PC_OK;
 }
 
 pc_status pc_k_normalize_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out)
 {
-    pc_rd_plan p;
+    pc_reduce_plan p;
     pc_status st = normalize_setup(call, &p);
     if (st != PC_OK)
         return st;
     size_t n = (size_t)(p.outer > 0 ? p.outer : 1);
     double *nrm = malloc(n * sizeof *nrm), *den = malloc(n * sizeof *den);
     pc_tensor buf = PC_TENSOR_NULL;
-    st = nrm && den ? normalize_denoms(call, compute, &p, &buf, nrm, den) : pc_rd_nomem(call);
+    st = nrm && den ? normalize_denoms(call, compute, &p, &buf, nrm, den) : pc_reduce_nomem(call);
     if (st == PC_OK) {
         double *v = pc_tensor_data(&buf);
         for (int64_t o = 0; o < p.outer; o++)
             for (int64_t k = 0; k < p.inner; k++)
                 v[o * p.inner + k] /= den[o];
-        st = pc_rd_unload(call, &p, v, p.x->dtype, &out->tensors[0]);
+        st = pc_reduce_unload(call, &p, v, p.x->dtype, &out->tensors[0]);
     }
     if (st == PC_OK)
         out->count = 1;
@@ -1042,14 +1044,14 @@ pc_status pc_k_normalize_forward(const pc_op_call *call, pc_compute compute, pc_
 
 /*
  * The chain torch's autograd runs through input / norm(...).clamp_min(eps).expand_as(input),
- * each tensor operation rounded as pc_rd_round does: the numerator's dy / d; the
+ * each tensor operation rounded as pc_reduce_round does: the numerator's dy / d; the
  * denominator's -dy * ((x / d) / d) summed over the slot (compensated, rounded), passed by
  * clamp_min where norm >= eps, then norm's backward; the two added.
  */
 pc_status pc_k_normalize_backward(const pc_op_call *call, pc_compute compute,
                                   const pc_tensor *grad_out, pc_op_grads *out)
 {
-    pc_rd_plan p;
+    pc_reduce_plan p;
     pc_status st = normalize_setup(call, &p);
     if (st != PC_OK || !pc_shape_wants_grad(call, 0))
         return st;
@@ -1059,14 +1061,15 @@ pc_status pc_k_normalize_backward(const pc_op_call *call, pc_compute compute,
     double *nrm = malloc(n * sizeof *nrm), *den = malloc(n * sizeof *den);
     double *gn = malloc((size_t)(p.inner > 0 ? p.inner : 1) * sizeof *gn);
     pc_tensor buf = PC_TENSOR_NULL, g = PC_TENSOR_NULL;
-    st = nrm && den && gn ? normalize_denoms(call, compute, &p, &buf, nrm, den) : pc_rd_nomem(call);
+    st = nrm && den && gn ? normalize_denoms(call, compute, &p, &buf, nrm, den)
+                          : pc_reduce_nomem(call);
     if (st == PC_OK)
-        st = pc_rd_load(&p, grad_out, PC_DTYPE_F64, &g);
+        st = pc_reduce_load(&p, grad_out, PC_DTYPE_F64, &g);
     if (st == PC_OK && pc_tensor_numel(&g) != xn)
         st = pc_error_set(PC_ERR_INVALID, "%s: the gradient has %lld elements, the input %lld",
                           call->full_name, (long long)pc_tensor_numel(&g), (long long)xn);
     if (st == PC_OK) {
-#define R(e) pc_rd_round(compute, dt, (e))
+#define R(e) pc_reduce_round(compute, dt, (e))
         double pp = call->args[1].f, eps = call->args[3].f;
         double *v = pc_tensor_data(&buf), *gy = pc_tensor_data(&g);
         int64_t cols = 1;
@@ -1087,7 +1090,7 @@ pc_status pc_k_normalize_backward(const pc_op_call *call, pc_compute compute,
                 row[k] = R(dy[k] / d) + R(gn[k]);
         }
 #undef R
-        st = pc_rd_unload(call, &p, v, dt, &out->grads[0]);
+        st = pc_reduce_unload(call, &p, v, dt, &out->grads[0]);
     }
     free(nrm);
     free(den);
@@ -1104,20 +1107,20 @@ pc_status pc_k_all_forward(const pc_op_call *call, pc_compute compute, pc_op_res
 {
     (void)compute;
     const pc_tensor *x = pc_call_tensor(call, 0);
-    pc_status st = pc_rd_real(call, x);
-    pc_rd_plan p;
+    pc_status st = pc_reduce_real(call, x);
+    pc_reduce_plan p;
     bool whole = call->args[1].kind == PC_VALUE_NONE;
     if (st == PC_OK)
-        st = pc_rd_plan_make(call, x, &call->args[1], whole ? false : call->args[2].b, &p);
+        st = pc_reduce_plan_make(call, x, &call->args[1], whole ? false : call->args[2].b, &p);
     if (st != PC_OK)
         return st;
     pc_tensor buf = PC_TENSOR_NULL;
-    if ((st = pc_rd_load(&p, x, PC_DTYPE_F64, &buf)) != PC_OK)
+    if ((st = pc_reduce_load(&p, x, PC_DTYPE_F64, &buf)) != PC_OK)
         return st;
     double *y = malloc((size_t)(p.outer > 0 ? p.outer : 1) * sizeof *y);
     if (!y) {
         pc_tensor_free(&buf);
-        return pc_rd_nomem(call);
+        return pc_reduce_nomem(call);
     }
     bool all = call->op->param == PC_RD_ALL;
     const double *v = pc_tensor_data(&buf);
@@ -1146,7 +1149,7 @@ pc_status pc_k_foreach_norm_forward(const pc_op_call *call, pc_compute compute, 
     double pp = call->args[1].f;
     for (int i = 0; i < list->tensors.count; i++) {
         const pc_tensor *t = &list->tensors.items[i];
-        pc_status st = pc_rd_real(call, t);
+        pc_status st = pc_reduce_real(call, t);
         if (st != PC_OK)
             return st;
         if (!pc_dtype_is_float(t->dtype))
@@ -1168,7 +1171,7 @@ pc_status pc_k_foreach_norm_forward(const pc_op_call *call, pc_compute compute, 
         int64_t n = pc_tensor_numel(t);
         double *scratch = st == PC_OK ? malloc((size_t)(n > 0 ? n : 1) * sizeof *scratch) : NULL;
         if (st == PC_OK && !scratch)
-            st = pc_rd_nomem(call);
+            st = pc_reduce_nomem(call);
         if (st == PC_OK) {
             double v = pnorm(pc_tensor_data(&buf), n, 1, pp,
                              sum_dtype(compute, t->dtype) == PC_DTYPE_F64, scratch);

@@ -24,9 +24,9 @@ pc_status pc_k_close_forward(const pc_op_call *call, pc_compute compute, pc_op_r
 {
     const pc_tensor *a = pc_call_tensor(call, 0), *b = pc_call_tensor(call, 1);
     int kind = call->op->param;
-    pc_status st = pc_rd_real(call, a);
+    pc_status st = pc_reduce_real(call, a);
     if (st == PC_OK)
-        st = pc_rd_real(call, b);
+        st = pc_reduce_real(call, b);
     if (st != PC_OK)
         return st;
     if (kind == PC_RD_EQUAL && (a->rank != b->rank || !pc_tensor_same_shape(a, b))) {
@@ -90,12 +90,13 @@ pc_status pc_k_close_forward(const pc_op_call *call, pc_compute compute, pc_op_r
             if (equal_nan && isnan(x[i]) && isnan(y[i]))
                 close = true;
             if (!close && kind != PC_RD_EQUAL && (rtol != 0 || atol != 0)) {
-                double allowed = pc_rd_round(cm, d, fabs(pc_rd_round(cm, d, rt * y[i])) + at);
+                double allowed =
+                    pc_reduce_round(cm, d, fabs(pc_reduce_round(cm, d, rt * y[i])) + at);
                 double actual;
                 if (ints)
                     actual = (double)(float)(double)llabs((long long)(xi[i] - yi[i]));
                 else
-                    actual = fabs(pc_rd_round(cm, d, x[i] - y[i]));
+                    actual = fabs(pc_reduce_round(cm, d, x[i] - y[i]));
                 close = isfinite(actual) && actual <= allowed;
             }
             c[i] = close ? 1 : 0;

@@ -22,10 +22,10 @@
 #include "ops/reduce/reduce_impl.h"
 
 /* (input, dim, *, dtype): the plan puts dim last; od is the output dtype. */
-static pc_status scan_setup(const pc_op_call *call, pc_rd_plan *p, pc_dtype *od)
+static pc_status scan_setup(const pc_op_call *call, pc_reduce_plan *p, pc_dtype *od)
 {
     const pc_tensor *x = pc_call_tensor(call, 0);
-    pc_status st = pc_rd_real(call, x);
+    pc_status st = pc_reduce_real(call, x);
     if (st != PC_OK)
         return st;
     *od = call->args[2].kind == PC_VALUE_DTYPE ? call->args[2].dtype
@@ -34,7 +34,7 @@ static pc_status scan_setup(const pc_op_call *call, pc_rd_plan *p, pc_dtype *od)
     if (pc_dtype_is_complex(*od) || *od == PC_DTYPE_F8E4M3FN || *od == PC_DTYPE_F8E5M2)
         return pc_error_set(PC_ERR_UNSUPPORTED, "%s: %s to %s is not supported by precheck",
                             call->full_name, call->op->name, pc_dtype_torch_name(*od));
-    return pc_rd_plan_make(call, x, &call->args[1], true, p);
+    return pc_reduce_plan_make(call, x, &call->args[1], true, p);
 }
 
 /* One scan of n values in place: partial sums (or products) in the accumulator type of dtype d
@@ -55,7 +55,7 @@ static void scan_row(pc_compute compute, pc_dtype d, bool prod, bool reverse, do
 
 pc_status pc_k_scan_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out)
 {
-    pc_rd_plan p;
+    pc_reduce_plan p;
     pc_dtype od;
     pc_status st = scan_setup(call, &p, &od);
     if (st != PC_OK)
@@ -66,7 +66,7 @@ pc_status pc_k_scan_forward(const pc_op_call *call, pc_compute compute, pc_op_re
         pc_tensor cast = PC_TENSOR_NULL, buf = PC_TENSOR_NULL, res = PC_TENSOR_NULL;
         st = pc_tensor_cast(&cast, p.x, od);
         if (st == PC_OK)
-            st = pc_rd_load(&p, &cast, PC_DTYPE_I64, &buf);
+            st = pc_reduce_load(&p, &cast, PC_DTYPE_I64, &buf);
         if (st == PC_OK) {
             /* exact int64 scans, wrapping as torch's */
             int64_t *v = pc_tensor_data(&buf);
@@ -102,7 +102,7 @@ pc_status pc_k_scan_forward(const pc_op_call *call, pc_compute compute, pc_op_re
         return st;
     }
     pc_tensor buf = PC_TENSOR_NULL;
-    if ((st = pc_rd_load(&p, p.x, PC_DTYPE_F64, &buf)) != PC_OK)
+    if ((st = pc_reduce_load(&p, p.x, PC_DTYPE_F64, &buf)) != PC_OK)
         return st;
     double *v = pc_tensor_data(&buf);
     if (od != p.x->dtype)
@@ -110,7 +110,7 @@ pc_status pc_k_scan_forward(const pc_op_call *call, pc_compute compute, pc_op_re
             v[i] = pc_round_to_dtype(v[i], od);
     for (int64_t o = 0; o < p.outer; o++)
         scan_row(compute, od, prod, false, v + o * p.inner, p.inner);
-    st = pc_rd_unload(call, &p, v, store, &out->tensors[0]);
+    st = pc_reduce_unload(call, &p, v, store, &out->tensors[0]);
     pc_tensor_free(&buf);
     if (st == PC_OK)
         out->count = 1;
@@ -151,7 +151,7 @@ static void cumprod_grad_zeros(const double *x, const double *dy, double *g, int
 pc_status pc_k_scan_backward(const pc_op_call *call, pc_compute compute, const pc_tensor *grad_out,
                              pc_op_grads *out)
 {
-    pc_rd_plan p;
+    pc_reduce_plan p;
     pc_dtype od;
     pc_status st = scan_setup(call, &p, &od);
     if (st != PC_OK || !pc_shape_wants_grad(call, 0) || !pc_dtype_is_float(od))
@@ -160,12 +160,12 @@ pc_status pc_k_scan_backward(const pc_op_call *call, pc_compute compute, const p
     bool prod = call->op->param == PC_RD_CUMPROD;
     int64_t n = p.outer * p.inner;
     pc_tensor g = PC_TENSOR_NULL, xb = PC_TENSOR_NULL;
-    st = pc_rd_load(&p, grad_out, PC_DTYPE_F64, &g);
+    st = pc_reduce_load(&p, grad_out, PC_DTYPE_F64, &g);
     if (st == PC_OK && pc_tensor_numel(&g) != n)
         st = pc_error_set(PC_ERR_INVALID, "%s: the gradient has %lld elements, the input %lld",
                           call->full_name, (long long)pc_tensor_numel(&g), (long long)n);
     if (st == PC_OK && prod)
-        st = pc_rd_load(&p, p.x, PC_DTYPE_F64, &xb);
+        st = pc_reduce_load(&p, p.x, PC_DTYPE_F64, &xb);
     if (st != PC_OK) {
         pc_tensor_free(&g);
         return st;
@@ -178,7 +178,7 @@ pc_status pc_k_scan_backward(const pc_op_call *call, pc_compute compute, const p
         if (n > 1 && p.inner > 1)
             for (int64_t o = 0; o < p.outer; o++)
                 scan_row(compute, d, false, true, gy + o * p.inner, p.inner);
-        st = pc_rd_unload(call, &p, gy, d, &out->grads[0]);
+        st = pc_reduce_unload(call, &p, gy, d, &out->grads[0]);
         pc_tensor_free(&g);
         pc_tensor_free(&xb);
         return st;
@@ -188,7 +188,7 @@ pc_status pc_k_scan_backward(const pc_op_call *call, pc_compute compute, const p
     if (!y) {
         pc_tensor_free(&g);
         pc_tensor_free(&xb);
-        return pc_rd_nomem(call);
+        return pc_reduce_nomem(call);
     }
     /* the forward's y in od (x cast to od first), as autograd saved it */
     for (int64_t i = 0; i < n; i++)
@@ -200,7 +200,7 @@ pc_status pc_k_scan_backward(const pc_op_call *call, pc_compute compute, const p
         zero = x[i] == 0.0;
     if (!zero) {
         for (int64_t i = 0; i < n; i++)
-            y[i] = pc_rd_round(compute, d, y[i] * gy[i]);
+            y[i] = pc_reduce_round(compute, d, y[i] * gy[i]);
         for (int64_t o = 0; o < p.outer; o++)
             scan_row(compute, d, false, true, y + o * p.inner, p.inner);
         for (int64_t i = 0; i < n; i++)
@@ -209,7 +209,7 @@ pc_status pc_k_scan_backward(const pc_op_call *call, pc_compute compute, const p
         for (int64_t o = 0; o < p.outer; o++)
             cumprod_grad_zeros(x + o * p.inner, gy + o * p.inner, y + o * p.inner, p.inner);
     }
-    st = pc_rd_unload(call, &p, y, d, &out->grads[0]);
+    st = pc_reduce_unload(call, &p, y, d, &out->grads[0]);
     free(y);
     pc_tensor_free(&g);
     pc_tensor_free(&xb);

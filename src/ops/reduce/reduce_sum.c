@@ -5,7 +5,7 @@
  * Every reduction reads its input once, permuted so that the kept dimensions come first and
  * the reduced ones last: each output element then reduces one contiguous run of the buffer.
  * float32 and float64 sums of a contiguous input whose reduced dimensions form one block add in
- * torch 1.13's CPU order (the reduction group's pc_rd_torch_sums; the bench's in float64's
+ * torch 1.13's CPU order (the reduction group's pc_reduce_torch_sums; the bench's in float64's
  * order), every step rounded as torch rounds it; other sums (float16/bfloat16, reduced
  * dimensions in several blocks, strided inputs) are taken in double with Neumaier's
  * compensation and rounded once to the output dtype (within an ULP of torch's where the terms
@@ -22,17 +22,17 @@
 #include "ops/kernel.h"
 #include "ops/reduce/reduce_impl.h"
 
-/* Plans are the reduction group's (pc_rd_plan, reduce_impl.h): kept dimensions first. */
+/* Plans are the reduction group's (pc_reduce_plan, reduce_impl.h): kept dimensions first. */
 
 /* x's values in the plan's order, contiguous, as dtype (float64 or int64: exact for every
  * real dtype). */
-static pc_status red_load(const pc_rd_plan *p, pc_dtype as, pc_tensor *buf)
+static pc_status red_load(const pc_reduce_plan *p, pc_dtype as, pc_tensor *buf)
 {
-    return pc_rd_load(p, p->x, as, buf);
+    return pc_reduce_load(p, p->x, as, buf);
 }
 
 /* Offsets into the output (keepdim layout) of every element of x, in x's row-major order. */
-static int64_t *red_out_offsets(const pc_rd_plan *p)
+static int64_t *red_out_offsets(const pc_reduce_plan *p)
 {
     int64_t keep[PC_TENSOR_MAX_DIMS], str[PC_TENSOR_MAX_DIMS];
     for (int d = 0; d < p->x->rank; d++)
@@ -102,11 +102,11 @@ static double sum_compensated(const double *v, int64_t n)
 }
 
 /* y[o]: the sums of the slots of v (plan order) in dtype d: torch's order where
- * pc_rd_torch_sums knows it (the bench sums in float64), else compensated; not rounded. */
-static void slot_sums(const pc_rd_plan *p, pc_compute compute, pc_dtype d, const double *v,
+ * pc_reduce_torch_sums knows it (the bench sums in float64), else compensated; not rounded. */
+static void slot_sums(const pc_reduce_plan *p, pc_compute compute, pc_dtype d, const double *v,
                       double *y)
 {
-    if (pc_rd_torch_sums(p, compute == PC_COMPUTE_BENCH ? PC_DTYPE_F64 : d, v, y))
+    if (pc_reduce_torch_sums(p, compute == PC_COMPUTE_BENCH ? PC_DTYPE_F64 : d, v, y))
         return;
     for (int64_t o = 0; o < p->outer; o++)
         y[o] = sum_compensated(v + o * p->inner, p->inner);
@@ -116,10 +116,10 @@ pc_status pc_k_reduce_forward(const pc_op_call *call, pc_compute compute, pc_op_
 {
     const pc_tensor *x = pc_call_tensor(call, 0);
     pc_dtype od;
-    pc_rd_plan p;
+    pc_reduce_plan p;
     pc_status st = reduce_dtype(call, x, &od);
     if (st == PC_OK)
-        st = pc_rd_plan_make(call, x, &call->args[1], call->args[2].b, &p);
+        st = pc_reduce_plan_make(call, x, &call->args[1], call->args[2].b, &p);
     if (st != PC_OK)
         return st;
     bool mean = call->op->param == PC_REDUCE_MEAN;
@@ -127,7 +127,7 @@ pc_status pc_k_reduce_forward(const pc_op_call *call, pc_compute compute, pc_op_
     if (!pc_dtype_is_float(od)) { /* exact, wrapping like torch's int64 */
         pc_tensor cast = PC_TENSOR_NULL;
         if ((st = pc_tensor_cast(&cast, x, od)) == PC_OK) {
-            pc_rd_plan q = p;
+            pc_reduce_plan q = p;
             q.x = &cast;
             st = red_load(&q, PC_DTYPE_I64, &buf);
         }
@@ -187,10 +187,10 @@ pc_status pc_k_reduce_backward(const pc_op_call *call, pc_compute compute,
 {
     const pc_tensor *x = pc_call_tensor(call, 0);
     pc_dtype od;
-    pc_rd_plan p;
+    pc_reduce_plan p;
     pc_status st = reduce_dtype(call, x, &od);
     if (st == PC_OK)
-        st = pc_rd_plan_make(call, x, &call->args[1], call->args[2].b, &p);
+        st = pc_reduce_plan_make(call, x, &call->args[1], call->args[2].b, &p);
     if (st != PC_OK || !pc_shape_wants_grad(call, 0) || !pc_dtype_is_float(od))
         return st;
     if (pc_tensor_numel(grad_out) != p.outer)
@@ -249,7 +249,7 @@ static int64_t extreme_i64(const int64_t *v, int64_t n, bool max)
     return best;
 }
 
-static pc_status empty_dim_check(const pc_op_call *call, const pc_rd_plan *p, const char *name)
+static pc_status empty_dim_check(const pc_op_call *call, const pc_reduce_plan *p, const char *name)
 {
     for (int d = 0; d < p->x->rank; d++)
         if (p->reduced[d] && p->x->shape[d] == 0)
@@ -261,7 +261,7 @@ static pc_status empty_dim_check(const pc_op_call *call, const pc_rd_plan *p, co
 
 /* For every output slot: the index (in the reduced run) of its extreme. values (may be NULL)
  * gets the tensor of the extremes in x's dtype. */
-static pc_status extremes(const pc_op_call *call, const pc_rd_plan *p, bool max, int64_t *index,
+static pc_status extremes(const pc_op_call *call, const pc_reduce_plan *p, bool max, int64_t *index,
                           pc_tensor *values)
 {
     const pc_tensor *x = p->x;
@@ -293,7 +293,7 @@ static pc_status extremes(const pc_op_call *call, const pc_rd_plan *p, bool max,
 
 /* dy split evenly among the elements equal to their slot's extreme (all the NaNs when it is
  * NaN, for max/min; none for amax/amin, as torch's == has it), in the output's dtype. */
-static pc_status extreme_grad(const pc_op_call *call, pc_compute compute, const pc_rd_plan *p,
+static pc_status extreme_grad(const pc_op_call *call, pc_compute compute, const pc_reduce_plan *p,
                               const pc_tensor *values, bool nan_ties, const pc_tensor *grad_out,
                               pc_op_grads *out)
 {
@@ -357,8 +357,8 @@ pc_status pc_k_extreme_forward(const pc_op_call *call, pc_compute compute, pc_op
                             "%s: %s(): Expected reduction dim to be specified for input.numel() "
                             "== 0. Specify the reduction dim with the 'dim' argument.",
                             call->full_name, call->op->name);
-    pc_rd_plan p;
-    if ((st = pc_rd_plan_make(call, x, dim, all ? false : call->args[2].b, &p)) != PC_OK ||
+    pc_reduce_plan p;
+    if ((st = pc_reduce_plan_make(call, x, dim, all ? false : call->args[2].b, &p)) != PC_OK ||
         (st = empty_dim_check(call, &p, call->op->name)) != PC_OK)
         return st;
     int64_t *index = malloc((size_t)(p.outer > 0 ? p.outer : 1) * sizeof *index);
@@ -387,9 +387,9 @@ pc_status pc_k_extreme_backward(const pc_op_call *call, pc_compute compute,
         return PC_OK;
     pc_op_result r = {0};
     pc_status st = pc_k_extreme_forward(call, compute, &r);
-    pc_rd_plan p;
+    pc_reduce_plan p;
     if (st == PC_OK)
-        st = pc_rd_plan_make(call, x, &call->args[1], false, &p);
+        st = pc_reduce_plan_make(call, x, &call->args[1], false, &p);
     if (st == PC_OK)
         st = extreme_grad(call, compute, &p, &r.tensors[0], true, grad_out, out);
     pc_op_result_free(&r);
@@ -397,12 +397,12 @@ pc_status pc_k_extreme_backward(const pc_op_call *call, pc_compute compute,
 }
 
 /* amax/amin: (input, dim=[], keepdim=False). */
-static pc_status amax_plan(const pc_op_call *call, pc_rd_plan *p)
+static pc_status amax_plan(const pc_op_call *call, pc_reduce_plan *p)
 {
     const pc_tensor *x = pc_call_tensor(call, 0);
     pc_status st = no_complex(call, x);
     if (st == PC_OK)
-        st = pc_rd_plan_make(call, x, &call->args[1], call->args[2].b, p);
+        st = pc_reduce_plan_make(call, x, &call->args[1], call->args[2].b, p);
     if (st == PC_OK)
         st = empty_dim_check(call, p, call->op->name);
     return st;
@@ -411,7 +411,7 @@ static pc_status amax_plan(const pc_op_call *call, pc_rd_plan *p)
 pc_status pc_k_amax_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out)
 {
     (void)compute;
-    pc_rd_plan p;
+    pc_reduce_plan p;
     pc_status st = amax_plan(call, &p);
     if (st != PC_OK)
         return st;
@@ -428,7 +428,7 @@ pc_status pc_k_amax_forward(const pc_op_call *call, pc_compute compute, pc_op_re
 pc_status pc_k_amax_backward(const pc_op_call *call, pc_compute compute, const pc_tensor *grad_out,
                              pc_op_grads *out)
 {
-    pc_rd_plan p;
+    pc_reduce_plan p;
     pc_status st = amax_plan(call, &p);
     if (st != PC_OK || !pc_shape_wants_grad(call, 0))
         return st;
@@ -458,8 +458,8 @@ pc_status pc_k_argmax_forward(const pc_op_call *call, pc_compute compute, pc_op_
                             "%s: %s(): Expected reduction dim to be specified for input.numel() "
                             "== 0.",
                             call->full_name, call->op->name);
-    pc_rd_plan p;
-    if ((st = pc_rd_plan_make(call, x, dim, call->args[2].b, &p)) != PC_OK ||
+    pc_reduce_plan p;
+    if ((st = pc_reduce_plan_make(call, x, dim, call->args[2].b, &p)) != PC_OK ||
         (st = empty_dim_check(call, &p, call->op->name)) != PC_OK)
         return st;
     if ((st = pc_tensor_alloc(&out->tensors[0], PC_DTYPE_I64, p.out_shape, p.out_rank)) != PC_OK)
@@ -530,11 +530,11 @@ static pc_op_call *norm2_call(const pc_op_call *call)
 }
 
 /* The plan of frobenius_norm over two dims, with torch's checks in its order. */
-static pc_status fro2_plan(const pc_op_call *call, pc_rd_plan *p)
+static pc_status fro2_plan(const pc_op_call *call, pc_reduce_plan *p)
 {
     const pc_tensor *x = pc_call_tensor(call, 0);
     const pc_value *dim = &call->args[2];
-    pc_status st = pc_rd_real(call, x);
+    pc_status st = pc_reduce_real(call, x);
     if (st != PC_OK)
         return st;
     int d0, d1;
@@ -553,28 +553,28 @@ static pc_status fro2_plan(const pc_op_call *call, pc_rd_plan *p)
                             "(result.scalar_type() == toRealValueType(self.scalar_type()) "
                             "INTERNAL ASSERT FAILED)",
                             call->full_name, pc_torch_type_name(x->dtype));
-    return pc_rd_plan_make(call, x, dim, call->args[3].b, p);
+    return pc_reduce_plan_make(call, x, dim, call->args[3].b, p);
 }
 
 /* sqrt(sum(x * x, dims)) of every slot, each op rounded to x's dtype d as torch's (in float
  * opmath for the half types); *buf keeps x's values (plan order). */
-static pc_status fro2_values(const pc_op_call *call, pc_compute compute, const pc_rd_plan *p,
+static pc_status fro2_values(const pc_op_call *call, pc_compute compute, const pc_reduce_plan *p,
                              pc_tensor *buf, double *y)
 {
     pc_dtype d = p->x->dtype;
-    pc_status st = pc_rd_load(p, p->x, PC_DTYPE_F64, buf);
+    pc_status st = pc_reduce_load(p, p->x, PC_DTYPE_F64, buf);
     if (st != PC_OK)
         return st;
     int64_t n = p->outer * p->inner;
     double *sq = malloc((size_t)(n > 0 ? n : 1) * sizeof *sq);
     if (!sq)
-        return pc_rd_nomem(call);
+        return pc_reduce_nomem(call);
     const double *v = pc_tensor_data(buf);
     for (int64_t i = 0; i < n; i++)
-        sq[i] = pc_rd_round(compute, d, v[i] * v[i]);
+        sq[i] = pc_reduce_round(compute, d, v[i] * v[i]);
     slot_sums(p, compute, d, sq, y);
     for (int64_t o = 0; o < p->outer; o++)
-        y[o] = pc_rd_round(compute, d, sqrt(pc_rd_round(compute, d, y[o])));
+        y[o] = pc_reduce_round(compute, d, sqrt(pc_reduce_round(compute, d, y[o])));
     free(sq);
     return PC_OK;
 }
@@ -589,16 +589,16 @@ pc_status pc_k_norm_str_forward(const pc_op_call *call, pc_compute compute, pc_o
         return pc_k_norm_forward(call, compute, out);
     if (nd < 2) {
         pc_op_call *c = norm2_call(call);
-        st = c ? pc_k_norm_forward(c, compute, out) : pc_rd_nomem(call);
+        st = c ? pc_k_norm_forward(c, compute, out) : pc_reduce_nomem(call);
         free(c);
         return st;
     }
-    pc_rd_plan p;
+    pc_reduce_plan p;
     if ((st = fro2_plan(call, &p)) != PC_OK)
         return st;
     double *y = malloc((size_t)(p.outer > 0 ? p.outer : 1) * sizeof *y);
     pc_tensor buf = PC_TENSOR_NULL;
-    st = y ? fro2_values(call, compute, &p, &buf, y) : pc_rd_nomem(call);
+    st = y ? fro2_values(call, compute, &p, &buf, y) : pc_reduce_nomem(call);
     if (st == PC_OK)
         st = pc_shape_store(&out->tensors[0], p.x->dtype, p.out_shape, p.out_rank, y);
     if (st == PC_OK)
@@ -621,30 +621,31 @@ pc_status pc_k_norm_str_backward(const pc_op_call *call, pc_compute compute,
         return pc_k_norm_backward(call, compute, grad_out, out);
     if (nd < 2) {
         pc_op_call *c = norm2_call(call);
-        st = c ? pc_k_norm_backward(c, compute, grad_out, out) : pc_rd_nomem(call);
+        st = c ? pc_k_norm_backward(c, compute, grad_out, out) : pc_reduce_nomem(call);
         free(c);
         return st;
     }
-    pc_rd_plan p;
+    pc_reduce_plan p;
     if ((st = fro2_plan(call, &p)) != PC_OK || !pc_shape_wants_grad(call, 0))
         return st;
     pc_dtype d = p.x->dtype;
     double *y = malloc((size_t)(p.outer > 0 ? p.outer : 1) * sizeof *y);
     pc_tensor buf = PC_TENSOR_NULL, g = PC_TENSOR_NULL;
-    st = y ? fro2_values(call, compute, &p, &buf, y) : pc_rd_nomem(call);
+    st = y ? fro2_values(call, compute, &p, &buf, y) : pc_reduce_nomem(call);
     if (st == PC_OK)
-        st = pc_rd_grad_load(call, &p, grad_out, &g);
+        st = pc_reduce_grad_load(call, &p, grad_out, &g);
     if (st == PC_OK) {
         double *v = pc_tensor_data(&buf);
         const double *gy = pc_tensor_data(&g);
         for (int64_t o = 0; o < p.outer; o++) {
-            double t = pc_rd_round(compute, d, pc_rd_round(compute, d, gy[o]) / (2.0 * y[o]));
+            double t =
+                pc_reduce_round(compute, d, pc_reduce_round(compute, d, gy[o]) / (2.0 * y[o]));
             for (int64_t k = 0; k < p.inner; k++) {
                 double *e = &v[o * p.inner + k];
-                *e = 2.0 * pc_rd_round(compute, d, t * *e);
+                *e = 2.0 * pc_reduce_round(compute, d, t * *e);
             }
         }
-        st = pc_rd_unload(call, &p, v, d, &out->grads[0]);
+        st = pc_reduce_unload(call, &p, v, d, &out->grads[0]);
     }
     free(y);
     pc_tensor_free(&buf);

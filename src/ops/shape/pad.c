@@ -285,14 +285,14 @@ pc_status pc_k_pad_backward(const pc_op_call *call, pc_compute compute, const pc
 {
     pad_plan p;
     pc_status st = pad_plan_make(call, &p);
-    if (st != PC_OK || !pc_nn_wants_grad(call, 0))
+    if (st != PC_OK || !pc_kernel_wants_grad(call, 0))
         return st;
     /* walk with x seen as contiguous, so that offsets index the gradient buffer */
     pc_tensor xc = *p.x;
     pc_shape_contiguous_strides(xc.shape, xc.rank, xc.strides);
     p.x = &xc;
     pc_tensor g = PC_TENSOR_NULL, dx = PC_TENSOR_NULL;
-    if ((st = pc_nn_load(call, grad_out, PC_DTYPE_F64, &g)) != PC_OK ||
+    if ((st = pc_kernel_load(call, grad_out, PC_DTYPE_F64, &g)) != PC_OK ||
         (st = pc_tensor_alloc(&dx, PC_DTYPE_F64, xc.shape, xc.rank)) != PC_OK)
         goto done;
     pad_grad_ctx c = {pc_tensor_data(&g), pc_tensor_data(&dx),
@@ -301,7 +301,7 @@ pc_status pc_k_pad_backward(const pc_op_call *call, pc_compute compute, const pc
         circ_backward(call, &p, c.rd, pc_tensor_data(&g), &dx);
     else
         pad_walk(&p, pad_add, &c);
-    st = pc_nn_store(call, &dx, xc.dtype, xc.shape, xc.rank, &out->grads[0]);
+    st = pc_kernel_store(call, &dx, xc.dtype, xc.shape, xc.rank, &out->grads[0]);
 done:
     pc_tensor_free(&g);
     pc_tensor_free(&dx);

@@ -33,24 +33,16 @@ enum { PC_SPLIT_CHUNK, PC_SPLIT_SIZE, PC_SPLIT_SIZES, PC_SPLIT_UNBIND };
 enum { PC_JOIN_CAT, PC_JOIN_STACK };
 enum { PC_TRI_LOWER, PC_TRI_UPPER };
 
-pc_status pc_k_view_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
-pc_status pc_k_view_backward(const pc_op_call *call, pc_compute compute, const pc_tensor *grad_out,
-                             pc_op_grads *out);
-pc_status pc_k_split_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
-pc_status pc_k_join_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
+PC_KERNELS(view);
+PC_KERNEL_FORWARD(split);
 /* cat/stack: each item's gradient is its slice of grad_out (in the output's dtype), cast to the
  * item's dtype; into out->lists[0] */
-pc_status pc_k_join_backward(const pc_op_call *call, pc_compute compute, const pc_tensor *grad_out,
-                             pc_op_grads *out);
-pc_status pc_k_tri_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
-pc_status pc_k_tri_backward(const pc_op_call *call, pc_compute compute, const pc_tensor *grad_out,
-                            pc_op_grads *out);
+PC_KERNELS(join);
+PC_KERNELS(tri);
 
 /* pad's two forms (pad.c). */
 enum { PC_FN_PAD = 0, PC_FN_CONSTANT_PAD_ND };
 /* ---- pad (pad.c) ---- */
-pc_status pc_k_pad_forward(const pc_op_call *call, pc_compute compute, pc_op_result *out);
-pc_status pc_k_pad_backward(const pc_op_call *call, pc_compute compute, const pc_tensor *grad_out,
-                            pc_op_grads *out);
+PC_KERNELS(pad);
 
 #endif
