@@ -77,7 +77,7 @@ pc_verdict pc_verdict_aggregate(const pc_verdict *items, size_t n)
     return total;
 }
 
-void row_init(pc_detail_row *row)
+void pc_cmp_row_init(pc_detail_row *row)
 {
     row->bench_dtype[0] = '\0';
     row->device_dtype[0] = '\0';
@@ -178,10 +178,10 @@ static bool builtin_equal(const pc_cmp_value *b, const pc_cmp_value *d)
 pc_status pc_compare_item(pc_detail_row *row, const char *api_name, const pc_cmp_value *bench,
                           const pc_cmp_value *device, const pc_compare_options *opt)
 {
-    row_init(row);
+    pc_cmp_row_init(row);
     if (!is_instance(bench, device)) {
         row->status = PC_VERDICT_ERROR;
-        row_append(row, "bench and npu output type is different.");
+        pc_cmp_row_append(row, "bench and npu output type is different.");
         return PC_OK;
     }
     char repr[PC_DTYPE_TEXT_MAX];
@@ -189,12 +189,12 @@ pc_status pc_compare_item(pc_detail_row *row, const char *api_name, const pc_cmp
     case PC_CMP_DICT:
         row->status = PC_VERDICT_ERROR;
         if (!same_key_sets(bench, device))
-            row_append(row, "bench and npu output dict keys are different.");
+            pc_cmp_row_append(row, "bench and npu output dict keys are different.");
         else /* msprobe passes the values on as a list, which _compare_core does not take */
-            row_append(row, "Unexpected output type in compare_core: <class 'list'>");
+            pc_cmp_row_append(row, "Unexpected output type in compare_core: <class 'list'>");
         return PC_OK;
     case PC_CMP_TENSOR:
-        return compare_tensor(row, api_name, bench->tensor, device->tensor, opt);
+        return pc_cmp_compare_tensor(row, api_name, bench->tensor, device->tensor, opt);
     case PC_CMP_BOOL:
     case PC_CMP_INT:
     case PC_CMP_FLOAT:
@@ -212,7 +212,7 @@ pc_status pc_compare_item(pc_detail_row *row, const char *api_name, const pc_cmp
         return PC_OK;
     case PC_CMP_NONE:
         row->status = PC_VERDICT_SKIP;
-        row_append(row, "Bench output is None, skip this test.");
+        pc_cmp_row_append(row, "Bench output is None, skip this test.");
         return PC_OK;
     case PC_CMP_LIST:
     case PC_CMP_TUPLE:
@@ -221,7 +221,7 @@ pc_status pc_compare_item(pc_detail_row *row, const char *api_name, const pc_cmp
     }
     type_repr(repr, sizeof repr, bench);
     row->status = PC_VERDICT_ERROR;
-    row_append(row, "Unexpected output type in compare_core: %s", repr);
+    pc_cmp_row_append(row, "Unexpected output type in compare_core: %s", repr);
     return PC_OK;
 }
 
@@ -376,7 +376,7 @@ pc_status pc_api_result_skip(pc_api_result *res, const char *full_api_name, cons
         return pc_error_set(PC_ERR_NOMEM, "compare: cannot allocate the SKIP record of %s",
                             full_api_name);
     }
-    row_init(&res->fwd_rows[0]);
+    pc_cmp_row_init(&res->fwd_rows[0]);
     res->fwd_rows[0].status = PC_VERDICT_SKIP;
     snprintf(res->fwd_rows[0].message, sizeof res->fwd_rows[0].message, "%s",
              message ? message : "");
@@ -481,7 +481,7 @@ pc_status pc_compare_api(pc_api_result *res, const char *full_api_name,
             pc_api_result_free(res);
             return pc_error_set(PC_ERR_NOMEM, "compare: cannot allocate a row");
         }
-        row_init(&res->bwd_rows[0]);
+        pc_cmp_row_init(&res->bwd_rows[0]);
         res->bwd_rows[0].status = PC_VERDICT_SKIP;
         snprintf(res->bwd_rows[0].message, sizeof res->bwd_rows[0].message, "%s", bmsg);
         res->n_bwd = 1;

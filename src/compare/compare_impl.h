@@ -5,14 +5,15 @@
 #include "precheck/compare/compare.h"
 
 /* Appends printf text to row->message, cutting it at PC_MESSAGE_MAX. */
-void row_append(pc_detail_row *row, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void pc_cmp_row_append(pc_detail_row *row, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 /* A row with every cell SPACE, status pass and an empty message. */
-void row_init(pc_detail_row *row);
+void pc_cmp_row_init(pc_detail_row *row);
 
 /* _compare_torch_tensor: fills the dtype and shape columns, then the rest. PC_ERR_UNSUPPORTED
  * where msprobe raises (the message is msprobe's exception text), PC_ERR_NOMEM. */
-pc_status compare_tensor(pc_detail_row *row, const char *api_name, const pc_tensor *bench,
-                         const pc_tensor *device, const pc_compare_options *opt);
+pc_status pc_cmp_compare_tensor(pc_detail_row *row, const char *api_name, const pc_tensor *bench,
+                                const pc_tensor *device, const pc_compare_options *opt);
 
 #endif

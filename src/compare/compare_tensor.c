@@ -9,7 +9,7 @@
 #include "compare_impl.h"
 #include "precheck/core/convert.h"
 
-void row_append(pc_detail_row *row, const char *fmt, ...)
+void pc_cmp_row_append(pc_detail_row *row, const char *fmt, ...)
 {
     size_t len = strlen(row->message);
     if (len >= sizeof row->message - 1)
@@ -85,20 +85,21 @@ static void legacy_status(pc_detail_row *row, pc_dtype D, const pc_metrics_resul
 {
     pc_csv_cell *c = row->metrics;
     c[PC_METRIC_COSINE] = m->cosine;
-    row_append(row, "%s\n", m->cosine_message);
+    pc_cmp_row_append(row, "%s\n", m->cosine_message);
     if (m->cosine.kind == PC_CSV_F64)
         decide(row, PC_METRIC_COSINE, m->cosine.v.f64, 0.99);
     if (!m->cosine_pass) {
-        row_append(row, "Cosine similarity is less than 0.99, consider as error, skip other "
-                        "check and set to SPACE.\n");
+        pc_cmp_row_append(row, "Cosine similarity is less than 0.99, consider as error, skip other "
+                               "check and set to SPACE.\n");
         row->status = PC_VERDICT_ERROR;
         return;
     }
     c[PC_METRIC_MAX_ABS_ERR] = m->max_abs_err;
     decide(row, PC_METRIC_MAX_ABS_ERR, m->max_abs_err_value, 0.001);
     if (m->max_abs_err_value < 0.001) {
-        row_append(row, "Max abs error is less than 0.001, consider as pass, skip other check "
-                        "and set to SPACE.\n");
+        pc_cmp_row_append(row,
+                          "Max abs error is less than 0.001, consider as pass, skip other check "
+                          "and set to SPACE.\n");
         row->status = PC_VERDICT_PASS;
         return;
     }
@@ -108,8 +109,9 @@ static void legacy_status(pc_detail_row *row, pc_dtype D, const pc_metrics_resul
         c[PC_METRIC_REL_ERR_HUNDREDTH] = pc_csv_f64(ratio[0]);
         decide(row, PC_METRIC_REL_ERR_HUNDREDTH, ratio[0], 0.99);
         if (!(ratio[0] > 1.0 - 0.01)) {
-            row_append(row, "Relative error is greater than 0.01, consider as error, skip other "
-                            "check and set to SPACE.\n");
+            pc_cmp_row_append(row,
+                              "Relative error is greater than 0.01, consider as error, skip other "
+                              "check and set to SPACE.\n");
             row->status = PC_VERDICT_ERROR;
             return;
         }
@@ -119,12 +121,14 @@ static void legacy_status(pc_detail_row *row, pc_dtype D, const pc_metrics_resul
     bool thousandth_pass = ratio[1] > 1.0 - 0.001;
     if (half) {
         if (thousandth_pass) {
-            row_append(row, "Relative error is less than 0.001, consider as pass, skip other "
-                            "check and set to SPACE.\n");
+            pc_cmp_row_append(row,
+                              "Relative error is less than 0.001, consider as pass, skip other "
+                              "check and set to SPACE.\n");
             row->status = PC_VERDICT_PASS;
         } else {
-            row_append(row, "Relative error is greater than 0.001, consider as warning, skip "
-                            "other check and set to SPACE.\n");
+            pc_cmp_row_append(row,
+                              "Relative error is greater than 0.001, consider as warning, skip "
+                              "other check and set to SPACE.\n");
             row->status = PC_VERDICT_WARNING;
         }
         return;
@@ -134,15 +138,16 @@ static void legacy_status(pc_detail_row *row, pc_dtype D, const pc_metrics_resul
         if (thousandth_pass)
             decide(row, PC_METRIC_REL_ERR_TEN_THOUSANDTH, ratio[2], 0.9999);
         if (!thousandth_pass) {
-            row_append(row, "Relative error is greater than 0.001, consider as error, skip "
-                            "other check and set to SPACE.\n");
+            pc_cmp_row_append(row, "Relative error is greater than 0.001, consider as error, skip "
+                                   "other check and set to SPACE.\n");
             row->status = PC_VERDICT_ERROR;
         } else if (!(ratio[2] > 1.0 - 0.0001)) {
-            row_append(row, "Relative error is greater than 0.0001, consider as warning, skip "
-                            "other check and set to SPACE.\n");
+            pc_cmp_row_append(row,
+                              "Relative error is greater than 0.0001, consider as warning, skip "
+                              "other check and set to SPACE.\n");
             row->status = PC_VERDICT_WARNING;
         } else {
-            row_append(row, "Relative error is less than 0.0001, consider as pass.\n");
+            pc_cmp_row_append(row, "Relative error is less than 0.0001, consider as pass.\n");
             row->status = PC_VERDICT_PASS;
         }
         return;
@@ -174,8 +179,8 @@ static pc_status float_path(pc_detail_row *row, const char *api_name, const pc_t
     if (has_new_standard(D))
         in.standard = pc_standard_select_dtype(api_name, D, opt && opt->inputs_fp8);
     else
-        row_append(row, "The data type %s is not supported for new precision standard.",
-                   pc_dtype_torch_name(D));
+        pc_cmp_row_append(row, "The data type %s is not supported for new precision standard.",
+                          pc_dtype_torch_name(D));
     pc_metrics_result m;
     pc_status st = pc_metrics_compute(&in, &m);
     if (st != PC_OK)
@@ -197,8 +202,9 @@ static void binary_path(pc_detail_row *row, const pc_tensor *b, const pc_tensor 
     row->metrics[PC_METRIC_ERROR_RATE] = pc_csv_f64(rate);
     row->status = rate == 0 ? PC_VERDICT_PASS : PC_VERDICT_ERROR;
     decide(row, PC_METRIC_ERROR_RATE, rate, 0);
-    row_append(row, "Compare algorithm is not supported for %s data. Only judged by Error Rate.\n",
-               numpy_name_of(b->dtype));
+    pc_cmp_row_append(
+        row, "Compare algorithm is not supported for %s data. Only judged by Error Rate.\n",
+        numpy_name_of(b->dtype));
 }
 
 /* The arrays numpy would hold: contiguous, bfloat16 outputs as float32 (the bench converted,
@@ -224,8 +230,8 @@ static pc_status numpy_arrays(pc_tensor *b, pc_tensor *d, const pc_tensor *bench
     return st;
 }
 
-pc_status compare_tensor(pc_detail_row *row, const char *api_name, const pc_tensor *bench,
-                         const pc_tensor *device_in, const pc_compare_options *opt)
+pc_status pc_cmp_compare_tensor(pc_detail_row *row, const char *api_name, const pc_tensor *bench,
+                                const pc_tensor *device_in, const pc_compare_options *opt)
 {
     pc_tensor fp16_device = PC_TENSOR_NULL;
     const pc_tensor *device = device_in;
@@ -249,19 +255,19 @@ pc_status compare_tensor(pc_detail_row *row, const char *api_name, const pc_tens
         pc_shape_format(sb, sizeof sb, bench->shape, bench->rank);
         pc_shape_format(sd, sizeof sd, device->shape, device->rank);
         row->status = PC_VERDICT_ERROR;
-        row_append(row, "The shape of benchtorch.Size(%s) and nputorch.Size(%s) not equal.", sb,
-                   sd);
+        pc_cmp_row_append(row, "The shape of benchtorch.Size(%s) and nputorch.Size(%s) not equal.",
+                          sb, sd);
         goto done;
     }
     if (!dtype_comparable(b.dtype, d.dtype)) {
         row->status = PC_VERDICT_ERROR;
-        row_append(row, "Bench out dtype is %s but npu output dtype is %s, cannot compare.",
-                   numpy_name_of(b.dtype), numpy_name_of(d.dtype));
+        pc_cmp_row_append(row, "Bench out dtype is %s but npu output dtype is %s, cannot compare.",
+                          numpy_name_of(b.dtype), numpy_name_of(d.dtype));
         goto done;
     }
     if (pc_tensor_numel(&d) == 0) {
         row->status = PC_VERDICT_ERROR;
-        row_append(row, "There is not bench calculation result.");
+        pc_cmp_row_append(row, "There is not bench calculation result.");
         goto done;
     }
     if (pc_dtype_is_integral(b.dtype))

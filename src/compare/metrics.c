@@ -107,7 +107,7 @@ static double np_max_finite(np_type t)
     return t == NP_F16 ? 65504.0 : t == NP_F32 ? (double)FLT_MAX : DBL_MAX;
 }
 
-double load_value(const void *data, pc_dtype dtype, int64_t i)
+double pc_cmp_load_value(const void *data, pc_dtype dtype, int64_t i)
 {
     switch (dtype) {
     case PC_DTYPE_F16:
@@ -123,13 +123,13 @@ double load_value(const void *data, pc_dtype dtype, int64_t i)
     }
 }
 
-void chunk_acc_init(chunk_acc *a)
+void pc_cmp_chunk_acc_init(chunk_acc *a)
 {
     memset(a, 0, sizeof *a);
     a->max_ae = a->max_ad = a->max_ab = a->max_relb = a->max_ulp = -INFINITY;
 }
 
-double np_floor_log2(np_type t, double x)
+double pc_np_floor_log2(np_type t, double x)
 {
     double l = log2(x);
     if (t == NP_F32)
@@ -139,7 +139,7 @@ double np_floor_log2(np_type t, double x)
     return floor(l);
 }
 
-bool inf_nan_pass(const metrics_plan *p, double b, double d, double bc, double abe)
+bool pc_cmp_inf_nan_pass(const metrics_plan *p, double b, double d, double bc, double abe)
 {
     double gc = bc, dc = d; /* np.clip keeps NaN */
     if (gc < p->clip_lo)
@@ -156,7 +156,7 @@ bool inf_nan_pass(const metrics_plan *p, double b, double d, double bc, double a
     return re <= p->c_rtol_re || (isnan(d) && isnan(gc));
 }
 
-double ulp_fp8(double b, double d)
+double pc_cmp_ulp_fp8(double b, double d)
 {
     double ex = log2(fabs(b) + 0x1p-1000);
     if (ex < -22)
@@ -258,7 +258,7 @@ static pc_status plan_init(metrics_plan *p, const pc_metrics_input *in)
 
     if (p->groups & GROUP_ULP) {
         if (D == PC_DTYPE_F8E4M3FN || D == PC_DTYPE_F8E5M2) {
-            p->ulp_fp8 = true;
+            p->pc_cmp_ulp_fp8 = true;
             p->t_ulp = NP_F64;
             p->ulp_threshold = th->ulp_elem_threshold;
         } else if (th->has_ulp) {
@@ -315,7 +315,7 @@ static void merge_chunk(const metrics_plan *p, totals *t, const chunk_acc *a, co
     m->ulp_gt += a->ulp_gt;
     if (p->groups & GROUP_BENCHMARK) {
         t->s_sq = round_sum(p->t_e, t->s_sq + a->psum_sq);
-        np_stream_append(&t->relb, relb, a->n_relb);
+        pc_np_stream_append(&t->relb, relb, a->n_relb);
     }
     if (p->groups & GROUP_ULP)
         t->s_ulp = round_sum(p->t_ulp, t->s_ulp + a->psum_ulp);
@@ -414,10 +414,10 @@ static pc_status run_chunks(const metrics_plan *p, const pc_metrics_input *in, c
     bool ok = scratch && r.accs && r.ready && (!keep_relb || r.relb);
     for (int64_t k = 0; ok && keep_relb && k < r.count; k++)
         ok = (r.relb[k] = malloc(NP_BLOCK * sizeof(double))) != NULL;
-    pc_status st = ok ? np_stream_init(&t->relb, np_sum_type(p->t_relb))
+    pc_status st = ok ? pc_np_stream_init(&t->relb, np_sum_type(p->t_relb))
                       : pc_error_set(PC_ERR_NOMEM, "metrics: cannot allocate chunk buffers");
     if (st == PC_OK) {
-        chunk_acc_init(&t->acc);
+        pc_cmp_chunk_acc_init(&t->acc);
         t->s_sq = 0;
         t->s_ulp = 0;
         for (int64_t k = 0; k < r.count; k++)
@@ -439,7 +439,7 @@ static pc_status run_chunks(const metrics_plan *p, const pc_metrics_input *in, c
                 int64_t start = k * NP_BLOCK;
                 int64_t len = p->n - start < NP_BLOCK ? p->n - start : NP_BLOCK;
                 s->relb = keep_relb ? r.relb[slot] : NULL;
-                chunk_acc_init(&r.accs[slot]);
+                pc_cmp_chunk_acc_init(&r.accs[slot]);
                 fn(p, in, start, len, s, &r.accs[slot]);
                 atomic_store_explicit(&r.ready[slot], k, memory_order_release);
                 merge_ready(p, t, &r);
@@ -493,8 +493,8 @@ static double cosine_sequential(const pc_metrics_input *in, double md, double mb
 {
     double sdb = 0, sdd = 0, sbb = 0;
     for (int64_t i = 0; i < in->n; i++) {
-        double u = load_value(in->device, in->device_dtype, i) / md;
-        double v = load_value(in->bench, in->bench_dtype, i) / mb;
+        double u = pc_cmp_load_value(in->device, in->device_dtype, i) / md;
+        double v = pc_cmp_load_value(in->bench, in->bench_dtype, i) / mb;
         sdb += u * v;
         sdd += u * u;
         sbb += v * v;
@@ -568,7 +568,7 @@ static void finish(const metrics_plan *p, const pc_metrics_input *in, totals *t,
         c[PC_METRIC_MAX_REL_ERR] =
             m->max_relb >= 0 ? cell_of(p->t_relb, m->max_relb) : pc_csv_int(0);
         int64_t count = t->relb.count;
-        double sum = np_stream_sum(&t->relb);
+        double sum = pc_np_stream_sum(&t->relb);
         c[PC_METRIC_MEAN_REL_ERR] =
             count > 0 ? cell_of(p->t_relb, np_mean(p->t_relb, sum, count)) : pc_csv_int(0);
     }
@@ -596,15 +596,15 @@ static pc_status compute_with(const pc_metrics_input *in, pc_metrics_result *out
     pc_status st = plan_init(&p, in);
     if (st != PC_OK)
         return st;
-    chunk_fn fn = fast ? fast_chunk_for(&p, in) : NULL;
+    chunk_fn fn = fast ? pc_cmp_fast_chunk_for(&p, in) : NULL;
     if (!fn)
-        fn = reference_chunk;
+        fn = pc_cmp_reference_chunk;
     totals t;
     st = run_chunks(&p, in, fn, &t);
     if (st != PC_OK)
         return st;
     finish(&p, in, &t, out);
-    np_stream_free(&t.relb);
+    pc_np_stream_free(&t.relb);
     return PC_OK;
 }
 
@@ -625,5 +625,5 @@ bool pc_metrics_has_fast_kernel(const pc_metrics_input *in)
         pc_error_clear();
         return false;
     }
-    return fast_chunk_for(&p, in) != NULL;
+    return pc_cmp_fast_chunk_for(&p, in) != NULL;
 }

@@ -175,8 +175,8 @@ static inline TARGET_AVX512 size_t compress_pd8(double *dst, v8l keep, v8d v)
 #define KB_BIAS             127
 #define KB_EXPMAX           255
 #define KB_MAX              FLT_MAX
-#define KPAIRWISE_TP        np_pairwise_f32
-#define KPAIRWISE_TU        np_pairwise_f32
+#define KPAIRWISE_TP        pc_np_pairwise_f32
+#define KPAIRWISE_TU        pc_np_pairwise_f32
 #define DEV_CONVERT         1
 #define DEV_LOAD            pc_convert_f16_to_f32
 #define CAST_F16            1
@@ -230,8 +230,8 @@ static inline TARGET_AVX512 size_t compress_pd8(double *dst, v8l keep, v8d v)
 #define KB_BIAS             127
 #define KB_EXPMAX           255
 #define KB_MAX              FLT_MAX
-#define KPAIRWISE_TP        np_pairwise_f32
-#define KPAIRWISE_TU        np_pairwise_f32
+#define KPAIRWISE_TP        pc_np_pairwise_f32
+#define KPAIRWISE_TU        pc_np_pairwise_f32
 #define DEV_CONVERT         1
 #define DEV_LOAD            pc_convert_bf16_to_f32
 #define CAST_F16            0
@@ -284,8 +284,8 @@ static inline TARGET_AVX512 size_t compress_pd8(double *dst, v8l keep, v8d v)
 #define KB_BIAS             127
 #define KB_EXPMAX           255
 #define KB_MAX              FLT_MAX
-#define KPAIRWISE_TP        np_pairwise_f32
-#define KPAIRWISE_TU        np_pairwise_f64
+#define KPAIRWISE_TP        pc_np_pairwise_f32
+#define KPAIRWISE_TU        pc_np_pairwise_f64
 #define DEV_CONVERT         0
 #define CAST_F16            0
 #define KPAIR               k_f32_f32
@@ -332,8 +332,8 @@ static inline TARGET_AVX512 size_t compress_pd8(double *dst, v8l keep, v8d v)
 #define KB_BIAS             1023
 #define KB_EXPMAX           2047
 #define KB_MAX              DBL_MAX
-#define KPAIRWISE_TP        np_pairwise_f64
-#define KPAIRWISE_TU        np_pairwise_f64
+#define KPAIRWISE_TP        pc_np_pairwise_f64
+#define KPAIRWISE_TU        pc_np_pairwise_f64
 #define DEV_CONVERT         0
 #define CAST_F16            0
 #define KPAIR               k_f64_f32
@@ -380,8 +380,8 @@ static inline TARGET_AVX512 size_t compress_pd8(double *dst, v8l keep, v8d v)
 #define KB_BIAS             1023
 #define KB_EXPMAX           2047
 #define KB_MAX              DBL_MAX
-#define KPAIRWISE_TP        np_pairwise_f64
-#define KPAIRWISE_TU        np_pairwise_f64
+#define KPAIRWISE_TP        pc_np_pairwise_f64
+#define KPAIRWISE_TU        pc_np_pairwise_f64
 #define DEV_CONVERT         0
 #define CAST_F16            0
 #define KPAIR               k_f64_f64
@@ -442,15 +442,15 @@ static int cpu_level(void)
 
 static int level_cap = -1;
 
-int metrics_fast_set_isa(int level)
+int pc_cmp_metrics_fast_set_isa(int level)
 {
     level_cap = level;
     return level < 0 ? cpu_level() : level;
 }
 
-chunk_fn fast_chunk_for(const metrics_plan *p, const pc_metrics_input *in)
+chunk_fn pc_cmp_fast_chunk_for(const metrics_plan *p, const pc_metrics_input *in)
 {
-    if (p->zero_dim || p->ulp_fp8)
+    if (p->zero_dim || p->pc_cmp_ulp_fp8)
         return NULL;
     for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++) {
         const kernel_row *k = &kernels[i];

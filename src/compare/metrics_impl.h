@@ -61,7 +61,7 @@ typedef struct metrics_plan {
     int ulp_mantissa; /* p */
     int ulp_min_exp;  /* min_eb */
     double ulp_threshold;
-    bool ulp_fp8; /* msprobe's fp8 ULP formula */
+    bool pc_cmp_ulp_fp8; /* msprobe's fp8 ULP formula */
 } metrics_plan;
 
 /* What one chunk contributes. Maxima are NaN-propagating and start at -inf; psum_* are the
@@ -90,7 +90,7 @@ typedef struct chunk_scratch {
 typedef void (*chunk_fn)(const metrics_plan *p, const pc_metrics_input *in, int64_t start,
                          int64_t len, chunk_scratch *s, chunk_acc *a);
 
-void chunk_acc_init(chunk_acc *a);
+void pc_cmp_chunk_acc_init(chunk_acc *a);
 
 /* NaN-propagating maximum, numpy's np.max. */
 static inline double max_nan(double m, double x)
@@ -99,38 +99,38 @@ static inline double max_nan(double m, double x)
 }
 
 /* numpy's floor(log2(x)) of a positive value of type t (log2 evaluated in t). */
-double np_floor_log2(np_type t, double x);
+double pc_np_floor_log2(np_type t, double x);
 
 /* The inf/nan check of one element that is not finite in both (the inf/nan error ratio,
  * docs/metrics.md): does it pass? b, d are the exact values, bc the bench rounded to td, abe |b| +
  * eps. */
-bool inf_nan_pass(const metrics_plan *p, double b, double d, double bc, double abe);
+bool pc_cmp_inf_nan_pass(const metrics_plan *p, double b, double d, double bc, double abe);
 
 /* The ULP error of one element for fp16 / bf16 / fp32 outputs. */
-double ulp_element(const metrics_plan *p, double b, double d);
+double pc_cmp_ulp_element(const metrics_plan *p, double b, double d);
 
 /* The fp8 ULP error of one element (msprobe's fp8 formula). */
-double ulp_fp8(double b, double d);
+double pc_cmp_ulp_fp8(double b, double d);
 
 /* One element of the reference into a's counts and maxima, lane of the dot products, and the
  * chunk arrays at index i (relb: at a->n_relb, kept only if not masked, when compact; at i,
  * -1 when masked, otherwise). bc is b rounded to the device type. */
-void element_into(const metrics_plan *p, double b, double d, double bc, chunk_acc *a, int lane,
-                  double *l_db, double *l_dd, double *l_bb, size_t i, void *sq, void *relb,
-                  void *ulp, bool compact);
+void pc_cmp_element_into(const metrics_plan *p, double b, double d, double bc, chunk_acc *a,
+                         int lane, double *l_db, double *l_dd, double *l_bb, size_t i, void *sq,
+                         void *relb, void *ulp, bool compact);
 
 /* The element-by-element reference chunk function. */
-void reference_chunk(const metrics_plan *p, const pc_metrics_input *in, int64_t start, int64_t len,
-                     chunk_scratch *s, chunk_acc *a);
+void pc_cmp_reference_chunk(const metrics_plan *p, const pc_metrics_input *in, int64_t start,
+                            int64_t len, chunk_scratch *s, chunk_acc *a);
 
 /* The fast kernel for this plan and input, or NULL. */
-chunk_fn fast_chunk_for(const metrics_plan *p, const pc_metrics_input *in);
+chunk_fn pc_cmp_fast_chunk_for(const metrics_plan *p, const pc_metrics_input *in);
 
 /* Test hook: caps the instruction set the fast kernels use (0 baseline, 1 AVX2, 2 AVX-512;
  * -1 removes the cap). Returns the level asked for, or the CPU's best for -1. Not thread-safe. */
-int metrics_fast_set_isa(int level);
+int pc_cmp_metrics_fast_set_isa(int level);
 
 /* Loads element i of an F16 / BF16 / F32 / F64 array as a double. */
-double load_value(const void *data, pc_dtype dtype, int64_t i);
+double pc_cmp_load_value(const void *data, pc_dtype dtype, int64_t i);
 
 #endif

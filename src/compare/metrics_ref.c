@@ -25,8 +25,8 @@ static void store_as(void *buf, np_type t, size_t i, double x)
 static double pairwise_as(const void *buf, np_type t, size_t n)
 {
     if (np_sum_type(t) == NP_F64)
-        return np_pairwise_f64(buf, n);
-    return (double)np_pairwise_f32(buf, n);
+        return pc_np_pairwise_f64(buf, n);
+    return (double)pc_np_pairwise_f32(buf, n);
 }
 
 static double lanes_sum(const double l[8])
@@ -35,10 +35,10 @@ static double lanes_sum(const double l[8])
 }
 
 /* numpy's ULP error of one element for fp16 / bf16 / fp32 outputs. */
-double ulp_element(const metrics_plan *p, double b, double d)
+double pc_cmp_ulp_element(const metrics_plan *p, double b, double d)
 {
     double ab = fabs(b);
-    double e = ab == 0 ? 0 : np_floor_log2(p->tb, ab);
+    double e = ab == 0 ? 0 : pc_np_floor_log2(p->tb, ab);
     double min_e = (double)p->ulp_min_exp;
     if (!isnan(e) && e < min_e) /* np.maximum keeps NaN */
         e = min_e;
@@ -49,9 +49,9 @@ double ulp_element(const metrics_plan *p, double b, double d)
     return fabs(np_round(p->t_ulp, diff * scale));
 }
 
-void element_into(const metrics_plan *p, double b, double d, double bc, chunk_acc *a, int lane,
-                  double *l_db, double *l_dd, double *l_bb, size_t i, void *sq, void *relb,
-                  void *ulp, bool compact)
+void pc_cmp_element_into(const metrics_plan *p, double b, double d, double bc, chunk_acc *a,
+                         int lane, double *l_db, double *l_dd, double *l_bb, size_t i, void *sq,
+                         void *relb, void *ulp, bool compact)
 {
     double ab = fabs(b);
     double abe = np_round(p->t_abe, ab + p->eps);
@@ -96,11 +96,11 @@ void element_into(const metrics_plan *p, double b, double d, double bc, chunk_ac
         a->nm_err += normal && rel > p->c_rtol_rel;
         if (!finite) {
             a->im++;
-            a->im_fail += !inf_nan_pass(p, b, d, bc, abe);
+            a->im_fail += !pc_cmp_inf_nan_pass(p, b, d, bc, abe);
         }
     }
     if (p->groups & GROUP_ULP) {
-        double u = p->ulp_fp8 ? ulp_fp8(b, d) : ulp_element(p, b, d);
+        double u = p->pc_cmp_ulp_fp8 ? pc_cmp_ulp_fp8(b, d) : pc_cmp_ulp_element(p, b, d);
         store_as(ulp, p->t_ulp, i, u);
         a->max_ulp = max_nan(a->max_ulp, u);
         a->ulp_gt += u > p->ulp_threshold;
@@ -109,15 +109,15 @@ void element_into(const metrics_plan *p, double b, double d, double bc, chunk_ac
         a->neq += b != d;
 }
 
-void reference_chunk(const metrics_plan *p, const pc_metrics_input *in, int64_t start, int64_t len,
-                     chunk_scratch *s, chunk_acc *a)
+void pc_cmp_reference_chunk(const metrics_plan *p, const pc_metrics_input *in, int64_t start,
+                            int64_t len, chunk_scratch *s, chunk_acc *a)
 {
     double l_db[8] = {0}, l_dd[8] = {0}, l_bb[8] = {0};
     for (int64_t i = 0; i < len; i++) {
-        double b = load_value(in->bench, in->bench_dtype, start + i);
-        double d = load_value(in->device, in->device_dtype, start + i);
-        element_into(p, b, d, np_round(p->td, b), a, (int)(i & 7), l_db, l_dd, l_bb, (size_t)i,
-                     s->sq, s->relb, s->ulp, true);
+        double b = pc_cmp_load_value(in->bench, in->bench_dtype, start + i);
+        double d = pc_cmp_load_value(in->device, in->device_dtype, start + i);
+        pc_cmp_element_into(p, b, d, np_round(p->td, b), a, (int)(i & 7), l_db, l_dd, l_bb,
+                            (size_t)i, s->sq, s->relb, s->ulp, true);
     }
     a->dot_db = lanes_sum(l_db);
     a->dot_dd = lanes_sum(l_dd);

@@ -44,22 +44,22 @@
         return name(a, n2) + name(a + n2, n - n2);                                                 \
     }
 
-DEFINE_PAIRWISE(np_pairwise_f32, float)
-DEFINE_PAIRWISE(np_pairwise_f64, double)
+DEFINE_PAIRWISE(pc_np_pairwise_f32, float)
+DEFINE_PAIRWISE(pc_np_pairwise_f64, double)
 
-float np_sum_f32(const float *a, size_t n)
+float pc_np_sum_f32(const float *a, size_t n)
 {
     float s = 0;
     for (size_t i = 0; i < n; i += NP_BLOCK)
-        s = s + np_pairwise_f32(a + i, n - i < NP_BLOCK ? n - i : NP_BLOCK);
+        s = s + pc_np_pairwise_f32(a + i, n - i < NP_BLOCK ? n - i : NP_BLOCK);
     return s;
 }
 
-double np_sum_f64(const double *a, size_t n)
+double pc_np_sum_f64(const double *a, size_t n)
 {
     double s = 0;
     for (size_t i = 0; i < n; i += NP_BLOCK)
-        s = s + np_pairwise_f64(a + i, n - i < NP_BLOCK ? n - i : NP_BLOCK);
+        s = s + pc_np_pairwise_f64(a + i, n - i < NP_BLOCK ? n - i : NP_BLOCK);
     return s;
 }
 
@@ -68,7 +68,7 @@ static size_t type_size(np_type t)
     return t == NP_F64 ? sizeof(double) : sizeof(float);
 }
 
-pc_status np_stream_init(np_stream *s, np_type type)
+pc_status pc_np_stream_init(np_stream *s, np_type type)
 {
     s->type = type == NP_F64 ? NP_F64 : NP_F32;
     s->fill = 0;
@@ -80,7 +80,7 @@ pc_status np_stream_init(np_stream *s, np_type type)
     return PC_OK;
 }
 
-void np_stream_free(np_stream *s)
+void pc_np_stream_free(np_stream *s)
 {
     free(s->block);
     s->block = NULL;
@@ -89,13 +89,13 @@ void np_stream_free(np_stream *s)
 static void flush_block(np_stream *s)
 {
     if (s->type == NP_F64)
-        s->total = s->total + np_pairwise_f64(s->block, s->fill);
+        s->total = s->total + pc_np_pairwise_f64(s->block, s->fill);
     else
-        s->total = (double)((float)s->total + np_pairwise_f32(s->block, s->fill));
+        s->total = (double)((float)s->total + pc_np_pairwise_f32(s->block, s->fill));
     s->fill = 0;
 }
 
-void np_stream_append(np_stream *s, const void *values, size_t n)
+void pc_np_stream_append(np_stream *s, const void *values, size_t n)
 {
     size_t width = type_size(s->type);
     const char *src = values;
@@ -113,7 +113,7 @@ void np_stream_append(np_stream *s, const void *values, size_t n)
     }
 }
 
-double np_stream_sum(np_stream *s)
+double pc_np_stream_sum(np_stream *s)
 {
     if (s->fill > 0)
         flush_block(s);

@@ -9,7 +9,8 @@
  *   - np_stream: the same sum fed a few values at a time, for the mean of a boolean-indexed
  *     (compacted) array whose blocks do not line up with anything the caller has.
  *
- * Nothing here allocates except np_stream_init (one block of buffer), freed by np_stream_free.
+ * Nothing here allocates except pc_np_stream_init (one block of buffer), freed by
+ * pc_np_stream_free.
  */
 #ifndef PC_COMPARE_NUMPY_SUM_H
 #define PC_COMPARE_NUMPY_SUM_H
@@ -52,12 +53,12 @@ static inline np_type np_sum_type(np_type t)
 }
 
 /* numpy's pairwise_sum of a[0, n). */
-float np_pairwise_f32(const float *a, size_t n);
-double np_pairwise_f64(const double *a, size_t n);
+float pc_np_pairwise_f32(const float *a, size_t n);
+double pc_np_pairwise_f64(const double *a, size_t n);
 
 /* numpy's np.sum of a contiguous array (blocks of NP_BLOCK). */
-float np_sum_f32(const float *a, size_t n);
-double np_sum_f64(const double *a, size_t n);
+float pc_np_sum_f32(const float *a, size_t n);
+double pc_np_sum_f64(const double *a, size_t n);
 
 /* A running numpy sum in float (NP_F32) or double (NP_F64): values are appended in order;
  * every full block is pairwise-summed into the total. */
@@ -69,11 +70,11 @@ typedef struct np_stream {
     int64_t count;
 } np_stream;
 
-pc_status np_stream_init(np_stream *s, np_type type);
-void np_stream_free(np_stream *s);
+pc_status pc_np_stream_init(np_stream *s, np_type type);
+void pc_np_stream_free(np_stream *s);
 /* Appends n values (float for NP_F32, double for NP_F64). */
-void np_stream_append(np_stream *s, const void *values, size_t n);
+void pc_np_stream_append(np_stream *s, const void *values, size_t n);
 /* The sum of everything appended (the last, partial block included). */
-double np_stream_sum(np_stream *s);
+double pc_np_stream_sum(np_stream *s);
 
 #endif

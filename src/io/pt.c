@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "io/pickle.h"
-#include "io/pt_internal.h"
+#include "io/pt_impl.h"
 #include "io/tensor_file.h"
 #include "io/zip.h"
 #include "precheck/core/dtype.h"

@@ -15,11 +15,11 @@ typedef struct pcmp_name {
 
 /* Splits name as msprobe does (docs/msprobe-contract.md#precision-compare); false (and a zeroed
  * *out) when invalid. */
-bool pcmp_name_parse(const char *name, pcmp_name *out);
+bool pc_pcmp_name_parse(const char *name, pcmp_name *out);
 
 /* Test hook: the size of the filter that checks that each API's rows are consecutive (run.c),
  * as log2 of its bits; 0 restores the default. A small one makes false positives common, so
  * that the exact check behind it is exercised. */
-void pcmp_test_seen_bits(unsigned log2_bits);
+void pc_pcmp_test_seen_bits(unsigned log2_bits);
 
 #endif

@@ -462,7 +462,7 @@ void pc_pcmp_judge_row(const pc_pcmp_row *npu, const pc_pcmp_row *gpu, pc_pcmp_v
     const char *in_dtype =
         is_blank(npu->cell[PC_PCMP_COL_REL_ERR]) ? "torch.float32" : "torch.float8_e4m3fn";
     pcmp_name parts;
-    pcmp_name_parse(name, &parts);
+    pc_pcmp_name_parse(name, &parts);
     pc_standard std = pc_standard_select(parts.api, dtype, in_dtype);
 
     for (int i = 0; i < PC_PCMP_DETAILS_COLUMNS; i++)
@@ -501,7 +501,7 @@ void pc_pcmp_judge_row(const pc_pcmp_row *npu, const pc_pcmp_row *gpu, pc_pcmp_v
     set_text(out, OUT_MESSAGE, out->message);
 }
 
-bool pcmp_name_parse(const char *name, pcmp_name *out)
+bool pc_pcmp_name_parse(const char *name, pcmp_name *out)
 {
     /* Type.api.idx.dir.x.y -> api; Type.pre.api.idx.dir.x.y -> pre.api */
     const char *dots[6];

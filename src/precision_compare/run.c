@@ -477,7 +477,7 @@ static pc_status npu_loop(run_state *s, const char *path, pc_pcmp_summary *sum)
         const gpu_row *g =
             s->gpu.t.slot[pos].index ? &s->gpu.rows[s->gpu.t.slot[pos].index - 1] : NULL;
         pcmp_name parts;
-        if (!pcmp_name_parse(name, &parts)) {
+        if (!pc_pcmp_name_parse(name, &parts)) {
             char msg[1200];
             if ((st = invalid_row(s, name, msg, sizeof msg)) != PC_OK ||
                 (st = add_direct(s, name, msg)) != PC_OK)
@@ -559,7 +559,7 @@ done:
 
 static uint64_t seen_bits = (uint64_t)1 << SEEN_LOG2_BITS;
 
-void pcmp_test_seen_bits(unsigned log2_bits)
+void pc_pcmp_test_seen_bits(unsigned log2_bits)
 {
     seen_bits = (uint64_t)1 << (log2_bits ? log2_bits : SEEN_LOG2_BITS);
 }
@@ -720,7 +720,7 @@ static pc_status stream_pass(run_state *s, const pc_pcmp_options *opt, pc_pcmp_s
             row_of(g, &gcols, &gpu);
         bool same = gpu_pending && strcmp(gpu.cell[PC_PCMP_COL_API_NAME], name) == 0;
         pcmp_name parts;
-        if (!pcmp_name_parse(name, &parts)) {
+        if (!pc_pcmp_name_parse(name, &parts)) {
             char msg[1200];
             gpu_pending = gpu_pending && !same;
             if ((st = invalid_row(s, name, msg, sizeof msg)) == PC_OK)

@@ -153,16 +153,16 @@ static bool draw_pair(html_buf *b, const rep_model *m, const rep_api *a, const r
     if (st == PC_ERR_NOT_FOUND) {
         goto out; /* not saved: nothing to say */
     }
-    hb_fmt(b, "<div class=\"ed-pair\"><h4>%s output %d ", dir, r->output);
-    hb_raw(b, "<span class=\"v v-");
-    hb_raw(b, rep_verdict_token(r->status));
-    hb_raw(b, "\">");
-    hb_text(b, r->status_text);
-    hb_raw(b, "</span></h4>");
+    pc_hb_fmt(b, "<div class=\"ed-pair\"><h4>%s output %d ", dir, r->output);
+    pc_hb_raw(b, "<span class=\"v v-");
+    pc_hb_raw(b, pc_rep_verdict_token(r->status));
+    pc_hb_raw(b, "\">");
+    pc_hb_text(b, r->status_text);
+    pc_hb_raw(b, "</span></h4>");
     if (st != PC_OK) {
-        hb_raw(b, "<p class=\"problem\">The tensors could not be read: ");
-        hb_text(b, pc_error_message());
-        hb_raw(b, "</p></div>");
+        pc_hb_raw(b, "<p class=\"problem\">The tensors could not be read: ");
+        pc_hb_text(b, pc_error_message());
+        pc_hb_raw(b, "</p></div>");
         drawn = true;
         goto out;
     }
@@ -171,16 +171,17 @@ static bool draw_pair(html_buf *b, const rep_model *m, const rep_api *a, const r
         char s0[PC_SHAPE_TEXT_MAX], s1[PC_SHAPE_TEXT_MAX];
         pc_shape_format(s0, sizeof s0, bt.shape, bt.rank);
         pc_shape_format(s1, sizeof s1, dt.shape, dt.rank);
-        hb_raw(b, "<p class=\"problem\">Not drawn: bench ");
-        hb_text(b, pc_dtype_traits_of(bt.dtype)->torch_name);
-        hb_raw(b, " ");
-        hb_text(b, s0);
-        hb_raw(b, ", device ");
-        hb_text(b, pc_dtype_traits_of(dt.dtype)->torch_name);
-        hb_raw(b, " ");
-        hb_text(b, s1);
-        hb_raw(b, pc_tensor_same_shape(&bt, &dt) ? " (complex values)." : " (the shapes differ).");
-        hb_raw(b, "</p></div>");
+        pc_hb_raw(b, "<p class=\"problem\">Not drawn: bench ");
+        pc_hb_text(b, pc_dtype_traits_of(bt.dtype)->torch_name);
+        pc_hb_raw(b, " ");
+        pc_hb_text(b, s0);
+        pc_hb_raw(b, ", device ");
+        pc_hb_text(b, pc_dtype_traits_of(dt.dtype)->torch_name);
+        pc_hb_raw(b, " ");
+        pc_hb_text(b, s1);
+        pc_hb_raw(b,
+                  pc_tensor_same_shape(&bt, &dt) ? " (complex values)." : " (the shapes differ).");
+        pc_hb_raw(b, "</p></div>");
         drawn = true;
         goto out;
     }
@@ -194,30 +195,30 @@ static bool draw_pair(html_buf *b, const rep_model *m, const rep_api *a, const r
         p.e.rtol[0] = p.e.rtol[1] = p.e.atol = NAN;
     st = measure(&bt, &dt, &p);
     if (st != PC_OK) {
-        hb_raw(b, "<p class=\"problem\">");
-        hb_text(b, pc_error_message());
-        hb_raw(b, "</p></div>");
+        pc_hb_raw(b, "<p class=\"problem\">");
+        pc_hb_text(b, pc_error_message());
+        pc_hb_raw(b, "</p></div>");
         drawn = true;
     } else {
         char shape[PC_SHAPE_TEXT_MAX], at[256];
         pc_shape_format(shape, sizeof shape, dt.shape, dt.rank);
-        hb_raw(b, "<p class=\"ed-facts\">bench ");
-        hb_text(b, pc_dtype_traits_of(bt.dtype)->torch_name);
-        hb_raw(b, ", device ");
-        hb_text(b, pc_dtype_traits_of(dt.dtype)->torch_name);
-        hb_raw(b, ", shape ");
-        hb_text(b, shape);
-        hb_fmt(b, "; %zu elements, %zu equal, %zu not finite", p.e.n, p.e.zeros, p.e.nonfinite);
+        pc_hb_raw(b, "<p class=\"ed-facts\">bench ");
+        pc_hb_text(b, pc_dtype_traits_of(bt.dtype)->torch_name);
+        pc_hb_raw(b, ", device ");
+        pc_hb_text(b, pc_dtype_traits_of(dt.dtype)->torch_name);
+        pc_hb_raw(b, ", shape ");
+        pc_hb_text(b, shape);
+        pc_hb_fmt(b, "; %zu elements, %zu equal, %zu not finite", p.e.n, p.e.zeros, p.e.nonfinite);
         if (p.max_at >= 0) {
             index_text(at, sizeof at, &dt, p.max_at);
-            hb_fmt(b, "; the largest |error| %.6g at ", p.max_err);
-            hb_text(b, at);
-            hb_fmt(b, " (bench %.8g, device %.8g)", p.max_bench, p.max_device);
+            pc_hb_fmt(b, "; the largest |error| %.6g at ", p.max_err);
+            pc_hb_text(b, at);
+            pc_hb_fmt(b, " (bench %.8g, device %.8g)", p.max_bench, p.max_device);
         }
-        hb_raw(b, ".</p><div class=\"ed-plots\">");
-        plot_error_histogram(b, &p.e);
-        plot_error_scatter(b, &p.e);
-        hb_raw(b, "</div></div>");
+        pc_hb_raw(b, ".</p><div class=\"ed-plots\">");
+        pc_plot_error_histogram(b, &p.e);
+        pc_plot_error_scatter(b, &p.e);
+        pc_hb_raw(b, "</div></div>");
         drawn = true;
     }
     free(p.e.bench_abs);
@@ -230,12 +231,13 @@ out:
     return drawn;
 }
 
-size_t error_data_section(html_buf *b, const rep_model *m, const size_t *order, size_t max_apis)
+size_t pc_rep_error_data_section(html_buf *b, const rep_model *m, const size_t *order,
+                                 size_t max_apis)
 {
     size_t done = 0, failing = 0;
     for (size_t i = 0; i < m->n_apis; i++) {
         const rep_api *a = &m->apis[order[i]];
-        if (a->worst < 0 || rep_verdict_severity(a->rows[a->worst].status) < 2)
+        if (a->worst < 0 || pc_rep_verdict_severity(a->rows[a->worst].status) < 2)
             continue;
         failing++;
         if (done >= max_apis || !safe_name(a->name))
@@ -244,13 +246,13 @@ size_t error_data_section(html_buf *b, const rep_model *m, const size_t *order, 
         size_t shown = 0;
         for (size_t k = 0; k < a->n_rows && shown < OUTPUTS_SHOWN; k++) {
             const rep_row *r = &a->rows[k];
-            if (rep_verdict_severity(r->status) < 2 || r->output < 0)
+            if (pc_rep_verdict_severity(r->status) < 2 || r->output < 0)
                 continue;
             size_t mark = b->len;
             if (!opened) {
-                hb_raw(b, "<section class=\"ed\"><h3>");
-                hb_text(b, a->name);
-                hb_raw(b, "</h3>");
+                pc_hb_raw(b, "<section class=\"ed\"><h3>");
+                pc_hb_text(b, a->name);
+                pc_hb_raw(b, "</h3>");
             }
             if (draw_pair(b, m, a, r)) {
                 opened = true;
@@ -262,14 +264,14 @@ size_t error_data_section(html_buf *b, const rep_model *m, const size_t *order, 
             }
         }
         if (opened) {
-            hb_raw(b, "</section>");
+            pc_hb_raw(b, "</section>");
             done++;
         }
     }
     if (failing > done && done == max_apis)
-        hb_fmt(b,
-               "<p class=\"muted\">%zu failing APIs; the %zu worst are drawn (precheck report "
-               "--max-plots N draws more).</p>",
-               failing, done);
+        pc_hb_fmt(b,
+                  "<p class=\"muted\">%zu failing APIs; the %zu worst are drawn (precheck report "
+                  "--max-plots N draws more).</p>",
+                  failing, done);
     return done;
 }

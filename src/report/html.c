@@ -4,8 +4,8 @@
  * per-API table (worst first, sortable, filterable), the metric plots, the error-data plots,
  * coverage (what ran, what was skipped and why), and the files read.
  *
- * The escaping rule (report_impl.h): markup is the program's own literals (hb_raw, hb_fmt with
- * numbers); every text from a file goes through hb_text. The page's Content-Security-Policy
+ * The escaping rule (report_impl.h): markup is the program's own literals (pc_hb_raw, pc_hb_fmt
+ * with numbers); every text from a file goes through pc_hb_text. The page's Content-Security-Policy
  * allows only its own script and style (by hash) and nothing from anywhere, so a mistake in
  * escaping could still not load or run anything.
  */
@@ -68,14 +68,14 @@ static const char *base_name(const char *path)
 
 static void fact(html_buf *b, const char *what, const char *value, bool code)
 {
-    hb_raw(b, "<dt>");
-    hb_raw(b, what);
-    hb_raw(b, code ? "</dt><dd><code>" : "</dt><dd>");
+    pc_hb_raw(b, "<dt>");
+    pc_hb_raw(b, what);
+    pc_hb_raw(b, code ? "</dt><dd><code>" : "</dt><dd>");
     if (value && *value)
-        hb_text(b, value);
+        pc_hb_text(b, value);
     else
-        hb_raw(b, "<span class=\"muted\">not recorded</span>");
-    hb_raw(b, code ? "</code></dd>" : "</dd>");
+        pc_hb_raw(b, "<span class=\"muted\">not recorded</span>");
+    pc_hb_raw(b, code ? "</code></dd>" : "</dd>");
 }
 
 static void counts_bars(html_buf *b, const size_t c[2][RV_COUNT], const char *kind, bool run_ut)
@@ -95,12 +95,12 @@ static void counts_bars(html_buf *b, const size_t c[2][RV_COUNT], const char *ki
                 continue;
             if (order[i].v == RV_SPACE && dir == 0 && !c[dir][RV_SPACE])
                 continue;
-            segs[n++] =
-                (plot_segment){order[i].label, rep_verdict_token(order[i].v), c[dir][order[i].v]};
+            segs[n++] = (plot_segment){order[i].label, pc_rep_verdict_token(order[i].v),
+                                       c[dir][order[i].v]};
         }
         char id[64];
         snprintf(id, sizeof id, "count-%s-%s", kind, dir ? "backward" : "forward");
-        plot_stacked_bar(
+        pc_plot_stacked_bar(
             b,
             dir ? (run_ut ? "Backward Test Success (input gradients)"
                           : "Backward (NPU against GPU)")
@@ -112,9 +112,9 @@ static void counts_bars(html_buf *b, const size_t c[2][RV_COUNT], const char *ki
 static void overview_run_ut(html_buf *b, const rep_model *m)
 {
     const rep_run_info *in = &m->info;
-    hb_raw(b, "<div><h3>run_ut: the device against the bench <span class=\"muted\">");
-    hb_text(b, m->run_ut_ts);
-    hb_raw(b, "</span></h3><dl class=\"facts\">");
+    pc_hb_raw(b, "<div><h3>run_ut: the device against the bench <span class=\"muted\">");
+    pc_hb_text(b, m->run_ut_ts);
+    pc_hb_raw(b, "</span></h3><dl class=\"facts\">");
     const char *device = in->device;
     if (device && strncmp(device, "device under test: ", 19) == 0)
         device += 19;
@@ -151,37 +151,39 @@ static void overview_run_ut(html_buf *b, const rep_model *m)
         fact(b, "Resumed", e, false);
     }
     fact(b, "Command", in->command, true);
-    hb_raw(b, "</dl>");
+    pc_hb_raw(b, "</dl>");
     counts_bars(b, m->counts, "run_ut", true);
     if (in->n_settings) {
-        hb_raw(b, "<details><summary>Settings (the run record, precheck_run_");
-        hb_text(b, m->run_ut_ts);
-        hb_raw(b, ".json)</summary><table class=\"rows\"><thead><tr><th>setting</th><th>value</th>"
+        pc_hb_raw(b, "<details><summary>Settings (the run record, precheck_run_");
+        pc_hb_text(b, m->run_ut_ts);
+        pc_hb_raw(b,
+                  ".json)</summary><table class=\"rows\"><thead><tr><th>setting</th><th>value</th>"
                   "<th></th></tr></thead><tbody>");
         for (size_t i = 0; i < in->n_settings; i++) {
-            hb_raw(b, "<tr><td class=\"mono\">");
-            hb_text(b, in->settings[i].key);
-            hb_raw(b, "</td><td class=\"mono\">");
-            hb_text(b, in->settings[i].value);
-            hb_raw(b, in->settings[i].decides
-                          ? "</td><td class=\"muted\">decides the rows: a resume must match</td>"
-                          : "</td><td></td>");
-            hb_raw(b, "</tr>");
+            pc_hb_raw(b, "<tr><td class=\"mono\">");
+            pc_hb_text(b, in->settings[i].key);
+            pc_hb_raw(b, "</td><td class=\"mono\">");
+            pc_hb_text(b, in->settings[i].value);
+            pc_hb_raw(b, in->settings[i].decides
+                             ? "</td><td class=\"muted\">decides the rows: a resume must match</td>"
+                             : "</td><td></td>");
+            pc_hb_raw(b, "</tr>");
         }
-        hb_raw(b, "</tbody></table></details>");
+        pc_hb_raw(b, "</tbody></table></details>");
     } else if (!in->has_summary) {
-        hb_raw(b, "<p class=\"muted\">No precheck_summary or precheck_run file: these CSVs come "
-                  "from msprobe or an older precheck, so the device, the dump and the settings "
-                  "are not known.</p>");
+        pc_hb_raw(b, "<p class=\"muted\">No precheck_summary or precheck_run file: these CSVs come "
+                     "from msprobe or an older precheck, so the device, the dump and the settings "
+                     "are not known.</p>");
     }
-    hb_raw(b, "</div>");
+    pc_hb_raw(b, "</div>");
 }
 
 static void overview_compare(html_buf *b, const rep_model *m)
 {
-    hb_raw(b, "<div><h3>api_precision_compare: the NPU against the GPU <span class=\"muted\">");
-    hb_text(b, m->compare_ts);
-    hb_raw(b, "</span></h3><p class=\"muted\">Each NPU row judged against the GPU row of the same "
+    pc_hb_raw(b, "<div><h3>api_precision_compare: the NPU against the GPU <span class=\"muted\">");
+    pc_hb_text(b, m->compare_ts);
+    pc_hb_raw(b,
+              "</span></h3><p class=\"muted\">Each NPU row judged against the GPU row of the same "
               "name with its API's precision standard (比对算法). The CSVs do not name the two "
               "runs they compared.</p>");
     counts_bars(b, m->ccounts, "compare", false);
@@ -204,23 +206,24 @@ static void overview_compare(html_buf *b, const rep_model *m)
             counts[j][r->status == RV_PASS ? 0 : r->status == RV_ERROR ? 1 : 2]++;
         }
     if (na) {
-        hb_raw(b, "<table class=\"rows\"><thead><tr><th>standard <span class=\"zh\">比对算法</span>"
+        pc_hb_raw(b,
+                  "<table class=\"rows\"><thead><tr><th>standard <span class=\"zh\">比对算法</span>"
                   "</th><th>rows</th><th>pass</th><th>error</th><th>SKIP</th></tr></thead><tbody>");
         for (size_t j = 0; j < na; j++) {
-            hb_raw(b, "<tr><td>");
+            pc_hb_raw(b, "<tr><td>");
             if (strcmp(algos[j], " ") == 0 || !*algos[j])
-                hb_raw(b, "<span class=\"muted\">none (SKIP rows)</span>");
+                pc_hb_raw(b, "<span class=\"muted\">none (SKIP rows)</span>");
             else
-                hb_text(b, algos[j]);
-            hb_fmt(b,
-                   "</td><td class=\"num\">%zu</td><td class=\"num\">%zu</td>"
-                   "<td class=\"num\">%zu</td><td class=\"num\">%zu</td></tr>",
-                   counts[j][0] + counts[j][1] + counts[j][2], counts[j][0], counts[j][1],
-                   counts[j][2]);
+                pc_hb_text(b, algos[j]);
+            pc_hb_fmt(b,
+                      "</td><td class=\"num\">%zu</td><td class=\"num\">%zu</td>"
+                      "<td class=\"num\">%zu</td><td class=\"num\">%zu</td></tr>",
+                      counts[j][0] + counts[j][1] + counts[j][2], counts[j][0], counts[j][1],
+                      counts[j][2]);
         }
-        hb_raw(b, "</tbody></table>");
+        pc_hb_raw(b, "</tbody></table>");
     }
-    hb_raw(b, "</div>");
+    pc_hb_raw(b, "</div>");
 }
 
 /* ---- the page ---- */
@@ -267,31 +270,31 @@ static void sort_order(size_t *order, size_t n, const rep_model *m)
 
 static void files_section(html_buf *b, const rep_model *m)
 {
-    hb_raw(b, "<section class=\"card\" id=\"files\"><h2>Files read</h2><ul>");
+    pc_hb_raw(b, "<section class=\"card\" id=\"files\"><h2>Files read</h2><ul>");
     const char *files[] = {m->result_csv,  m->details_csv, m->summary_json,
                            m->record_json, m->cresult_csv, m->cdetails_csv};
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
         if (files[i]) {
-            hb_raw(b, "<li><code>");
-            hb_text(b, base_name(files[i]));
-            hb_raw(b, "</code></li>");
+            pc_hb_raw(b, "<li><code>");
+            pc_hb_text(b, base_name(files[i]));
+            pc_hb_raw(b, "</code></li>");
         }
     if (m->error_dir) {
-        hb_raw(b, "<li>error data: <code>");
-        hb_text(b, m->error_dir);
-        hb_raw(b, "</code></li>");
+        pc_hb_raw(b, "<li>error data: <code>");
+        pc_hb_text(b, m->error_dir);
+        pc_hb_raw(b, "</code></li>");
     }
-    hb_raw(b, "</ul><p class=\"muted\">in <code>");
-    hb_text(b, m->dir);
-    hb_raw(b, "</code></p></section>");
+    pc_hb_raw(b, "</ul><p class=\"muted\">in <code>");
+    pc_hb_text(b, m->dir);
+    pc_hb_raw(b, "</code></p></section>");
 }
 
 static void page(html_buf *b, const rep_model *m, const pc_report_options *opt, const size_t *order,
                  size_t *error_apis)
 {
     char css_hash[64], js_hash[64], when[64];
-    csp_hash(css_hash, report_css);
-    csp_hash(js_hash, report_js);
+    csp_hash(css_hash, pc_report_css);
+    csp_hash(js_hash, pc_report_js);
     if (opt->generated) {
         snprintf(when, sizeof when, "%s", opt->generated);
     } else {
@@ -300,73 +303,74 @@ static void page(html_buf *b, const rep_model *m, const pc_report_options *opt, 
         localtime_r(&now, &lt);
         strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", &lt);
     }
-    hb_raw(b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
-              "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
-              "script-src 'sha256-");
-    hb_raw(b, js_hash);
-    hb_raw(b, "'; style-src 'sha256-");
-    hb_raw(b, css_hash);
-    hb_raw(b, "'; img-src 'none'; base-uri 'none'; form-action 'none'\">\n"
-              "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-              "<meta name=\"generator\" content=\"precheck " PC_VERSION_STRING "\">\n"
-              "<title>precheck report: ");
-    hb_text(b, base_name(m->dir) && *base_name(m->dir) ? base_name(m->dir) : m->dir);
-    hb_raw(b, "</title>\n<style>");
-    hb_raw(b, report_css);
-    hb_raw(b, "</style></head>\n<body>\n<header><h1>precheck report</h1><p class=\"sub\">");
+    pc_hb_raw(b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+                 "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+                 "script-src 'sha256-");
+    pc_hb_raw(b, js_hash);
+    pc_hb_raw(b, "'; style-src 'sha256-");
+    pc_hb_raw(b, css_hash);
+    pc_hb_raw(b, "'; img-src 'none'; base-uri 'none'; form-action 'none'\">\n"
+                 "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+                 "<meta name=\"generator\" content=\"precheck " PC_VERSION_STRING "\">\n"
+                 "<title>precheck report: ");
+    pc_hb_text(b, base_name(m->dir) && *base_name(m->dir) ? base_name(m->dir) : m->dir);
+    pc_hb_raw(b, "</title>\n<style>");
+    pc_hb_raw(b, pc_report_css);
+    pc_hb_raw(b, "</style></head>\n<body>\n<header><h1>precheck report</h1><p class=\"sub\">");
     char where[PATH_MAX];
-    hb_text(b, realpath(m->dir, where) ? where : m->dir);
-    hb_raw(b, " &middot; generated ");
-    hb_text(b, when);
-    hb_raw(b, " by precheck " PC_VERSION_STRING "</p><nav><a href=\"#overview\">Overview</a>"
-              "<a href=\"#apis\">APIs</a><a href=\"#plots\">Metrics</a>");
+    pc_hb_text(b, realpath(m->dir, where) ? where : m->dir);
+    pc_hb_raw(b, " &middot; generated ");
+    pc_hb_text(b, when);
+    pc_hb_raw(b, " by precheck " PC_VERSION_STRING "</p><nav><a href=\"#overview\">Overview</a>"
+                 "<a href=\"#apis\">APIs</a><a href=\"#plots\">Metrics</a>");
     if (m->error_dir)
-        hb_raw(b, "<a href=\"#error-data\">Error data</a>");
-    hb_raw(b, "<a href=\"#coverage\">Coverage</a><a href=\"#files\">Files</a></nav></header>\n"
-              "<main>\n");
+        pc_hb_raw(b, "<a href=\"#error-data\">Error data</a>");
+    pc_hb_raw(b, "<a href=\"#coverage\">Coverage</a><a href=\"#files\">Files</a></nav></header>\n"
+                 "<main>\n");
     if (m->n_notes) {
-        hb_raw(b, "<section class=\"card notes\" id=\"notes\"><ul>");
+        pc_hb_raw(b, "<section class=\"card notes\" id=\"notes\"><ul>");
         for (size_t i = 0; i < m->n_notes; i++) {
-            hb_raw(b, "<li>");
-            hb_text(b, m->notes[i]);
-            hb_raw(b, "</li>");
+            pc_hb_raw(b, "<li>");
+            pc_hb_text(b, m->notes[i]);
+            pc_hb_raw(b, "</li>");
         }
-        hb_raw(b, "</ul></section>\n");
+        pc_hb_raw(b, "</ul></section>\n");
     }
-    hb_raw(b, "<section class=\"card\" id=\"overview\"><h2>Overview</h2><div class=\"grid2\">");
+    pc_hb_raw(b, "<section class=\"card\" id=\"overview\"><h2>Overview</h2><div class=\"grid2\">");
     if (m->run_ut_ts[0])
         overview_run_ut(b, m);
     if (m->compare_ts[0])
         overview_compare(b, m);
-    hb_raw(b, "</div></section>\n");
-    html_api_table(b, m, order);
-    hb_raw(b, "\n");
-    html_metrics_section(b, m);
-    hb_raw(b, "\n");
+    pc_hb_raw(b, "</div></section>\n");
+    pc_html_api_table(b, m, order);
+    pc_hb_raw(b, "\n");
+    pc_html_metrics_section(b, m);
+    pc_hb_raw(b, "\n");
     if (m->error_dir) {
-        hb_raw(b, "<section class=\"card\" id=\"error-data\"><h2>Error data "
+        pc_hb_raw(b,
+                  "<section class=\"card\" id=\"error-data\"><h2>Error data "
                   "<span class=\"muted\">(-save_error_data)</span></h2><p class=\"muted\">Per "
                   "failing output, the element-wise error |device - bench| of the tensors run_ut "
                   "saved in <code>");
-        hb_text(b, base_name(m->error_dir));
-        hb_raw(b, "</code>: its histogram over every element, and against |bench| on a sample "
-                  "(orange beyond the Warning's relative limit, red beyond the error's; points "
-                  "below the absolute limit pass whatever their relative error).</p>");
+        pc_hb_text(b, base_name(m->error_dir));
+        pc_hb_raw(b, "</code>: its histogram over every element, and against |bench| on a sample "
+                     "(orange beyond the Warning's relative limit, red beyond the error's; points "
+                     "below the absolute limit pass whatever their relative error).</p>");
         *error_apis =
-            error_data_section(b, m, order, opt->max_error_apis ? opt->max_error_apis : 24);
+            pc_rep_error_data_section(b, m, order, opt->max_error_apis ? opt->max_error_apis : 24);
         if (!*error_apis)
-            hb_raw(b, "<p>No failing output has its tensors in the folder.</p>");
-        hb_raw(b, "</section>\n");
+            pc_hb_raw(b, "<p>No failing output has its tensors in the folder.</p>");
+        pc_hb_raw(b, "</section>\n");
     }
-    html_coverage_section(b, m);
-    hb_raw(b, "\n");
+    pc_html_coverage_section(b, m);
+    pc_hb_raw(b, "\n");
     files_section(b, m);
-    hb_raw(b, "\n</main>\n<footer>This page asks for nothing outside itself "
-              "(Content-Security-Policy default-src 'none'): it works offline and from any "
-              "folder. The verdicts are msprobe's; docs/glossary.md explains every column."
-              "</footer>\n<script>");
-    hb_raw(b, report_js);
-    hb_raw(b, "</script>\n</body></html>\n");
+    pc_hb_raw(b, "\n</main>\n<footer>This page asks for nothing outside itself "
+                 "(Content-Security-Policy default-src 'none'): it works offline and from any "
+                 "folder. The verdicts are msprobe's; docs/glossary.md explains every column."
+                 "</footer>\n<script>");
+    pc_hb_raw(b, pc_report_js);
+    pc_hb_raw(b, "</script>\n</body></html>\n");
 }
 
 pc_status pc_report_write(const pc_report_options *opt, pc_report_info *info)
@@ -375,7 +379,7 @@ pc_status pc_report_write(const pc_report_options *opt, pc_report_info *info)
     html_buf b = {0};
     size_t *order = NULL, error_apis = 0;
     char *tmp = NULL;
-    pc_status st = rep_model_load(&m, opt);
+    pc_status st = pc_rep_model_load(&m, opt);
     if (st != PC_OK)
         goto out;
     order = malloc((m.n_apis ? m.n_apis : 1) * sizeof *order);
@@ -429,7 +433,7 @@ pc_status pc_report_write(const pc_report_options *opt, pc_report_info *info)
 out:
     free(tmp);
     free(order);
-    hb_free(&b);
-    rep_model_free(&m);
+    pc_hb_free(&b);
+    pc_rep_model_free(&m);
     return st;
 }

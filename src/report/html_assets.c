@@ -1,9 +1,9 @@
 /* The report page's style sheet and script: fixed texts of the program (their SHA-256 hashes go
  * into the page's Content-Security-Policy). No text from a file is ever put inside them; the
- * script reads the rows' data-* attributes, which hb_text escaped. */
+ * script reads the rows' data-* attributes, which pc_hb_text escaped. */
 #include "report_impl.h"
 
-const char report_css[] =
+const char pc_report_css[] =
     "\n:root{--pass:#2e7d32;--warning:#d89400;--error:#c62828;--skip:#78909c;--none:#cfd8dc;"
     "--other:#8e24aa;--ink:#1c2329;--muted:#5f6b73;--line:#dde3e7;--bg:#f6f8f9;--card:#fff}\n"
     "*{box-sizing:border-box}\n"
@@ -102,7 +102,7 @@ const char report_css[] =
     "ul.skips li{margin:4px 0;overflow-wrap:anywhere}\n"
     "footer{color:var(--muted);font-size:12px;padding:0 28px 24px}\n";
 
-const char report_js[] =
+const char pc_report_js[] =
     "\n(function () {\n"
     "  var table = document.getElementById('api-table');\n"
     "  if (!table) { return; }\n"

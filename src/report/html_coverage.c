@@ -38,40 +38,40 @@ static size_t group_add(group *g, size_t n, size_t cap, const char *key, int rea
 
 static void group_list(html_buf *b, const group *g, size_t n)
 {
-    hb_raw(b, "<ul class=\"skips\">");
+    pc_hb_raw(b, "<ul class=\"skips\">");
     for (size_t j = 0; j < n; j++) {
-        hb_fmt(b, "<li><b>%zu</b> ", g[j].n);
+        pc_hb_fmt(b, "<li><b>%zu</b> ", g[j].n);
         if (g[j].reason >= 0) {
-            hb_raw(b, "<span class=\"v v-skip\">");
-            hb_text(b, tally_reason_name((skip_reason)g[j].reason));
-            hb_raw(b, "</span> ");
+            pc_hb_raw(b, "<span class=\"v v-skip\">");
+            pc_hb_text(b, pc_tally_reason_name((skip_reason)g[j].reason));
+            pc_hb_raw(b, "</span> ");
         }
-        hb_raw(b, "<q>");
-        hb_text_cut(b, g[j].key, 500);
-        hb_raw(b, "</q>: ");
+        pc_hb_raw(b, "<q>");
+        pc_hb_text_cut(b, g[j].key, 500);
+        pc_hb_raw(b, "</q>: ");
         for (size_t k = 0; k < g[j].n && k < 8; k++) {
-            hb_raw(b, k ? ", <code>" : "<code>");
-            hb_text_cut(b, g[j].apis[k], 120);
-            hb_raw(b, "</code>");
+            pc_hb_raw(b, k ? ", <code>" : "<code>");
+            pc_hb_text_cut(b, g[j].apis[k], 120);
+            pc_hb_raw(b, "</code>");
         }
         if (g[j].n > 8)
-            hb_fmt(b, " and %zu more", g[j].n - 8);
-        hb_raw(b, "</li>");
+            pc_hb_fmt(b, " and %zu more", g[j].n - 8);
+        pc_hb_raw(b, "</li>");
     }
-    hb_raw(b, "</ul>");
+    pc_hb_raw(b, "</ul>");
 }
 
-void html_coverage_section(html_buf *b, const rep_model *m)
+void pc_html_coverage_section(html_buf *b, const rep_model *m)
 {
-    hb_raw(b, "<section class=\"card\" id=\"coverage\"><h2>Coverage</h2>");
+    pc_hb_raw(b, "<section class=\"card\" id=\"coverage\"><h2>Coverage</h2>");
     if (m->run_ut_ts[0]) {
         rep_choice types = {0};
         for (size_t i = 0; i < m->n_apis; i++)
             if (m->apis[i].fwd != RV_NONE)
-                rep_choice_add(&types, m->apis[i].type);
-        hb_raw(b, "<h3>What run_ut ran</h3><table class=\"rows\"><thead><tr><th>API type</th>"
-                  "<th>APIs</th><th>forward compared</th><th>forward SKIP</th><th>backward "
-                  "compared</th><th>backward SKIP</th><th>no backward</th></tr></thead><tbody>");
+                pc_rep_choice_add(&types, m->apis[i].type);
+        pc_hb_raw(b, "<h3>What run_ut ran</h3><table class=\"rows\"><thead><tr><th>API type</th>"
+                     "<th>APIs</th><th>forward compared</th><th>forward SKIP</th><th>backward "
+                     "compared</th><th>backward SKIP</th><th>no backward</th></tr></thead><tbody>");
         for (size_t t = 0; t < types.n; t++) {
             size_t c[6] = {0};
             for (size_t i = 0; i < m->n_apis; i++) {
@@ -82,15 +82,16 @@ void html_coverage_section(html_buf *b, const rep_model *m)
                 c[a->fwd == RV_SKIP ? 2 : 1]++;
                 c[a->bwd == RV_SKIP ? 4 : a->bwd == RV_SPACE || a->bwd == RV_NONE ? 5 : 3]++;
             }
-            hb_raw(b, "<tr><td>");
-            hb_text(b, types.v[t]);
-            hb_fmt(b,
-                   "</td><td class=\"num\">%zu</td><td class=\"num\">%zu</td><td "
-                   "class=\"num\">%zu</td><td class=\"num\">%zu</td><td class=\"num\">%zu</td><td "
-                   "class=\"num\">%zu</td></tr>",
-                   c[0], c[1], c[2], c[3], c[4], c[5]);
+            pc_hb_raw(b, "<tr><td>");
+            pc_hb_text(b, types.v[t]);
+            pc_hb_fmt(
+                b,
+                "</td><td class=\"num\">%zu</td><td class=\"num\">%zu</td><td "
+                "class=\"num\">%zu</td><td class=\"num\">%zu</td><td class=\"num\">%zu</td><td "
+                "class=\"num\">%zu</td></tr>",
+                c[0], c[1], c[2], c[3], c[4], c[5]);
         }
-        hb_raw(b, "</tbody></table>");
+        pc_hb_raw(b, "</tbody></table>");
         group g[64];
         size_t n = 0;
         for (size_t i = 0; i < m->n_apis; i++) {
@@ -100,13 +101,13 @@ void html_coverage_section(html_buf *b, const rep_model *m)
             const char *msg = a->message[0]                                ? a->message
                               : a->n_rows && a->rows[0].message[0] != '\0' ? a->rows[0].message
                                                                            : "(no message)";
-            n = group_add(g, n, 64, msg, (int)tally_skip_reason(msg), a->name);
+            n = group_add(g, n, 64, msg, (int)pc_tally_skip_reason(msg), a->name);
         }
-        hb_raw(b, "<h3>Skipped APIs, by reason</h3>");
+        pc_hb_raw(b, "<h3>Skipped APIs, by reason</h3>");
         if (n)
             group_list(b, g, n);
         else
-            hb_raw(b, "<p class=\"muted\">None: every API ran.</p>");
+            pc_hb_raw(b, "<p class=\"muted\">None: every API ran.</p>");
         n = 0;
         for (size_t i = 0; i < m->n_apis; i++) {
             const rep_api *a = &m->apis[i];
@@ -118,19 +119,19 @@ void html_coverage_section(html_buf *b, const rep_model *m)
                     msg = a->rows[k].message;
             n = group_add(g, n, 64, msg, -1, a->name);
         }
-        hb_raw(b, "<h3>Backward skipped (the forward ran)</h3>");
+        pc_hb_raw(b, "<h3>Backward skipped (the forward ran)</h3>");
         if (n)
             group_list(b, g, n);
         else
-            hb_raw(b, "<p class=\"muted\">None.</p>");
+            pc_hb_raw(b, "<p class=\"muted\">None.</p>");
         size_t nb = 0;
         for (size_t i = 0; i < m->n_apis; i++)
             nb += m->apis[i].fwd != RV_NONE && m->apis[i].fwd != RV_SKIP &&
                   m->apis[i].bwd == RV_SPACE;
-        hb_fmt(b,
-               "<p>%zu API%s had no backward to compare (no backward record in the dump, or "
-               "none of their inputs needs a gradient).</p>",
-               nb, nb == 1 ? "" : "s");
+        pc_hb_fmt(b,
+                  "<p>%zu API%s had no backward to compare (no backward record in the dump, or "
+                  "none of their inputs needs a gradient).</p>",
+                  nb, nb == 1 ? "" : "s");
     }
     if (m->compare_ts[0]) {
         group g[64];
@@ -142,11 +143,11 @@ void html_coverage_section(html_buf *b, const rep_model *m)
                     n = group_add(g, n, 64, r->cell[CC_MESSAGE][0] ? r->cell[CC_MESSAGE] : "nan",
                                   -1, r->name);
             }
-        hb_raw(b, "<h3>Rows api_precision_compare skipped</h3>");
+        pc_hb_raw(b, "<h3>Rows api_precision_compare skipped</h3>");
         if (n)
             group_list(b, g, n);
         else
-            hb_raw(b, "<p class=\"muted\">None.</p>");
+            pc_hb_raw(b, "<p class=\"muted\">None.</p>");
     }
-    hb_raw(b, "</section>");
+    pc_hb_raw(b, "</section>");
 }

@@ -45,7 +45,7 @@ static bool is_half(const char *dtype)
 static void run_ut_series(const rep_model *m, series *s, pc_metric metric, int half,
                           double limit_value)
 {
-    bool high = tally_higher_is_better(metric);
+    bool high = pc_tally_higher_is_better(metric);
     s->n = 0;
     for (size_t i = 0; i < m->n_apis; i++) {
         const rep_api *a = &m->apis[i];
@@ -55,7 +55,7 @@ static void run_ut_series(const rep_model *m, series *s, pc_metric metric, int h
             double v;
             if (half >= 0 && is_half(a->rows[k].dtype) != (half == 1))
                 continue;
-            if (!rep_number(a->rows[k].cell[metric], &v))
+            if (!pc_rep_number(a->rows[k].cell[metric], &v))
                 continue;
             if (!any || isnan(v) || (!isnan(worst) && (high ? v < worst : v > worst)))
                 worst = v;
@@ -83,7 +83,7 @@ static void compare_series(const rep_model *m, series *s, int col, const char *a
         for (size_t k = 0; k < a->n_crows; k++) {
             double v;
             if (strcmp(a->crows[k].cell[CC_ALGORITHM], algorithm) != 0 ||
-                !rep_number(a->crows[k].cell[col], &v))
+                !pc_rep_number(a->crows[k].cell[col], &v))
                 continue;
             if (!any || isnan(v) || (!isnan(worst) && (high ? v < worst : v > worst)))
                 worst = v;
@@ -104,21 +104,21 @@ static void histogram_of(html_buf *b, const series *s, const char *title, const 
     if (!s->n)
         return;
     plot_metric spec = {title, column, high, {limit, NAN, NAN}, {limit_label, NULL, NULL}, note};
-    plot_metric_histogram(b, &spec, s->v, s->limit, s->label, s->n);
+    pc_plot_metric_histogram(b, &spec, s->v, s->limit, s->label, s->n);
 }
 
-void html_metrics_section(html_buf *b, const rep_model *m)
+void pc_html_metrics_section(html_buf *b, const rep_model *m)
 {
     series s;
     if (!series_init(&s, m->n_apis)) {
         b->failed = true;
         return;
     }
-    hb_raw(b, "<section class=\"card\" id=\"plots\"><h2>Error metrics across APIs</h2>"
-              "<p class=\"muted\">One mark per API: its worst value over its outputs. Bars "
-              "beyond the dashed limit are red; hover a bar for its APIs.</p>");
+    pc_hb_raw(b, "<section class=\"card\" id=\"plots\"><h2>Error metrics across APIs</h2>"
+                 "<p class=\"muted\">One mark per API: its worst value over its outputs. Bars "
+                 "beyond the dashed limit are red; hover a bar for its APIs.</p>");
     if (m->details_csv) {
-        hb_raw(b, "<h3>What decided run_ut's Status (msprobe's rule)</h3><div class=\"plots\">");
+        pc_hb_raw(b, "<h3>What decided run_ut's Status (msprobe's rule)</h3><div class=\"plots\">");
         run_ut_series(m, &s, PC_METRIC_COSINE, -1, 0.99);
         histogram_of(b, &s, "cosine similarity", "余弦相似度", true, 0.99, "> 0.99",
                      "Below 0.99 (or nan) the output is an error; nothing else is checked.");
@@ -136,7 +136,8 @@ void html_metrics_section(html_buf *b, const rep_model *m)
         run_ut_series(m, &s, PC_METRIC_REL_ERR_TEN_THOUSANDTH, 0, 0.9999);
         histogram_of(b, &s, "share of relative errors within 0.01%", "双万指标", true, 0.9999,
                      "> 0.9999", "float32 and float64 outputs: a Warning below 0.9999.");
-        hb_raw(b, "</div><h3>Precision standards, this side alone</h3><p class=\"muted\">The "
+        pc_hb_raw(b,
+                  "</div><h3>Precision standards, this side alone</h3><p class=\"muted\">The "
                   "metrics api_precision_compare will judge; the benchmark standard's (标杆比对法) "
                   "are judged only as ratios to the GPU's.</p><div class=\"plots\">");
         run_ut_series(m, &s, PC_METRIC_ERROR_RATE, -1, 0);
@@ -169,14 +170,14 @@ void html_metrics_section(html_buf *b, const rep_model *m)
                                             "ULP误差比对法 (matmul, linear, ...): float32 also "
                                             "passes with a mean ULP error below 64, any dtype "
                                             "with a share below the GPU's."};
-                        plot_metric_histogram(b, &spec, h.v, h.limit, h.label, h.n);
+                        pc_plot_metric_histogram(b, &spec, h.v, h.limit, h.label, h.n);
                     }
                     series_free(&f);
                 }
                 series_free(&h);
             }
         }
-        hb_raw(b, "</div>");
+        pc_hb_raw(b, "</div>");
     }
     if (m->cdetails_csv) {
         static const struct {
@@ -204,7 +205,7 @@ void html_metrics_section(html_buf *b, const rep_model *m)
         };
         const char *const *h = pc_pcmp_details_header();
         const char *last = NULL;
-        hb_raw(b, "<h3>NPU against GPU, per standard (api_precision_compare)</h3>");
+        pc_hb_raw(b, "<h3>NPU against GPU, per standard (api_precision_compare)</h3>");
         for (size_t i = 0; i < sizeof cplots / sizeof cplots[0]; i++) {
             compare_series(m, &s, cplots[i].col, cplots[i].algorithm, cplots[i].high,
                            cplots[i].limit);
@@ -212,18 +213,18 @@ void html_metrics_section(html_buf *b, const rep_model *m)
                 continue;
             if (!last || strcmp(last, cplots[i].algorithm) != 0) {
                 if (last)
-                    hb_raw(b, "</div>");
-                hb_raw(b, "<h4>");
-                hb_text(b, cplots[i].algorithm);
-                hb_raw(b, "</h4><div class=\"plots\">");
+                    pc_hb_raw(b, "</div>");
+                pc_hb_raw(b, "<h4>");
+                pc_hb_text(b, cplots[i].algorithm);
+                pc_hb_raw(b, "</h4><div class=\"plots\">");
                 last = cplots[i].algorithm;
             }
             histogram_of(b, &s, cplots[i].title, h[cplots[i].col], cplots[i].high, cplots[i].limit,
                          cplots[i].limit_label, cplots[i].note);
         }
         if (last)
-            hb_raw(b, "</div>");
+            pc_hb_raw(b, "</div>");
     }
-    hb_raw(b, "</section>");
+    pc_hb_raw(b, "</section>");
     series_free(&s);
 }

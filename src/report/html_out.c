@@ -43,12 +43,12 @@ static void put(html_buf *b, const char *s, size_t n)
     b->data[b->len] = 0;
 }
 
-void hb_raw(html_buf *b, const char *markup)
+void pc_hb_raw(html_buf *b, const char *markup)
 {
     put(b, markup, strlen(markup));
 }
 
-void hb_fmt(html_buf *b, const char *fmt, ...)
+void pc_hb_fmt(html_buf *b, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -110,7 +110,7 @@ static bool hidden(uint32_t cp)
            cp == 0xffff;
 }
 
-void hb_textn(html_buf *b, const char *text, size_t len)
+void pc_hb_textn(html_buf *b, const char *text, size_t len)
 {
     if (!text)
         return;
@@ -129,29 +129,29 @@ void hb_textn(html_buf *b, const char *text, size_t len)
         uint32_t cp;
         size_t n = utf8_next(s + i, len - i, &cp);
         if (n == 0) {
-            hb_raw(b, "\xef\xbf\xbd"); /* U+FFFD for each byte that is not UTF-8 */
+            pc_hb_raw(b, "\xef\xbf\xbd"); /* U+FFFD for each byte that is not UTF-8 */
             i++;
             continue;
         }
         switch (cp) {
         case '&':
-            hb_raw(b, "&amp;");
+            pc_hb_raw(b, "&amp;");
             break;
         case '<':
-            hb_raw(b, "&lt;");
+            pc_hb_raw(b, "&lt;");
             break;
         case '>':
-            hb_raw(b, "&gt;");
+            pc_hb_raw(b, "&gt;");
             break;
         case '"':
-            hb_raw(b, "&quot;");
+            pc_hb_raw(b, "&quot;");
             break;
         case '\'':
-            hb_raw(b, "&#39;");
+            pc_hb_raw(b, "&#39;");
             break;
         default:
             if (hidden(cp))
-                hb_raw(b, "\xef\xbf\xbd");
+                pc_hb_raw(b, "\xef\xbf\xbd");
             else
                 put(b, text + i, n);
         }
@@ -159,28 +159,28 @@ void hb_textn(html_buf *b, const char *text, size_t len)
     }
 }
 
-void hb_text(html_buf *b, const char *text)
+void pc_hb_text(html_buf *b, const char *text)
 {
     if (text)
-        hb_textn(b, text, strlen(text));
+        pc_hb_textn(b, text, strlen(text));
 }
 
-void hb_text_cut(html_buf *b, const char *text, size_t max)
+void pc_hb_text_cut(html_buf *b, const char *text, size_t max)
 {
     if (!text)
         return;
     size_t n = strlen(text);
     if (n <= max) {
-        hb_textn(b, text, n);
+        pc_hb_textn(b, text, n);
         return;
     }
     while (max > 0 && ((unsigned char)text[max] & 0xc0) == 0x80)
         max--; /* not inside a character */
-    hb_textn(b, text, max);
-    hb_raw(b, "\xe2\x80\xa6"); /* ... */
+    pc_hb_textn(b, text, max);
+    pc_hb_raw(b, "\xe2\x80\xa6"); /* ... */
 }
 
-void hb_free(html_buf *b)
+void pc_hb_free(html_buf *b)
 {
     free(b->data);
     memset(b, 0, sizeof *b);
@@ -194,7 +194,7 @@ struct rep_chunk {
     char data[];
 };
 
-char *rep_strdup(rep_arena *a, const char *s)
+char *pc_rep_strdup(rep_arena *a, const char *s)
 {
     if (!s)
         s = "";
@@ -216,7 +216,7 @@ char *rep_strdup(rep_arena *a, const char *s)
     return p;
 }
 
-void rep_arena_free(rep_arena *a)
+void pc_rep_arena_free(rep_arena *a)
 {
     for (struct rep_chunk *c = a->head; c;) {
         struct rep_chunk *next = c->next;

@@ -3,7 +3,7 @@
  * counts, the distribution of a metric across APIs on log bins with its limits drawn, and the
  * per-element errors of one output. Colours come from the page's style sheet by class, so the
  * SVG carries no style attributes. Texts from files (API names) reach only <title> elements,
- * through hb_text.
+ * through pc_hb_text.
  */
 #include <math.h>
 #include <stdio.h>
@@ -14,36 +14,37 @@
 
 /* ---- counts ---- */
 
-void plot_stacked_bar(html_buf *b, const char *title, const plot_segment *segs, size_t n,
-                      const char *id_prefix)
+void pc_plot_stacked_bar(html_buf *b, const char *title, const plot_segment *segs, size_t n,
+                         const char *id_prefix)
 {
     size_t total = 0;
     for (size_t i = 0; i < n; i++)
         total += segs[i].count;
-    hb_raw(b, "<div class=\"bar\"><div class=\"bar-title\">");
-    hb_text(b, title);
-    hb_fmt(b, " <span class=\"muted\">(%zu)</span></div>", total);
-    hb_raw(b, "<svg class=\"bar-svg\" viewBox=\"0 0 600 22\" preserveAspectRatio=\"none\" "
-              "role=\"img\" aria-label=\"");
-    hb_text(b, title);
-    hb_raw(b, "\">");
+    pc_hb_raw(b, "<div class=\"bar\"><div class=\"bar-title\">");
+    pc_hb_text(b, title);
+    pc_hb_fmt(b, " <span class=\"muted\">(%zu)</span></div>", total);
+    pc_hb_raw(b, "<svg class=\"bar-svg\" viewBox=\"0 0 600 22\" preserveAspectRatio=\"none\" "
+                 "role=\"img\" aria-label=\"");
+    pc_hb_text(b, title);
+    pc_hb_raw(b, "\">");
     double x = 0;
     for (size_t i = 0; i < n; i++) {
         if (!segs[i].count || !total)
             continue;
         double w = 600.0 * (double)segs[i].count / (double)total;
-        hb_fmt(b, "<rect class=\"f-%s\" x=\"%.2f\" y=\"0\" width=\"%.2f\" height=\"22\">",
-               segs[i].css, x, w);
-        hb_fmt(b, "<title>%s: %zu</title></rect>", segs[i].label, segs[i].count);
+        pc_hb_fmt(b, "<rect class=\"f-%s\" x=\"%.2f\" y=\"0\" width=\"%.2f\" height=\"22\">",
+                  segs[i].css, x, w);
+        pc_hb_fmt(b, "<title>%s: %zu</title></rect>", segs[i].label, segs[i].count);
         x += w;
     }
     if (!total)
-        hb_raw(b, "<rect class=\"f-empty\" x=\"0\" y=\"0\" width=\"600\" height=\"22\"/>");
-    hb_raw(b, "</svg><div class=\"legend\">");
+        pc_hb_raw(b, "<rect class=\"f-empty\" x=\"0\" y=\"0\" width=\"600\" height=\"22\"/>");
+    pc_hb_raw(b, "</svg><div class=\"legend\">");
     for (size_t i = 0; i < n; i++)
-        hb_fmt(b, "<span class=\"lg\"><i class=\"sw f-%s\"></i>%s <b id=\"%s-%s\">%zu</b></span>",
-               segs[i].css, segs[i].label, id_prefix, segs[i].css, segs[i].count);
-    hb_raw(b, "</div></div>");
+        pc_hb_fmt(b,
+                  "<span class=\"lg\"><i class=\"sw f-%s\"></i>%s <b id=\"%s-%s\">%zu</b></span>",
+                  segs[i].css, segs[i].label, id_prefix, segs[i].css, segs[i].count);
+    pc_hb_raw(b, "</div></div>");
 }
 
 /* ---- a metric across APIs ---- */
@@ -78,8 +79,8 @@ typedef struct bin {
     size_t names; /* how many names went into its title so far */
 } bin;
 
-void plot_metric_histogram(html_buf *b, const plot_metric *s, const double *values,
-                           const double *limit, const char *const *labels, size_t n)
+void pc_plot_metric_histogram(html_buf *b, const plot_metric *s, const double *values,
+                              const double *limit, const char *const *labels, size_t n)
 {
     /* the anchor: bin edges fall on the first limit, so that a bin is wholly within or beyond */
     double anchor = 1;
@@ -164,24 +165,24 @@ void plot_metric_histogram(html_buf *b, const plot_metric *s, const double *valu
         if (bins[i].pass + bins[i].fail > top)
             top = bins[i].pass + bins[i].fail;
 
-    hb_raw(b, "<figure class=\"plot\"><figcaption><b>");
-    hb_text(b, s->title);
-    hb_raw(b, "</b> <span class=\"zh\">");
-    hb_text(b, s->column);
-    hb_fmt(b, "</span> <span class=\"muted\">%zu API%s", n, n == 1 ? "" : "s");
+    pc_hb_raw(b, "<figure class=\"plot\"><figcaption><b>");
+    pc_hb_text(b, s->title);
+    pc_hb_raw(b, "</b> <span class=\"zh\">");
+    pc_hb_text(b, s->column);
+    pc_hb_fmt(b, "</span> <span class=\"muted\">%zu API%s", n, n == 1 ? "" : "s");
     if (limit)
-        hb_fmt(b, ", %zu beyond the limit", beyond);
-    hb_raw(b, "</span></figcaption>");
-    hb_raw(b, "<svg viewBox=\"0 0 600 168\" role=\"img\" aria-label=\"");
-    hb_text(b, s->title);
-    hb_raw(b, "\">");
+        pc_hb_fmt(b, ", %zu beyond the limit", beyond);
+    pc_hb_raw(b, "</span></figcaption>");
+    pc_hb_raw(b, "<svg viewBox=\"0 0 600 168\" role=\"img\" aria-label=\"");
+    pc_hb_text(b, s->title);
+    pc_hb_raw(b, "\">");
     double bw = (PLOT_RIGHT - PLOT_LEFT) / (double)nbars;
-    hb_fmt(b,
-           "<line class=\"axis\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
-           "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%zu</text>"
-           "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">0</text>",
-           PLOT_LEFT, PLOT_BOTTOM, PLOT_RIGHT, PLOT_BOTTOM, PLOT_LEFT - 4, PLOT_TOP + 4, top,
-           PLOT_LEFT - 4, PLOT_BOTTOM);
+    pc_hb_fmt(b,
+              "<line class=\"axis\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+              "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%zu</text>"
+              "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">0</text>",
+              PLOT_LEFT, PLOT_BOTTOM, PLOT_RIGHT, PLOT_BOTTOM, PLOT_LEFT - 4, PLOT_TOP + 4, top,
+              PLOT_LEFT - 4, PLOT_BOTTOM);
     for (size_t i = 0; i < nbars; i++) {
         size_t c = bins[i].pass + bins[i].fail;
         double x = PLOT_LEFT + (double)i * bw;
@@ -205,51 +206,52 @@ void plot_metric_histogram(html_buf *b, const plot_metric *s, const double *valu
             if (((k % PER_DECADE) + PER_DECADE) % PER_DECADE == 0) {
                 char t[32];
                 edge_text(t, sizeof t, s, e0);
-                hb_fmt(b,
-                       "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
-                       "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">",
-                       x, PLOT_BOTTOM, x, PLOT_BOTTOM + 4, x, PLOT_BOTTOM + 15);
-                hb_text(b, t);
-                hb_raw(b, "</text>");
+                pc_hb_fmt(b,
+                          "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+                          "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">",
+                          x, PLOT_BOTTOM, x, PLOT_BOTTOM + 4, x, PLOT_BOTTOM + 15);
+                pc_hb_text(b, t);
+                pc_hb_raw(b, "</text>");
             }
         }
         if (zeros && i == 0)
-            hb_fmt(b, "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>",
-                   x + bw / 2, PLOT_BOTTOM + 15, s->higher_is_better ? "1" : "0");
+            pc_hb_fmt(b,
+                      "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>",
+                      x + bw / 2, PLOT_BOTTOM + 15, s->higher_is_better ? "1" : "0");
         if (bad && i == nbars - 1)
-            hb_fmt(b,
-                   "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">nan</text>",
-                   x + bw / 2, PLOT_BOTTOM + 15);
+            pc_hb_fmt(
+                b, "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">nan</text>",
+                x + bw / 2, PLOT_BOTTOM + 15);
         if (!c)
             continue;
         double hp = (PLOT_BOTTOM - PLOT_TOP) * (double)bins[i].pass / (double)top;
         double hf = (PLOT_BOTTOM - PLOT_TOP) * (double)bins[i].fail / (double)top;
-        hb_fmt(b, "<g><title>%zu API%s with ", c, c == 1 ? "" : "s");
-        hb_text(b, range);
+        pc_hb_fmt(b, "<g><title>%zu API%s with ", c, c == 1 ? "" : "s");
+        pc_hb_text(b, range);
         if (bins[i].fail)
-            hb_fmt(b, " (%zu beyond the limit)", bins[i].fail);
-        hb_raw(b, ":");
+            pc_hb_fmt(b, " (%zu beyond the limit)", bins[i].fail);
+        pc_hb_raw(b, ":");
         size_t shown = 0;
         for (size_t j = 0; j < n && shown < 12; j++)
             if (which[j] == i) {
-                hb_raw(b, shown ? ", " : " ");
-                hb_text_cut(b, labels[j], 80);
+                pc_hb_raw(b, shown ? ", " : " ");
+                pc_hb_text_cut(b, labels[j], 80);
                 shown++;
             }
         if (c > shown)
-            hb_fmt(b, " and %zu more", c - shown);
-        hb_raw(b, "</title>");
+            pc_hb_fmt(b, " and %zu more", c - shown);
+        pc_hb_raw(b, "</title>");
         if (bins[i].pass)
-            hb_fmt(b,
-                   "<rect class=\"f-pass\" x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" "
-                   "height=\"%.2f\"/>",
-                   x + 0.5, PLOT_BOTTOM - hp, bw - 1, hp);
+            pc_hb_fmt(b,
+                      "<rect class=\"f-pass\" x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" "
+                      "height=\"%.2f\"/>",
+                      x + 0.5, PLOT_BOTTOM - hp, bw - 1, hp);
         if (bins[i].fail)
-            hb_fmt(b,
-                   "<rect class=\"f-error\" x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" "
-                   "height=\"%.2f\"/>",
-                   x + 0.5, PLOT_BOTTOM - hp - hf, bw - 1, hf);
-        hb_raw(b, "</g>");
+            pc_hb_fmt(b,
+                      "<rect class=\"f-error\" x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" "
+                      "height=\"%.2f\"/>",
+                      x + 0.5, PLOT_BOTTOM - hp - hf, bw - 1, hf);
+        pc_hb_raw(b, "</g>");
     }
     /* the limits */
     for (int l = 0; l < 3; l++) {
@@ -261,31 +263,31 @@ void plot_metric_histogram(html_buf *b, const plot_metric *s, const double *valu
         if (pos < 0 || pos > (double)(first + nlog))
             continue;
         double x = PLOT_LEFT + pos * bw;
-        hb_fmt(b,
-               "<line class=\"limit\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
-               "<text class=\"limit-text\" x=\"%.1f\" y=\"%.1f\">",
-               x, PLOT_TOP - 6, x, PLOT_BOTTOM, x + 3, PLOT_TOP - 8 + 11.0 * l + 8);
-        hb_text(b, s->limit_labels[l] ? s->limit_labels[l] : "limit");
-        hb_raw(b, "</text>");
+        pc_hb_fmt(b,
+                  "<line class=\"limit\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+                  "<text class=\"limit-text\" x=\"%.1f\" y=\"%.1f\">",
+                  x, PLOT_TOP - 6, x, PLOT_BOTTOM, x + 3, PLOT_TOP - 8 + 11.0 * l + 8);
+        pc_hb_text(b, s->limit_labels[l] ? s->limit_labels[l] : "limit");
+        pc_hb_raw(b, "</text>");
     }
-    hb_fmt(b, "<text class=\"axis-label\" x=\"%.1f\" y=\"162\" text-anchor=\"middle\">",
-           (PLOT_LEFT + PLOT_RIGHT) / 2);
-    hb_text(b, s->title);
-    hb_raw(b, s->higher_is_better ? " (log scale of 1 - value)" : " (log scale)");
-    hb_raw(b, "</text></svg>");
+    pc_hb_fmt(b, "<text class=\"axis-label\" x=\"%.1f\" y=\"162\" text-anchor=\"middle\">",
+              (PLOT_LEFT + PLOT_RIGHT) / 2);
+    pc_hb_text(b, s->title);
+    pc_hb_raw(b, s->higher_is_better ? " (log scale of 1 - value)" : " (log scale)");
+    pc_hb_raw(b, "</text></svg>");
     if (s->note) {
-        hb_raw(b, "<p class=\"plot-note\">");
-        hb_text(b, s->note);
-        hb_raw(b, "</p>");
+        pc_hb_raw(b, "<p class=\"plot-note\">");
+        pc_hb_text(b, s->note);
+        pc_hb_raw(b, "</p>");
     }
-    hb_raw(b, "</figure>");
+    pc_hb_raw(b, "</figure>");
     free(bins);
     free(which);
 }
 
 /* ---- the errors of one output ---- */
 
-void plot_error_histogram(html_buf *b, const plot_errors *e)
+void pc_plot_error_histogram(html_buf *b, const plot_errors *e)
 {
     int lo = 80, hi = -1;
     for (int i = 0; i < 80; i++)
@@ -306,12 +308,12 @@ void plot_error_histogram(html_buf *b, const plot_errors *e)
         top = e->bins[i] > top ? e->bins[i] : top;
     top = top ? top : 1;
     double bw = (PLOT_RIGHT - PLOT_LEFT) / (double)nbars;
-    hb_raw(b, "<svg class=\"ed-svg\" viewBox=\"0 0 600 168\" role=\"img\" "
-              "aria-label=\"histogram of the errors\">");
-    hb_fmt(b,
-           "<line class=\"axis\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
-           "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%zu</text>",
-           PLOT_LEFT, PLOT_BOTTOM, PLOT_RIGHT, PLOT_BOTTOM, PLOT_LEFT - 4, PLOT_TOP + 4, top);
+    pc_hb_raw(b, "<svg class=\"ed-svg\" viewBox=\"0 0 600 168\" role=\"img\" "
+                 "aria-label=\"histogram of the errors\">");
+    pc_hb_fmt(b,
+              "<line class=\"axis\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+              "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%zu</text>",
+              PLOT_LEFT, PLOT_BOTTOM, PLOT_RIGHT, PLOT_BOTTOM, PLOT_LEFT - 4, PLOT_TOP + 4, top);
     for (size_t i = 0; i < nbars; i++) {
         size_t c;
         double x = PLOT_LEFT + (double)i * bw;
@@ -319,14 +321,15 @@ void plot_error_histogram(html_buf *b, const plot_errors *e)
         if (zbar && i == 0) {
             c = e->zeros;
             snprintf(what, sizeof what, "exactly 0");
-            hb_fmt(b, "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">0</text>",
-                   x + bw / 2, PLOT_BOTTOM + 15);
+            pc_hb_fmt(b,
+                      "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">0</text>",
+                      x + bw / 2, PLOT_BOTTOM + 15);
         } else if (nbar && i == nbars - 1) {
             c = e->nonfinite;
             snprintf(what, sizeof what, "nan or inf");
-            hb_fmt(b,
-                   "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">nan</text>",
-                   x + bw / 2, PLOT_BOTTOM + 15);
+            pc_hb_fmt(
+                b, "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">nan</text>",
+                x + bw / 2, PLOT_BOTTOM + 15);
         } else {
             int k = lo + (int)(i - zbar);
             c = e->bins[k];
@@ -334,36 +337,36 @@ void plot_error_histogram(html_buf *b, const plot_errors *e)
             snprintf(what, sizeof what, "from 1e%.2f to 1e%.2f", e0,
                      e0 + 1.0 / PLOT_ERR_PER_DECADE);
             if (k % PLOT_ERR_PER_DECADE == 0)
-                hb_fmt(b,
-                       "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
-                       "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" "
-                       "text-anchor=\"middle\">1e%d</text>",
-                       x, PLOT_BOTTOM, x, PLOT_BOTTOM + 4, x, PLOT_BOTTOM + 15,
-                       PLOT_ERR_LO + k / PLOT_ERR_PER_DECADE);
+                pc_hb_fmt(b,
+                          "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+                          "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" "
+                          "text-anchor=\"middle\">1e%d</text>",
+                          x, PLOT_BOTTOM, x, PLOT_BOTTOM + 4, x, PLOT_BOTTOM + 15,
+                          PLOT_ERR_LO + k / PLOT_ERR_PER_DECADE);
         }
         if (!c)
             continue;
         double h = (PLOT_BOTTOM - PLOT_TOP) * (double)c / (double)top;
-        hb_fmt(b,
-               "<rect class=\"%s\" x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\">"
-               "<title>%zu element%s with |error| %s</title></rect>",
-               nbar && i == nbars - 1 ? "f-error" : "f-data", x + 0.5, PLOT_BOTTOM - h, bw - 1, h,
-               c, c == 1 ? "" : "s", what);
+        pc_hb_fmt(b,
+                  "<rect class=\"%s\" x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\">"
+                  "<title>%zu element%s with |error| %s</title></rect>",
+                  nbar && i == nbars - 1 ? "f-error" : "f-data", x + 0.5, PLOT_BOTTOM - h, bw - 1,
+                  h, c, c == 1 ? "" : "s", what);
     }
     if (isfinite(e->atol) && e->atol > 0) {
         double pos = (log10(e->atol) - PLOT_ERR_LO) * PLOT_ERR_PER_DECADE - lo + (double)zbar;
         if (pos >= (double)zbar && pos <= (double)(nbars - nbar)) {
             double x = PLOT_LEFT + pos * bw;
-            hb_fmt(b,
-                   "<line class=\"limit\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
-                   "<text class=\"limit-text\" x=\"%.1f\" y=\"%.1f\">max abs error %g</text>",
-                   x, PLOT_TOP - 6, x, PLOT_BOTTOM, x + 3, PLOT_TOP + 2, e->atol);
+            pc_hb_fmt(b,
+                      "<line class=\"limit\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+                      "<text class=\"limit-text\" x=\"%.1f\" y=\"%.1f\">max abs error %g</text>",
+                      x, PLOT_TOP - 6, x, PLOT_BOTTOM, x + 3, PLOT_TOP + 2, e->atol);
         }
     }
-    hb_fmt(b,
-           "<text class=\"axis-label\" x=\"%.1f\" y=\"162\" text-anchor=\"middle\">|device - "
-           "bench| per element (log scale), %zu elements</text></svg>",
-           (PLOT_LEFT + PLOT_RIGHT) / 2, e->n);
+    pc_hb_fmt(b,
+              "<text class=\"axis-label\" x=\"%.1f\" y=\"162\" text-anchor=\"middle\">|device - "
+              "bench| per element (log scale), %zu elements</text></svg>",
+              (PLOT_LEFT + PLOT_RIGHT) / 2, e->n);
 }
 
 #define SC_LEFT   50.0
@@ -371,7 +374,7 @@ void plot_error_histogram(html_buf *b, const plot_errors *e)
 #define SC_TOP    12.0
 #define SC_BOTTOM 262.0
 
-void plot_error_scatter(html_buf *b, const plot_errors *e)
+void pc_plot_error_scatter(html_buf *b, const plot_errors *e)
 {
     /* axis ranges over the sample's non-zero finite values, whole decades */
     double xlo = INFINITY, xhi = -INFINITY, ylo = INFINITY, yhi = -INFINITY;
@@ -395,24 +398,24 @@ void plot_error_scatter(html_buf *b, const plot_errors *e)
     ylo = floor(ylo) - 1; /* a row below for exact zeros */
     yhi = ceil(yhi) > ylo + 1 ? ceil(yhi) : ylo + 2;
     double sx = (SC_RIGHT - SC_LEFT) / (xhi - xlo), sy = (SC_BOTTOM - SC_TOP) / (yhi - ylo);
-    hb_raw(b, "<svg class=\"ed-svg sc\" viewBox=\"0 0 420 300\" role=\"img\" "
-              "aria-label=\"|error| against |bench|\">");
-    hb_fmt(b, "<rect class=\"frame\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>",
-           SC_LEFT, SC_TOP, SC_RIGHT - SC_LEFT, SC_BOTTOM - SC_TOP);
+    pc_hb_raw(b, "<svg class=\"ed-svg sc\" viewBox=\"0 0 420 300\" role=\"img\" "
+                 "aria-label=\"|error| against |bench|\">");
+    pc_hb_fmt(b, "<rect class=\"frame\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>",
+              SC_LEFT, SC_TOP, SC_RIGHT - SC_LEFT, SC_BOTTOM - SC_TOP);
     for (double d = xlo; d <= xhi + 1e-9; d += 1)
-        hb_fmt(b,
-               "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
-               "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">1e%.0f</text>",
-               SC_LEFT + (d - xlo) * sx, SC_TOP, SC_LEFT + (d - xlo) * sx, SC_BOTTOM,
-               SC_LEFT + (d - xlo) * sx, SC_BOTTOM + 13, d);
+        pc_hb_fmt(b,
+                  "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+                  "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">1e%.0f</text>",
+                  SC_LEFT + (d - xlo) * sx, SC_TOP, SC_LEFT + (d - xlo) * sx, SC_BOTTOM,
+                  SC_LEFT + (d - xlo) * sx, SC_BOTTOM + 13, d);
     for (double d = ylo + 1; d <= yhi + 1e-9; d += 1)
-        hb_fmt(b,
-               "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
-               "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">1e%.0f</text>",
-               SC_LEFT, SC_BOTTOM - (d - ylo) * sy, SC_RIGHT, SC_BOTTOM - (d - ylo) * sy,
-               SC_LEFT - 3, SC_BOTTOM - (d - ylo) * sy + 3, d);
-    hb_fmt(b, "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">0</text>",
-           SC_LEFT - 3, SC_BOTTOM - 0.5 * sy + 3);
+        pc_hb_fmt(b,
+                  "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+                  "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">1e%.0f</text>",
+                  SC_LEFT, SC_BOTTOM - (d - ylo) * sy, SC_RIGHT, SC_BOTTOM - (d - ylo) * sy,
+                  SC_LEFT - 3, SC_BOTTOM - (d - ylo) * sy + 3, d);
+    pc_hb_fmt(b, "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">0</text>",
+              SC_LEFT - 3, SC_BOTTOM - 0.5 * sy + 3);
     /* the limits: |error| = rtol |bench| (slope 1), |error| = atol */
     for (int r = 0; r < 2; r++) {
         if (!isfinite(e->rtol[r]))
@@ -422,22 +425,22 @@ void plot_error_scatter(html_buf *b, const plot_errors *e)
         double x0 = fmax(xlo, ylo + 1 - c), x1 = fmin(xhi, yhi - c);
         if (x0 >= x1)
             continue;
-        hb_fmt(b,
-               "<line class=\"limit%s\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
-               "<text class=\"limit-text\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">"
-               "relative %g</text>",
-               r ? " limit2" : "", SC_LEFT + (x0 - xlo) * sx, SC_BOTTOM - (x0 + c - ylo) * sy,
-               SC_LEFT + (x1 - xlo) * sx, SC_BOTTOM - (x1 + c - ylo) * sy,
-               SC_LEFT + (x1 - xlo) * sx - 6, SC_BOTTOM - (x1 + c - ylo) * sy + 12, e->rtol[r]);
+        pc_hb_fmt(b,
+                  "<line class=\"limit%s\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+                  "<text class=\"limit-text\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">"
+                  "relative %g</text>",
+                  r ? " limit2" : "", SC_LEFT + (x0 - xlo) * sx, SC_BOTTOM - (x0 + c - ylo) * sy,
+                  SC_LEFT + (x1 - xlo) * sx, SC_BOTTOM - (x1 + c - ylo) * sy,
+                  SC_LEFT + (x1 - xlo) * sx - 6, SC_BOTTOM - (x1 + c - ylo) * sy + 12, e->rtol[r]);
     }
     if (isfinite(e->atol) && e->atol > 0 && log10(e->atol) >= ylo && log10(e->atol) <= yhi)
-        hb_fmt(b,
-               "<line class=\"limit abs\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
-               "<text class=\"limit-text\" x=\"%.1f\" y=\"%.1f\">absolute %g</text>",
-               SC_LEFT, SC_BOTTOM - (log10(e->atol) - ylo) * sy, SC_RIGHT,
-               SC_BOTTOM - (log10(e->atol) - ylo) * sy, SC_LEFT + 4,
-               SC_BOTTOM - (log10(e->atol) - ylo) * sy - 3, e->atol);
-    hb_raw(b, "<g class=\"pts\">");
+        pc_hb_fmt(b,
+                  "<line class=\"limit abs\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+                  "<text class=\"limit-text\" x=\"%.1f\" y=\"%.1f\">absolute %g</text>",
+                  SC_LEFT, SC_BOTTOM - (log10(e->atol) - ylo) * sy, SC_RIGHT,
+                  SC_BOTTOM - (log10(e->atol) - ylo) * sy, SC_LEFT + 4,
+                  SC_BOTTOM - (log10(e->atol) - ylo) * sy - 3, e->atol);
+    pc_hb_raw(b, "<g class=\"pts\">");
     for (size_t i = 0; i < e->n_sample; i++) {
         double bx = e->bench_abs[i], ey = e->err_abs[i];
         if (!isfinite(bx) || !isfinite(ey))
@@ -453,14 +456,14 @@ void plot_error_scatter(html_buf *b, const plot_errors *e)
             cls = "p-warn";
         if (ey == 0)
             cls = "p-zero";
-        hb_fmt(b, "<circle class=\"%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"1.6\"/>", cls,
-               SC_LEFT + (x - xlo) * sx, SC_BOTTOM - (y - ylo) * sy);
+        pc_hb_fmt(b, "<circle class=\"%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"1.6\"/>", cls,
+                  SC_LEFT + (x - xlo) * sx, SC_BOTTOM - (y - ylo) * sy);
     }
-    hb_fmt(b,
-           "</g><text class=\"axis-label\" x=\"%.1f\" y=\"293\" text-anchor=\"middle\">|bench| "
-           "(log scale); %zu elements shown</text>"
-           "<text class=\"axis-label\" x=\"12\" y=\"%.1f\" text-anchor=\"middle\" "
-           "transform=\"rotate(-90 12 %.1f)\">|error|</text></svg>",
-           (SC_LEFT + SC_RIGHT) / 2, e->n_sample, (SC_TOP + SC_BOTTOM) / 2,
-           (SC_TOP + SC_BOTTOM) / 2);
+    pc_hb_fmt(b,
+              "</g><text class=\"axis-label\" x=\"%.1f\" y=\"293\" text-anchor=\"middle\">|bench| "
+              "(log scale); %zu elements shown</text>"
+              "<text class=\"axis-label\" x=\"12\" y=\"%.1f\" text-anchor=\"middle\" "
+              "transform=\"rotate(-90 12 %.1f)\">|error|</text></svg>",
+              (SC_LEFT + SC_RIGHT) / 2, e->n_sample, (SC_TOP + SC_BOTTOM) / 2,
+              (SC_TOP + SC_BOTTOM) / 2);
 }

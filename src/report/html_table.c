@@ -14,32 +14,32 @@
 
 #define ROWS_LISTED 64 /* rows of one API listed under its name */
 
-void html_badge(html_buf *b, rep_verdict v, const char *text)
+void pc_html_badge(html_buf *b, rep_verdict v, const char *text)
 {
-    hb_raw(b, "<span class=\"v v-");
-    hb_raw(b, rep_verdict_token(v));
-    hb_raw(b, "\">");
+    pc_hb_raw(b, "<span class=\"v v-");
+    pc_hb_raw(b, pc_rep_verdict_token(v));
+    pc_hb_raw(b, "\">");
     if (v == RV_OTHER)
-        hb_text_cut(b, text, 40);
+        pc_hb_text_cut(b, text, 40);
     else
-        hb_raw(b, rep_verdict_word(v));
-    hb_raw(b, "</span>");
+        pc_hb_raw(b, pc_rep_verdict_word(v));
+    pc_hb_raw(b, "</span>");
 }
 
 /* A header cell: English name, msprobe's name under it; sort "num", "text" or NULL. */
 static void th(html_buf *b, const char *english, const char *msprobe, const char *sort)
 {
     if (sort)
-        hb_fmt(b, "<th data-sort=\"%s\" scope=\"col\">", sort);
+        pc_hb_fmt(b, "<th data-sort=\"%s\" scope=\"col\">", sort);
     else
-        hb_raw(b, "<th scope=\"col\">");
-    hb_text(b, english);
+        pc_hb_raw(b, "<th scope=\"col\">");
+    pc_hb_text(b, english);
     if (msprobe && *msprobe) {
-        hb_raw(b, "<span class=\"zh\">");
-        hb_text(b, msprobe);
-        hb_raw(b, "</span>");
+        pc_hb_raw(b, "<span class=\"zh\">");
+        pc_hb_text(b, msprobe);
+        pc_hb_raw(b, "</span>");
     }
-    hb_raw(b, "</th>");
+    pc_hb_raw(b, "</th>");
 }
 
 /* A number cell from a CSV cell: the value to 6 digits, the whole text in its title, data-k
@@ -49,33 +49,33 @@ static void th(html_buf *b, const char *english, const char *msprobe, const char
 static void td_num(html_buf *b, const char *cell, bool bad, int nan_worst)
 {
     double v;
-    if (rep_number(cell, &v)) {
+    if (pc_rep_number(cell, &v)) {
         double k = isnan(v) && nan_worst ? nan_worst * 1e308 : v;
         if (isnan(k))
-            hb_fmt(b, "<td class=\"num%s\" data-k=\"\" title=\"", bad ? " bad" : "");
+            pc_hb_fmt(b, "<td class=\"num%s\" data-k=\"\" title=\"", bad ? " bad" : "");
         else
-            hb_fmt(b, "<td class=\"num%s\" data-k=\"%.17g\" title=\"", bad ? " bad" : "", k);
-        hb_text(b, cell);
-        hb_fmt(b, "\">%.6g</td>", v);
+            pc_hb_fmt(b, "<td class=\"num%s\" data-k=\"%.17g\" title=\"", bad ? " bad" : "", k);
+        pc_hb_text(b, cell);
+        pc_hb_fmt(b, "\">%.6g</td>", v);
     } else {
-        hb_raw(b, "<td class=\"num\" data-k=\"\">");
-        hb_text_cut(b, cell, 40);
-        hb_raw(b, "</td>");
+        pc_hb_raw(b, "<td class=\"num\" data-k=\"\">");
+        pc_hb_text_cut(b, cell, 40);
+        pc_hb_raw(b, "</td>");
     }
 }
 
 static void td_text(html_buf *b, const char *text, const char *cls, size_t max)
 {
-    hb_raw(b, cls ? "<td class=\"" : "<td");
+    pc_hb_raw(b, cls ? "<td class=\"" : "<td");
     if (cls) {
-        hb_raw(b, cls);
-        hb_raw(b, "\"");
+        pc_hb_raw(b, cls);
+        pc_hb_raw(b, "\"");
     }
-    hb_raw(b, " data-k=\"");
-    hb_text_cut(b, text, 200);
-    hb_raw(b, "\">");
-    hb_text_cut(b, text, max);
-    hb_raw(b, "</td>");
+    pc_hb_raw(b, " data-k=\"");
+    pc_hb_text_cut(b, text, 200);
+    pc_hb_raw(b, "\">");
+    pc_hb_text_cut(b, text, max);
+    pc_hb_raw(b, "</td>");
 }
 
 /* A message on one line (cut with an ellipsis by the style sheet), the whole of it in the title;
@@ -84,32 +84,32 @@ static void td_msg(html_buf *b, const char *first, const char *second)
 {
     first = first ? first + strspn(first, " \n") : "";
     second = second ? second + strspn(second, " \n") : "";
-    hb_raw(b, "<td class=\"msg1\" data-k=\"");
-    hb_text_cut(b, *first ? first : second, 200);
-    hb_raw(b, "\" title=\"");
-    hb_text_cut(b, first, 1000);
+    pc_hb_raw(b, "<td class=\"msg1\" data-k=\"");
+    pc_hb_text_cut(b, *first ? first : second, 200);
+    pc_hb_raw(b, "\" title=\"");
+    pc_hb_text_cut(b, first, 1000);
     if (*first && *second)
-        hb_raw(b, "\n");
-    hb_text_cut(b, second, 1000);
-    hb_raw(b, "\">");
-    hb_text_cut(b, first, 300);
+        pc_hb_raw(b, "\n");
+    pc_hb_text_cut(b, second, 1000);
+    pc_hb_raw(b, "\">");
+    pc_hb_text_cut(b, first, 300);
     if (*first && *second)
-        hb_raw(b, " ");
-    hb_text_cut(b, second, 300);
-    hb_raw(b, "</td>");
+        pc_hb_raw(b, " ");
+    pc_hb_text_cut(b, second, 300);
+    pc_hb_raw(b, "</td>");
 }
 
 static void td_verdict(html_buf *b, rep_verdict v, const char *text)
 {
-    hb_fmt(b, "<td data-k=\"%d\">",
-           8 - (v == RV_ERROR     ? 0
-                : v == RV_WARNING ? 1
-                : v == RV_SKIP    ? 2
-                : v == RV_OTHER   ? 3
-                : v == RV_PASS    ? 4
-                                  : 5));
-    html_badge(b, v, text);
-    hb_raw(b, "</td>");
+    pc_hb_fmt(b, "<td data-k=\"%d\">",
+              8 - (v == RV_ERROR     ? 0
+                   : v == RV_WARNING ? 1
+                   : v == RV_SKIP    ? 2
+                   : v == RV_OTHER   ? 3
+                   : v == RV_PASS    ? 4
+                                     : 5));
+    pc_html_badge(b, v, text);
+    pc_hb_raw(b, "</td>");
 }
 
 /* "cosine similarity 余弦相似度: nan, must be > 0.99" as markup. */
@@ -117,30 +117,31 @@ static void decision_text(html_buf *b, const rep_row *r)
 {
     const pc_row_decision *d = &r->decision;
     if (d->metric < 0) {
-        hb_raw(b, "<span class=\"muted\">");
-        hb_raw(b, r->status == RV_SKIP ? "skipped" : "the message says why");
-        hb_raw(b, "</span>");
+        pc_hb_raw(b, "<span class=\"muted\">");
+        pc_hb_raw(b, r->status == RV_SKIP ? "skipped" : "the message says why");
+        pc_hb_raw(b, "</span>");
         return;
     }
-    hb_text(b, pc_metric_name((pc_metric)d->metric));
-    hb_raw(b, " <span class=\"zh\">");
-    hb_text(b, pc_metric_column((pc_metric)d->metric));
-    hb_fmt(b, "</span>: %.6g, ", d->value);
+    pc_hb_text(b, pc_metric_name((pc_metric)d->metric));
+    pc_hb_raw(b, " <span class=\"zh\">");
+    pc_hb_text(b, pc_metric_column((pc_metric)d->metric));
+    pc_hb_fmt(b, "</span>: %.6g, ", d->value);
     if (d->metric == PC_METRIC_ERROR_RATE)
-        hb_fmt(b, "must be %g", d->limit);
+        pc_hb_fmt(b, "must be %g", d->limit);
     else
-        hb_fmt(b, "must be %s %g", tally_higher_is_better(d->metric) ? "&gt;" : "&lt;", d->limit);
+        pc_hb_fmt(b, "must be %s %g", pc_tally_higher_is_better(d->metric) ? "&gt;" : "&lt;",
+                  d->limit);
 }
 
 static void output_text(html_buf *b, bool backward, int output)
 {
     if (output < 0)
-        hb_raw(b, "(unnamed row)");
+        pc_hb_raw(b, "(unnamed row)");
     else
-        hb_fmt(b, "%s output %d", backward ? "backward" : "forward", output);
+        pc_hb_fmt(b, "%s output %d", backward ? "backward" : "forward", output);
 }
 
-void rep_choice_add(rep_choice *c, const char *v)
+void pc_rep_choice_add(rep_choice *c, const char *v)
 {
     if (!v || !*v || strcmp(v, " ") == 0)
         return;
@@ -155,66 +156,67 @@ void rep_choice_add(rep_choice *c, const char *v)
 
 static void select_of(html_buf *b, const char *id, const char *label, const rep_choice *c)
 {
-    hb_fmt(b, "<label>%s <select id=\"%s\"><option value=\"\">any</option>", label, id);
+    pc_hb_fmt(b, "<label>%s <select id=\"%s\"><option value=\"\">any</option>", label, id);
     for (size_t i = 0; i < c->n; i++) {
-        hb_raw(b, "<option value=\"");
-        hb_text(b, c->v[i]);
-        hb_raw(b, "\">");
-        hb_text(b, c->v[i]);
-        hb_raw(b, "</option>");
+        pc_hb_raw(b, "<option value=\"");
+        pc_hb_text(b, c->v[i]);
+        pc_hb_raw(b, "\">");
+        pc_hb_text(b, c->v[i]);
+        pc_hb_raw(b, "</option>");
     }
-    hb_raw(b, "</select></label>");
+    pc_hb_raw(b, "</select></label>");
 }
 
 static void rows_listing(html_buf *b, const rep_api *a)
 {
     if (a->n_rows) {
-        hb_raw(b, "<table class=\"rows\"><thead><tr><th>row</th><th>Status</th><th>DEVICE "
-                  "Dtype</th><th>Shape</th><th>decided by</th><th>Message</th></tr></thead>"
-                  "<tbody>");
+        pc_hb_raw(b, "<table class=\"rows\"><thead><tr><th>row</th><th>Status</th><th>DEVICE "
+                     "Dtype</th><th>Shape</th><th>decided by</th><th>Message</th></tr></thead>"
+                     "<tbody>");
         for (size_t k = 0; k < a->n_rows && k < ROWS_LISTED; k++) {
             const rep_row *r = &a->rows[k];
-            hb_raw(b, "<tr><td>");
+            pc_hb_raw(b, "<tr><td>");
             if (r->output < 0)
-                hb_text(b, r->name);
+                pc_hb_text(b, r->name);
             else
                 output_text(b, r->backward, r->output);
-            hb_raw(b, "</td><td>");
-            html_badge(b, r->status, r->status_text);
-            hb_raw(b, "</td><td>");
-            hb_text(b, r->dtype);
-            hb_raw(b, "</td><td>");
-            hb_text(b, r->shape);
-            hb_raw(b, "</td><td>");
+            pc_hb_raw(b, "</td><td>");
+            pc_html_badge(b, r->status, r->status_text);
+            pc_hb_raw(b, "</td><td>");
+            pc_hb_text(b, r->dtype);
+            pc_hb_raw(b, "</td><td>");
+            pc_hb_text(b, r->shape);
+            pc_hb_raw(b, "</td><td>");
             decision_text(b, r);
-            hb_raw(b, "</td><td class=\"msg\">");
-            hb_text_cut(b, r->message, 400);
-            hb_raw(b, "</td></tr>");
+            pc_hb_raw(b, "</td><td class=\"msg\">");
+            pc_hb_text_cut(b, r->message, 400);
+            pc_hb_raw(b, "</td></tr>");
         }
-        hb_raw(b, "</tbody></table>");
+        pc_hb_raw(b, "</tbody></table>");
         if (a->n_rows > ROWS_LISTED)
-            hb_fmt(b, "<p class=\"muted\">%zu more rows in the details CSV.</p>",
-                   a->n_rows - ROWS_LISTED);
+            pc_hb_fmt(b, "<p class=\"muted\">%zu more rows in the details CSV.</p>",
+                      a->n_rows - ROWS_LISTED);
     }
     if (a->n_crows) {
-        hb_raw(b, "<table class=\"rows\"><thead><tr><th>row</th><th>比对结果</th><th>比对算法</th>"
+        pc_hb_raw(b,
+                  "<table class=\"rows\"><thead><tr><th>row</th><th>比对结果</th><th>比对算法</th>"
                   "<th>Message</th></tr></thead><tbody>");
         for (size_t k = 0; k < a->n_crows && k < ROWS_LISTED; k++) {
             const rep_crow *r = &a->crows[k];
-            hb_raw(b, "<tr><td>");
+            pc_hb_raw(b, "<tr><td>");
             if (r->output < 0)
-                hb_text(b, r->name);
+                pc_hb_text(b, r->name);
             else
                 output_text(b, r->backward, r->output);
-            hb_raw(b, "</td><td>");
-            html_badge(b, r->status, r->cell[CC_RESULT]);
-            hb_raw(b, "</td><td>");
-            hb_text(b, r->cell[CC_ALGORITHM]);
-            hb_raw(b, "</td><td class=\"msg\">");
-            hb_text_cut(b, r->cell[CC_MESSAGE], 400);
-            hb_raw(b, "</td></tr>");
+            pc_hb_raw(b, "</td><td>");
+            pc_html_badge(b, r->status, r->cell[CC_RESULT]);
+            pc_hb_raw(b, "</td><td>");
+            pc_hb_text(b, r->cell[CC_ALGORITHM]);
+            pc_hb_raw(b, "</td><td class=\"msg\">");
+            pc_hb_text_cut(b, r->cell[CC_MESSAGE], 400);
+            pc_hb_raw(b, "</td></tr>");
         }
-        hb_raw(b, "</tbody></table>");
+        pc_hb_raw(b, "</tbody></table>");
     }
 }
 
@@ -249,35 +251,36 @@ static const pc_metric shown_metrics[] = {
 };
 enum { SHOWN_METRICS = sizeof shown_metrics / sizeof shown_metrics[0] };
 
-void html_api_table(html_buf *b, const rep_model *m, const size_t *order)
+void pc_html_api_table(html_buf *b, const rep_model *m, const size_t *order)
 {
     bool run_ut = m->run_ut_ts[0] != 0, compare = m->compare_ts[0] != 0;
     rep_choice types = {0}, dtypes = {0};
     for (size_t i = 0; i < m->n_apis; i++) {
-        rep_choice_add(&types, m->apis[order[i]].type);
+        pc_rep_choice_add(&types, m->apis[order[i]].type);
         for (size_t k = 0; k < m->apis[order[i]].n_rows; k++)
-            rep_choice_add(&dtypes, m->apis[order[i]].rows[k].dtype);
+            pc_rep_choice_add(&dtypes, m->apis[order[i]].rows[k].dtype);
     }
-    hb_raw(b, "<section class=\"card\" id=\"apis\"><h2>APIs, worst first</h2>");
-    hb_raw(b, "<p class=\"muted\">Click a column to sort, a name for its rows. Verdicts: run_ut's "
+    pc_hb_raw(b, "<section class=\"card\" id=\"apis\"><h2>APIs, worst first</h2>");
+    pc_hb_raw(b,
+              "<p class=\"muted\">Click a column to sort, a name for its rows. Verdicts: run_ut's "
               "Status of the device against the bench");
     if (compare)
-        hb_raw(b, "; api_precision_compare's 比对结果 of the NPU against the GPU");
-    hb_raw(b, ".</p><div class=\"filters\">"
-              "<label>status <select id=\"f-status\"><option value=\"\">any</option>"
-              "<option value=\"error\">error</option><option value=\"warning\">Warning</option>"
-              "<option value=\"skip\">SKIP</option><option value=\"pass\">pass</option>"
-              "<option value=\"none\">not compared</option></select></label>"
-              "<label>in <select id=\"f-dir\"><option value=\"\">forward or backward</option>"
-              "<option value=\"forward\">forward</option>"
-              "<option value=\"backward\">backward</option></select></label>");
+        pc_hb_raw(b, "; api_precision_compare's 比对结果 of the NPU against the GPU");
+    pc_hb_raw(b, ".</p><div class=\"filters\">"
+                 "<label>status <select id=\"f-status\"><option value=\"\">any</option>"
+                 "<option value=\"error\">error</option><option value=\"warning\">Warning</option>"
+                 "<option value=\"skip\">SKIP</option><option value=\"pass\">pass</option>"
+                 "<option value=\"none\">not compared</option></select></label>"
+                 "<label>in <select id=\"f-dir\"><option value=\"\">forward or backward</option>"
+                 "<option value=\"forward\">forward</option>"
+                 "<option value=\"backward\">backward</option></select></label>");
     select_of(b, "f-type", "API type", &types);
     select_of(b, "f-dtype", "dtype", &dtypes);
-    hb_fmt(b,
-           "<label>name <input id=\"f-name\" type=\"search\" placeholder=\"contains\"></label>"
-           "<span><b id=\"shown\">%zu of %zu</b> APIs shown</span></div>",
-           m->n_apis, m->n_apis);
-    hb_raw(b, "<div class=\"scroll\"><table id=\"api-table\"><thead><tr>");
+    pc_hb_fmt(b,
+              "<label>name <input id=\"f-name\" type=\"search\" placeholder=\"contains\"></label>"
+              "<span><b id=\"shown\">%zu of %zu</b> APIs shown</span></div>",
+              m->n_apis, m->n_apis);
+    pc_hb_raw(b, "<div class=\"scroll\"><table id=\"api-table\"><thead><tr>");
     th(b, "#", NULL, "num");
     th(b, "API", "API name", "text");
     th(b, "type", NULL, "text");
@@ -306,36 +309,36 @@ void html_api_table(html_buf *b, const rep_model *m, const size_t *order)
             th(b, compare_cols[j].english, h[compare_cols[j].col], "num");
         th(b, "compare message", "Message", "text");
     }
-    hb_raw(b, "</tr></thead><tbody>");
+    pc_hb_raw(b, "</tr></thead><tbody>");
     for (size_t i = 0; i < m->n_apis; i++) {
         const rep_api *a = &m->apis[order[i]];
         const rep_row *w = a->worst >= 0 ? &a->rows[a->worst] : NULL;
         const rep_crow *cw = a->cworst >= 0 ? &a->crows[a->cworst] : NULL;
-        hb_raw(b, "<tr data-name=\"");
-        hb_text(b, a->name);
-        hb_raw(b, "\" data-type=\"");
-        hb_text(b, a->type);
-        hb_fmt(b, "\" data-fwd=\"%s|%s\" data-bwd=\"%s|%s\" data-dtypes=\"|",
-               rep_verdict_token(a->fwd), rep_verdict_token(a->cfwd), rep_verdict_token(a->bwd),
-               rep_verdict_token(a->cbwd));
+        pc_hb_raw(b, "<tr data-name=\"");
+        pc_hb_text(b, a->name);
+        pc_hb_raw(b, "\" data-type=\"");
+        pc_hb_text(b, a->type);
+        pc_hb_fmt(b, "\" data-fwd=\"%s|%s\" data-bwd=\"%s|%s\" data-dtypes=\"|",
+                  pc_rep_verdict_token(a->fwd), pc_rep_verdict_token(a->cfwd),
+                  pc_rep_verdict_token(a->bwd), pc_rep_verdict_token(a->cbwd));
         for (size_t k = 0; k < a->n_rows; k++) {
-            hb_text(b, a->rows[k].dtype);
-            hb_raw(b, "|");
+            pc_hb_text(b, a->rows[k].dtype);
+            pc_hb_raw(b, "|");
         }
-        hb_fmt(b, "\"><td class=\"num\" data-k=\"%zu\">%zu</td><td class=\"name\" data-k=\"", i + 1,
-               i + 1);
-        hb_text(b, a->name);
-        hb_raw(b, "\">");
+        pc_hb_fmt(b, "\"><td class=\"num\" data-k=\"%zu\">%zu</td><td class=\"name\" data-k=\"",
+                  i + 1, i + 1);
+        pc_hb_text(b, a->name);
+        pc_hb_raw(b, "\">");
         if (a->n_rows || a->n_crows) {
-            hb_raw(b, "<details><summary>");
-            hb_text(b, a->name);
-            hb_raw(b, "</summary>");
+            pc_hb_raw(b, "<details><summary>");
+            pc_hb_text(b, a->name);
+            pc_hb_raw(b, "</summary>");
             rows_listing(b, a);
-            hb_raw(b, "</details>");
+            pc_hb_raw(b, "</details>");
         } else {
-            hb_text(b, a->name);
+            pc_hb_text(b, a->name);
         }
-        hb_raw(b, "</td>");
+        pc_hb_raw(b, "</td>");
         td_text(b, a->type, NULL, 40);
         if (run_ut) {
             td_verdict(b, a->fwd, a->fwd_text);
@@ -347,37 +350,37 @@ void html_api_table(html_buf *b, const rep_model *m, const size_t *order)
         }
         if (run_ut) {
             if (w) {
-                hb_raw(b, "<td>");
+                pc_hb_raw(b, "<td>");
                 output_text(b, w->backward, w->output);
-                hb_raw(b, "</td>");
+                pc_hb_raw(b, "</td>");
             } else {
-                hb_raw(b, "<td></td>");
+                pc_hb_raw(b, "<td></td>");
             }
             td_text(b, w ? w->dtype : "", NULL, 40);
             td_text(b, w ? w->shape : "", "mono", 60);
             if (w && w->decision.metric >= 0) {
-                hb_fmt(b, "<td class=\"why\" data-k=\"%.6g\">", w->badness);
+                pc_hb_fmt(b, "<td class=\"why\" data-k=\"%.6g\">", w->badness);
                 decision_text(b, w);
-                hb_raw(b, "</td>");
+                pc_hb_raw(b, "</td>");
             } else {
-                hb_raw(b, "<td data-k=\"\"></td>");
+                pc_hb_raw(b, "<td data-k=\"\"></td>");
             }
             for (size_t j = 0; j < SHOWN_METRICS; j++) {
                 bool bad = w && w->decision.metric == (int)shown_metrics[j] &&
-                           rep_verdict_severity(w->status) >= 2;
+                           pc_rep_verdict_severity(w->status) >= 2;
                 td_num(b, w ? w->cell[shown_metrics[j]] : "", bad,
-                       tally_higher_is_better(shown_metrics[j]) ? -1 : 1);
+                       pc_tally_higher_is_better(shown_metrics[j]) ? -1 : 1);
             }
             const char *msg = a->fwd == RV_SKIP && a->message[0] ? a->message : w ? w->message : "";
             td_msg(b, msg, NULL);
         }
         if (compare) {
             if (cw) {
-                hb_raw(b, "<td>");
+                pc_hb_raw(b, "<td>");
                 output_text(b, cw->backward, cw->output);
-                hb_raw(b, "</td>");
+                pc_hb_raw(b, "</td>");
             } else {
-                hb_raw(b, "<td></td>");
+                pc_hb_raw(b, "<td></td>");
             }
             td_text(b, cw ? cw->cell[CC_ALGORITHM] : "", "mono", 40);
             for (size_t j = 0; j < COMPARE_COLS; j++) {
@@ -389,7 +392,7 @@ void html_api_table(html_buf *b, const rep_model *m, const size_t *order)
             /* the result row's message (topk's note, a SKIP's reason), then the row's */
             td_msg(b, a->cmessage, cw ? cw->cell[CC_MESSAGE] : NULL);
         }
-        hb_raw(b, "</tr>");
+        pc_hb_raw(b, "</tr>");
     }
-    hb_raw(b, "</tbody></table></div></section>");
+    pc_hb_raw(b, "</tbody></table></div></section>");
 }

@@ -90,7 +90,7 @@ static const char *join(rep_model *m, const char *dir, const char *name)
     if (!buf)
         return NULL;
     snprintf(buf, n, "%s%s%s", dir, dir[0] && dir[strlen(dir) - 1] == '/' ? "" : "/", name);
-    const char *s = rep_strdup(&m->arena, buf);
+    const char *s = pc_rep_strdup(&m->arena, buf);
     free(buf);
     return s;
 }
@@ -132,7 +132,7 @@ static void list_runs(char *out, size_t size, const ts_list *l)
         snprintf(out, size, "none");
 }
 
-pc_status rep_find_runs(rep_model *m, const pc_report_options *opt)
+pc_status pc_rep_find_runs(rep_model *m, const pc_report_options *opt)
 {
     DIR *d = opendir(opt->dir);
     if (!d)
@@ -198,20 +198,20 @@ pc_status rep_find_runs(rep_model *m, const pc_report_options *opt)
             snprintf(name, sizeof name, "accuracy_checking_result_%s.csv", pick);
             m->result_csv = join(m, opt->dir, name);
         } else {
-            rep_note(m,
-                     "run_ut run %s has no result CSV (accuracy_checking_result_%s.csv): the "
-                     "verdicts per API are taken from its details rows.",
-                     pick, pick);
+            pc_rep_note(m,
+                        "run_ut run %s has no result CSV (accuracy_checking_result_%s.csv): the "
+                        "verdicts per API are taken from its details rows.",
+                        pick, pick);
         }
         const char *dts = details_of(&details, pick);
         if (dts) {
             snprintf(name, sizeof name, "accuracy_checking_details_%s.csv", dts);
             m->details_csv = join(m, opt->dir, name);
         } else {
-            rep_note(m,
-                     "run_ut run %s has no details CSV (accuracy_checking_details_%s.csv): no "
-                     "metrics, only the verdicts.",
-                     pick, pick);
+            pc_rep_note(m,
+                        "run_ut run %s has no details CSV (accuracy_checking_details_%s.csv): no "
+                        "metrics, only the verdicts.",
+                        pick, pick);
         }
         snprintf(name, sizeof name, "precheck_summary_%s.json", pick);
         m->summary_json = join(m, opt->dir, name);
@@ -222,10 +222,11 @@ pc_status rep_find_runs(rep_model *m, const pc_report_options *opt)
         if (!is_file(m->record_json))
             m->record_json = NULL;
         if (runs.n > 1)
-            rep_note(m,
-                     "This folder holds %zu run_ut runs; this page shows %s%s (precheck report "
-                     "--run TS shows another).",
-                     runs.n, pick, opt->run && strcmp(opt->run, pick) == 0 ? "" : ", the newest");
+            pc_rep_note(m,
+                        "This folder holds %zu run_ut runs; this page shows %s%s (precheck report "
+                        "--run TS shows another).",
+                        runs.n, pick,
+                        opt->run && strcmp(opt->run, pick) == 0 ? "" : ", the newest");
         /* the time taken, from the files alone: the last write after the start */
         struct stat fst;
         time_t t0 = ts_time(pick);
@@ -246,11 +247,11 @@ pc_status rep_find_runs(rep_model *m, const pc_report_options *opt)
             m->cdetails_csv = join(m, opt->dir, name);
         }
         if (cruns.n > 1)
-            rep_note(m,
-                     "This folder holds %zu api_precision_compare runs; this page shows %s%s "
-                     "(precheck report --run TS shows another).",
-                     cruns.n, cpick,
-                     opt->run && strcmp(opt->run, cpick) == 0 ? "" : ", the newest");
+            pc_rep_note(m,
+                        "This folder holds %zu api_precision_compare runs; this page shows %s%s "
+                        "(precheck report --run TS shows another).",
+                        cruns.n, cpick,
+                        opt->run && strcmp(opt->run, cpick) == 0 ? "" : ", the newest");
     }
 out:
     free(result.ts);
@@ -264,7 +265,7 @@ out:
 
 /* ---- the error data ---- */
 
-void rep_find_error_data(rep_model *m, const pc_report_options *opt)
+void pc_rep_find_error_data(rep_model *m, const pc_report_options *opt)
 {
     if (!m->run_ut_ts[0])
         return;
@@ -278,10 +279,10 @@ void rep_find_error_data(rep_model *m, const pc_report_options *opt)
         if (is_dir(inside))
             found = inside;
         else if (strncmp(base, "ut_error_data", 13) == 0 && is_dir(opt->error_data))
-            found = rep_strdup(&m->arena, opt->error_data);
+            found = pc_rep_strdup(&m->arena, opt->error_data);
         else
-            rep_note(m, "--error-data %s: neither it nor a folder %s in it holds error data.",
-                     opt->error_data, name);
+            pc_rep_note(m, "--error-data %s: neither it nor a folder %s in it holds error data.",
+                        opt->error_data, name);
     }
     if (!found && m->info.error_data && is_dir(m->info.error_data))
         found = m->info.error_data;
@@ -297,9 +298,9 @@ void rep_find_error_data(rep_model *m, const pc_report_options *opt)
             strcmp(m->info.settings[i].value, "yes") == 0)
             saved = true;
     if (!found && saved)
-        rep_note(m,
-                 "The run saved its error data (-save_error_data) to %s, which is not there "
-                 "any more; give its new place with --error-data DIR for the plots of the "
-                 "tensors.",
-                 m->info.error_data ? m->info.error_data : name);
+        pc_rep_note(m,
+                    "The run saved its error data (-save_error_data) to %s, which is not there "
+                    "any more; give its new place with --error-data DIR for the plots of the "
+                    "tensors.",
+                    m->info.error_data ? m->info.error_data : name);
 }

@@ -9,7 +9,7 @@
  *                  and what was skipped;
  *   html.c         the page itself: its head, overview, order of sections (pc_report_write).
  *
- * OWNERSHIP: every string of a rep_model lives in its arena and dies with rep_model_free.
+ * OWNERSHIP: every string of a rep_model lives in its arena and dies with pc_rep_model_free.
  */
 #ifndef PC_REPORT_REPORT_IMPL_H
 #define PC_REPORT_REPORT_IMPL_H
@@ -31,24 +31,24 @@ typedef struct html_buf {
 } html_buf;
 
 /* Markup of the program itself: string literals only, never text read from a file. */
-void hb_raw(html_buf *b, const char *markup);
+void pc_hb_raw(html_buf *b, const char *markup);
 /* Markup with numbers (printf); %s only for the program's own literals. */
-void hb_fmt(html_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void pc_hb_fmt(html_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /*
  * Text from outside (a dump, a CSV, a JSON file, a path, the command line): valid in element
  * content and inside a quoted attribute value. & < > " ' become character references; bytes
  * that are not UTF-8 (bad sequences, overlong forms, surrogates), control characters other
  * than tab and line feed, and the bidirectional overrides become U+FFFD. NULL writes nothing.
  */
-void hb_text(html_buf *b, const char *text);
-void hb_textn(html_buf *b, const char *text, size_t len);
-/* hb_text of at most max bytes of text (cut on a character boundary), with "..." when cut. */
-void hb_text_cut(html_buf *b, const char *text, size_t max);
-void hb_free(html_buf *b);
+void pc_hb_text(html_buf *b, const char *text);
+void pc_hb_textn(html_buf *b, const char *text, size_t len);
+/* pc_hb_text of at most max bytes of text (cut on a character boundary), with "..." when cut. */
+void pc_hb_text_cut(html_buf *b, const char *text, size_t max);
+void pc_hb_free(html_buf *b);
 
 /* The page's style sheet and script (html_assets.c). */
-extern const char report_css[];
-extern const char report_js[];
+extern const char pc_report_css[];
+extern const char pc_report_js[];
 
 /* ---- the arena ---- */
 
@@ -56,8 +56,8 @@ typedef struct rep_arena {
     struct rep_chunk *head;
 } rep_arena;
 
-char *rep_strdup(rep_arena *a, const char *s); /* NULL when out of memory */
-void rep_arena_free(rep_arena *a);
+char *pc_rep_strdup(rep_arena *a, const char *s); /* NULL when out of memory */
+void pc_rep_arena_free(rep_arena *a);
 
 /* ---- the model ---- */
 
@@ -73,13 +73,13 @@ typedef enum rep_verdict {
     RV_COUNT
 } rep_verdict;
 
-rep_verdict rep_verdict_of(const char *cell);
+rep_verdict pc_rep_verdict_of(const char *cell);
 /* "pass", "Warning", "error", "SKIP", "not compared", "-", "other". */
-const char *rep_verdict_word(rep_verdict v);
+const char *pc_rep_verdict_word(rep_verdict v);
 /* A token for class names and filters: "pass", "warning", "error", "skip", "none", "absent",
  * "other". */
-const char *rep_verdict_token(rep_verdict v);
-int rep_verdict_severity(rep_verdict v); /* error 3, Warning 2, pass 1, other 0 */
+const char *pc_rep_verdict_token(rep_verdict v);
+int pc_rep_verdict_severity(rep_verdict v); /* error 3, Warning 2, pass 1, other 0 */
 
 /* One row of run_ut's details CSV. */
 typedef struct rep_row {
@@ -191,19 +191,19 @@ typedef struct rep_model {
 
 /* report_find.c: the runs of opt->dir and the one of each command to show (m's time stamps,
  * paths and counts of runs; notes); PC_ERR_NOT_FOUND when there is none or no --run TS. */
-pc_status rep_find_runs(rep_model *m, const pc_report_options *opt);
+pc_status pc_rep_find_runs(rep_model *m, const pc_report_options *opt);
 /* Where the run's ut_error_data<ts> folder is (m->error_dir, NULL when nowhere). */
-void rep_find_error_data(rep_model *m, const pc_report_options *opt);
+void pc_rep_find_error_data(rep_model *m, const pc_report_options *opt);
 
 /* Finds the runs in opt->dir and reads them. PC_ERR_NOT_FOUND when there is nothing to
  * report on. The model is valid (and must be freed) whatever the status. */
-pc_status rep_model_load(rep_model *m, const pc_report_options *opt);
-void rep_model_free(rep_model *m);
+pc_status pc_rep_model_load(rep_model *m, const pc_report_options *opt);
+void pc_rep_model_free(rep_model *m);
 /* Adds a note for the page (formatted; copied). */
-void rep_note(rep_model *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void pc_rep_note(rep_model *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* The cell as a number: Python float() syntax plus "nan"/"inf"; false for blanks and text. */
-bool rep_number(const char *cell, double *out);
+bool pc_rep_number(const char *cell, double *out);
 
 /* ---- the page's parts (html_table.c, html_metrics.c, html_coverage.c) ---- */
 
@@ -213,14 +213,14 @@ typedef struct rep_choice {
     const char *v[64];
     size_t n;
 } rep_choice;
-void rep_choice_add(rep_choice *c, const char *v);
+void pc_rep_choice_add(rep_choice *c, const char *v);
 
 /* A verdict as a coloured word (text: the cell as written, shown for RV_OTHER). */
-void html_badge(html_buf *b, rep_verdict v, const char *text);
+void pc_html_badge(html_buf *b, rep_verdict v, const char *text);
 /* The sections, order: indexes into m->apis, worst first. */
-void html_api_table(html_buf *b, const rep_model *m, const size_t *order);
-void html_metrics_section(html_buf *b, const rep_model *m);
-void html_coverage_section(html_buf *b, const rep_model *m);
+void pc_html_api_table(html_buf *b, const rep_model *m, const size_t *order);
+void pc_html_metrics_section(html_buf *b, const rep_model *m);
+void pc_html_coverage_section(html_buf *b, const rep_model *m);
 
 /* ---- SVG (html_plot.c) ---- */
 
@@ -232,8 +232,8 @@ typedef struct plot_segment {
 
 /* A horizontal bar of segments proportional to their counts, with a legend of the counts;
  * id_prefix names each count's element (id_prefix-<css>) for programs reading the page. */
-void plot_stacked_bar(html_buf *b, const char *title, const plot_segment *segs, size_t n,
-                      const char *id_prefix);
+void pc_plot_stacked_bar(html_buf *b, const char *title, const plot_segment *segs, size_t n,
+                         const char *id_prefix);
 
 /* A distribution across APIs of one metric, on log bins, with its limits drawn. */
 typedef struct plot_metric {
@@ -247,8 +247,8 @@ typedef struct plot_metric {
 
 /* values[i] of API labels[i] (text from files: escaped), limit[i] the limit that applies to it
  * (NAN: none); a value beyond its limit is drawn in the error colour. */
-void plot_metric_histogram(html_buf *b, const plot_metric *spec, const double *values,
-                           const double *limit, const char *const *labels, size_t n);
+void pc_plot_metric_histogram(html_buf *b, const plot_metric *spec, const double *values,
+                              const double *limit, const char *const *labels, size_t n);
 
 /* Per-element errors of one output: a histogram of log10 |device - bench| and |error| against
  * |bench| on a sample. */
@@ -263,14 +263,15 @@ typedef struct plot_errors {
 #define PLOT_ERR_LO         (-16)
 #define PLOT_ERR_PER_DECADE 4
 
-void plot_error_histogram(html_buf *b, const plot_errors *e);
-void plot_error_scatter(html_buf *b, const plot_errors *e);
+void pc_plot_error_histogram(html_buf *b, const plot_errors *e);
+void pc_plot_error_scatter(html_buf *b, const plot_errors *e);
 
 /* ---- the error data (error_data.c) ---- */
 
 /* The error-data section: for the worst APIs (order: indexes into m->apis, worst first) whose
  * failing outputs have both tensors in m->error_dir, the plots and what the files hold.
  * Returns how many APIs got plots. */
-size_t error_data_section(html_buf *b, const rep_model *m, const size_t *order, size_t max_apis);
+size_t pc_rep_error_data_section(html_buf *b, const rep_model *m, const size_t *order,
+                                 size_t max_apis);
 
 #endif

@@ -17,7 +17,7 @@
 
 /* ---- verdict words ---- */
 
-rep_verdict rep_verdict_of(const char *cell)
+rep_verdict pc_rep_verdict_of(const char *cell)
 {
     if (!cell)
         return RV_NONE;
@@ -28,26 +28,26 @@ rep_verdict rep_verdict_of(const char *cell)
     return cell[0] ? RV_OTHER : RV_SPACE;
 }
 
-const char *rep_verdict_word(rep_verdict v)
+const char *pc_rep_verdict_word(rep_verdict v)
 {
     static const char *const words[RV_COUNT] = {"pass",         "Warning", "error", "SKIP",
                                                 "not compared", "-",       "other"};
     return (unsigned)v < RV_COUNT ? words[v] : "other";
 }
 
-const char *rep_verdict_token(rep_verdict v)
+const char *pc_rep_verdict_token(rep_verdict v)
 {
     static const char *const tokens[RV_COUNT] = {"pass", "warning", "error", "skip",
                                                  "none", "absent",  "other"};
     return (unsigned)v < RV_COUNT ? tokens[v] : "other";
 }
 
-int rep_verdict_severity(rep_verdict v)
+int pc_rep_verdict_severity(rep_verdict v)
 {
     return v == RV_ERROR ? 3 : v == RV_WARNING ? 2 : v == RV_PASS ? 1 : 0;
 }
 
-bool rep_number(const char *cell, double *out)
+bool pc_rep_number(const char *cell, double *out)
 {
     if (!cell)
         return false;
@@ -79,7 +79,7 @@ bool rep_number(const char *cell, double *out)
 
 /* ---- notes ---- */
 
-void rep_note(rep_model *m, const char *fmt, ...)
+void pc_rep_note(rep_model *m, const char *fmt, ...)
 {
     if (m->n_notes == sizeof m->notes / sizeof m->notes[0])
         return;
@@ -88,7 +88,7 @@ void rep_note(rep_model *m, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
-    const char *s = rep_strdup(&m->arena, buf);
+    const char *s = pc_rep_strdup(&m->arena, buf);
     if (s)
         m->notes[m->n_notes++] = s;
 }
@@ -126,7 +126,7 @@ static const char *type_of(rep_model *m, const char *name)
     size_t n = strcspn(name, ".");
     char buf[64];
     snprintf(buf, sizeof buf, "%.*s", (int)(n < sizeof buf ? n : sizeof buf - 1), name);
-    return rep_strdup(&m->arena, buf);
+    return pc_rep_strdup(&m->arena, buf);
 }
 
 /* The API named name, made when new. NULL when out of memory (the message is set). */
@@ -153,7 +153,7 @@ static rep_api *api_get(rep_model *m, const char *name)
     }
     rep_api *a = &m->apis[m->n_apis];
     memset(a, 0, sizeof *a);
-    a->name = rep_strdup(&m->arena, name);
+    a->name = pc_rep_strdup(&m->arena, name);
     a->type = type_of(m, name);
     if (!a->name || !a->type) {
         pc_error_set(PC_ERR_NOMEM, "out of memory");
@@ -199,7 +199,7 @@ static void split_row_name(const char *name, char *api, size_t size, bool *backw
 static const char *jstr(rep_model *m, const pc_json_doc *doc, pc_json_ref obj, const char *key)
 {
     const char *s = pc_json_string(doc, pc_json_object_get(doc, obj, key), NULL);
-    return s ? rep_strdup(&m->arena, s) : NULL;
+    return s ? pc_rep_strdup(&m->arena, s) : NULL;
 }
 
 static long jlong(const pc_json_doc *doc, pc_json_ref obj, const char *key)
@@ -213,7 +213,7 @@ static void read_summary(rep_model *m)
     rep_run_info *in = &m->info;
     pc_json_doc *doc = NULL;
     if (pc_json_parse_file(&doc, m->summary_json) != PC_OK) {
-        in->summary_problem = rep_strdup(&m->arena, pc_error_message());
+        in->summary_problem = pc_rep_strdup(&m->arena, pc_error_message());
         return;
     }
     pc_json_ref root = pc_json_root(doc);
@@ -247,7 +247,7 @@ static void read_record(rep_model *m)
     rep_run_info *in = &m->info;
     pc_json_doc *doc = NULL;
     if (pc_json_parse_file(&doc, m->record_json) != PC_OK) {
-        in->record_problem = rep_strdup(&m->arena, pc_error_message());
+        in->record_problem = pc_rep_strdup(&m->arena, pc_error_message());
         return;
     }
     pc_json_ref root = pc_json_root(doc);
@@ -264,8 +264,8 @@ static void read_record(rep_model *m)
             if (!key || !value)
                 continue;
             rep_setting *s = &in->settings[in->n_settings++];
-            s->key = rep_strdup(&m->arena, key);
-            s->value = rep_strdup(&m->arena, value);
+            s->key = pc_rep_strdup(&m->arena, key);
+            s->value = pc_rep_strdup(&m->arena, value);
             s->decides = pass == 0;
             if (pass == 1 && strcmp(key, "dump") == 0 && !in->dump)
                 in->dump = s->value;
@@ -305,7 +305,7 @@ static pc_status csv_open(csv_file *f, rep_model *m, const char *path)
     if (f->ncols > 64)
         f->ncols = 64;
     for (size_t i = 0; i < f->ncols; i++) {
-        f->header[i] = rep_strdup(&m->arena, pc_csv_reader_field(f->r, i, NULL));
+        f->header[i] = pc_rep_strdup(&m->arena, pc_csv_reader_field(f->r, i, NULL));
         if (!f->header[i])
             return pc_error_set(PC_ERR_NOMEM, "out of memory");
     }
@@ -324,7 +324,7 @@ static int csv_col(const csv_file *f, const char *name)
 static const char *csv_cell(csv_file *f, int col)
 {
     const char *s = col >= 0 ? pc_csv_reader_field(f->r, (size_t)col, NULL) : NULL;
-    return rep_strdup(&f->m->arena, s ? s : "");
+    return pc_rep_strdup(&f->m->arena, s ? s : "");
 }
 
 static pc_status not_ours(const csv_file *f, const char *what)
@@ -352,7 +352,7 @@ static pc_status read_result(rep_model *m, const char *path, bool compare)
             st = pc_error_set(PC_ERR_NOMEM, "out of memory");
             break;
         }
-        rep_verdict f0 = rep_verdict_of(v0), f1 = rep_verdict_of(v1);
+        rep_verdict f0 = pc_rep_verdict_of(v0), f1 = pc_rep_verdict_of(v1);
         if (compare) {
             a->cfwd = f0;
             a->cbwd = f1;
@@ -396,11 +396,11 @@ static void decide(rep_row *r)
         return;
     double v;
     for (size_t i = 0; i < sizeof cascade / sizeof cascade[0]; i++)
-        if (rep_number(r->cell[cascade[i].metric], &v))
+        if (pc_rep_number(r->cell[cascade[i].metric], &v))
             r->decision = (pc_row_decision){(int)cascade[i].metric, v, cascade[i].limit};
-    if (r->decision.metric < 0 && rep_number(r->cell[PC_METRIC_ERROR_RATE], &v))
+    if (r->decision.metric < 0 && pc_rep_number(r->cell[PC_METRIC_ERROR_RATE], &v))
         r->decision = (pc_row_decision){PC_METRIC_ERROR_RATE, v, 0};
-    r->badness = tally_badness(&r->decision, (pc_verdict)r->status);
+    r->badness = pc_tally_badness(&r->decision, (pc_verdict)r->status);
 }
 
 static pc_status read_details(rep_model *m)
@@ -444,7 +444,7 @@ static pc_status read_details(rep_model *m)
             break;
         }
         split_row_name(r.name, api, api_cap, &r.backward, &r.output);
-        r.status = rep_verdict_of(r.status_text);
+        r.status = pc_rep_verdict_of(r.status_text);
         decide(&r);
         rep_api *a = api_get(m, api);
         if (!a) {
@@ -503,7 +503,7 @@ static pc_status read_compare_details(rep_model *m)
         }
         r.name = r.cell[CC_NAME];
         split_row_name(r.name, api, api_cap, &r.backward, &r.output);
-        r.status = rep_verdict_of(r.cell[CC_RESULT]);
+        r.status = pc_rep_verdict_of(r.cell[CC_RESULT]);
         rep_api *a = api_get(m, api);
         if (!a) {
             st = PC_ERR_NOMEM;
@@ -554,10 +554,10 @@ static void rank_api(rep_api *a)
 {
     for (size_t i = 0; i < a->n_rows; i++) {
         const rep_row *r = &a->rows[i];
-        int sv = rep_verdict_severity(r->status);
+        int sv = pc_rep_verdict_severity(r->status);
         if (a->worst >= 0) {
             const rep_row *w = &a->rows[a->worst];
-            int ws = rep_verdict_severity(w->status);
+            int ws = pc_rep_verdict_severity(w->status);
             if (sv < ws || (sv == ws && !(r->badness > w->badness)))
                 continue;
         }
@@ -600,14 +600,14 @@ static void rank_api(rep_api *a)
 
 /* ---- the whole model ---- */
 
-pc_status rep_model_load(rep_model *m, const pc_report_options *opt)
+pc_status pc_rep_model_load(rep_model *m, const pc_report_options *opt)
 {
     memset(m, 0, sizeof *m);
     m->dir = opt->dir;
     m->info.seconds = -1;
     m->info.planned = m->info.done = m->info.earlier = -1;
     m->run_ut_seconds_from_files = -1;
-    pc_status st = rep_find_runs(m, opt);
+    pc_status st = pc_rep_find_runs(m, opt);
     if (st != PC_OK)
         return st;
     if (m->summary_json)
@@ -615,13 +615,13 @@ pc_status rep_model_load(rep_model *m, const pc_report_options *opt)
     if (m->record_json)
         read_record(m);
     if (m->info.summary_problem)
-        rep_note(m,
-                 "precheck_summary_%s.json could not be read (%s); the page is made from the "
-                 "CSVs.",
-                 m->run_ut_ts, m->info.summary_problem);
+        pc_rep_note(m,
+                    "precheck_summary_%s.json could not be read (%s); the page is made from the "
+                    "CSVs.",
+                    m->run_ut_ts, m->info.summary_problem);
     if (m->info.record_problem)
-        rep_note(m, "precheck_run_%s.json could not be read: %s", m->run_ut_ts,
-                 m->info.record_problem);
+        pc_rep_note(m, "precheck_run_%s.json could not be read: %s", m->run_ut_ts,
+                    m->info.record_problem);
     if (st == PC_OK && m->result_csv)
         st = read_result(m, m->result_csv, false);
     if (st == PC_OK && m->details_csv)
@@ -639,11 +639,11 @@ pc_status rep_model_load(rep_model *m, const pc_report_options *opt)
             m->counts[1][m->apis[i].bwd]++;
         }
     }
-    rep_find_error_data(m, opt);
+    pc_rep_find_error_data(m, opt);
     return PC_OK;
 }
 
-void rep_model_free(rep_model *m)
+void pc_rep_model_free(rep_model *m)
 {
     for (size_t i = 0; i < m->n_apis; i++) {
         free(m->apis[i].rows);
@@ -651,6 +651,6 @@ void rep_model_free(rep_model *m)
     }
     free(m->apis);
     free(m->index);
-    rep_arena_free(&m->arena);
+    pc_rep_arena_free(&m->arena);
     memset(m, 0, sizeof *m);
 }

@@ -18,7 +18,7 @@ typedef struct summary_sink {
 
 static pc_status summary_api(void *self, const pc_api_result *res)
 {
-    return tally_add(&((summary_sink *)self)->t, res);
+    return pc_tally_add(&((summary_sink *)self)->t, res);
 }
 
 static void counts_line(const char *what, const size_t *c, bool backward)
@@ -48,17 +48,17 @@ static pc_status summary_finish(void *self, const pc_run_end *e)
     for (int r = 0; r < SKIP_REASON_COUNT; r++)
         if (t->reasons[r] && used < (int)sizeof line)
             used += snprintf(line + used, sizeof line - (size_t)used, "%s%s %zu", used ? ", " : "",
-                             tally_reason_name((skip_reason)r), t->reasons[r]);
+                             pc_tally_reason_name((skip_reason)r), t->reasons[r]);
     if (used)
         pc_log_info("  SKIP, by reason: %s", line);
     size_t worst[WORST_SHOWN];
-    size_t k = tally_worst(t, worst, WORST_SHOWN);
+    size_t k = pc_tally_worst(t, worst, WORST_SHOWN);
     if (k)
         pc_log_info("  to look at first:");
     for (size_t i = 0; i < k; i++) {
         const tally_api *a = &t->apis[worst[i]];
         char why[512];
-        tally_row_text(&a->worst, why, sizeof why);
+        pc_tally_row_text(&a->worst, why, sizeof why);
         pc_log_info("    %2zu. %s  %s  %s", i + 1, a->name, pc_verdict_text(a->worst.status), why);
     }
     if (e->result_csv && *e->result_csv)
@@ -73,7 +73,7 @@ static pc_status summary_finish(void *self, const pc_run_end *e)
 static void summary_free(void *self)
 {
     summary_sink *s = self;
-    tally_free(&s->t);
+    pc_tally_free(&s->t);
     free(s);
 }
 

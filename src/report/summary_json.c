@@ -20,7 +20,7 @@ typedef struct json_sink {
 
 static pc_status json_api(void *self, const pc_api_result *res)
 {
-    return tally_add(&((json_sink *)self)->t, res);
+    return pc_tally_add(&((json_sink *)self)->t, res);
 }
 
 static void str(FILE *f, const char *s)
@@ -136,7 +136,7 @@ static pc_status json_finish(void *self, const pc_run_end *e)
     for (int r = 0; r < SKIP_REASON_COUNT; r++)
         if (t->reasons[r]) {
             fprintf(f, "%s", k++ ? ", " : "");
-            str(f, tally_reason_name((skip_reason)r));
+            str(f, pc_tally_reason_name((skip_reason)r));
             fprintf(f, ": %zu", t->reasons[r]);
         }
     fputs("},\n  \"apis\": [", f);
@@ -169,7 +169,7 @@ static pc_status json_finish(void *self, const pc_run_end *e)
 static void json_free(void *self)
 {
     json_sink *j = self;
-    tally_free(&j->t);
+    pc_tally_free(&j->t);
     free(j->path);
     free(j);
 }

@@ -17,7 +17,7 @@ static const char *const reason_names[SKIP_REASON_COUNT] = {
     [SKIP_NO_BACKWARD] = "no backward compared",
 };
 
-const char *tally_reason_name(skip_reason r)
+const char *pc_tally_reason_name(skip_reason r)
 {
     return (unsigned)r < SKIP_REASON_COUNT ? reason_names[r] : "";
 }
@@ -28,7 +28,7 @@ static bool has(const char *s, const char *needle)
 }
 
 /* msprobe's SKIP texts and precheck's, by what they say. */
-skip_reason tally_skip_reason(const char *m)
+skip_reason pc_tally_skip_reason(const char *m)
 {
     if (has(m, "not support for run ut") || has(m, "is not supported by precheck") ||
         has(m, "There is not bench function") || has(m, "object is not callable") ||
@@ -48,35 +48,35 @@ skip_reason tally_skip_reason(const char *m)
     return SKIP_DEVICE_ERROR;
 }
 
-bool tally_higher_is_better(int metric)
+bool pc_tally_higher_is_better(int metric)
 {
     return metric == PC_METRIC_COSINE || metric == PC_METRIC_REL_ERR_HUNDREDTH ||
            metric == PC_METRIC_REL_ERR_THOUSANDTH || metric == PC_METRIC_REL_ERR_TEN_THOUSANDTH;
 }
 
 /* How far the decision is past its limit (0 within it), NaN and unknown as very far. */
-double tally_badness(const pc_row_decision *d, pc_verdict status)
+double pc_tally_badness(const pc_row_decision *d, pc_verdict status)
 {
     if (status == PC_VERDICT_PASS || status == PC_VERDICT_SKIP || status == PC_VERDICT_SPACE)
         return 0;
     if (d->metric < 0 || isnan(d->value))
         return 1e300;
-    if (tally_higher_is_better(d->metric))
+    if (pc_tally_higher_is_better(d->metric))
         return (d->limit - d->value) / (1.0 - d->limit);
     return d->limit > 0 ? d->value / d->limit : d->value;
 }
 
-int tally_severity(pc_verdict v)
+int pc_tally_severity(pc_verdict v)
 {
     return v == PC_VERDICT_ERROR ? 3 : v == PC_VERDICT_WARNING ? 2 : v == PC_VERDICT_PASS ? 1 : 0;
 }
 
 static void consider(tally_row *w, const pc_detail_row *row, bool backward, size_t output)
 {
-    int sv = tally_severity(row->status);
-    double b = tally_badness(&row->decision, row->status);
-    if (w->set &&
-        (sv < tally_severity(w->status) || (sv == tally_severity(w->status) && b <= w->badness)))
+    int sv = pc_tally_severity(row->status);
+    double b = pc_tally_badness(&row->decision, row->status);
+    if (w->set && (sv < pc_tally_severity(w->status) ||
+                   (sv == pc_tally_severity(w->status) && b <= w->badness)))
         return;
     w->set = true;
     w->backward = backward;
@@ -105,7 +105,7 @@ static char *copy(const char *s, size_t max, bool flat)
     return c;
 }
 
-pc_status tally_add(tally *t, const pc_api_result *res)
+pc_status pc_tally_add(tally *t, const pc_api_result *res)
 {
     if (t->n == t->cap) {
         size_t cap = t->cap ? 2 * t->cap : 256;
@@ -132,21 +132,22 @@ pc_status tally_add(tally *t, const pc_api_result *res)
     for (size_t i = 0; i < res->n_bwd; i++)
         consider(&a->worst, &res->bwd_rows[i], true, i);
     if (res->forward == PC_VERDICT_SKIP && res->n_fwd > 0) {
-        t->reasons[tally_skip_reason(res->fwd_rows[0].message)]++;
+        t->reasons[pc_tally_skip_reason(res->fwd_rows[0].message)]++;
         a->skip_message = copy(res->fwd_rows[0].message, 300, true);
     } else if (res->backward == PC_VERDICT_SKIP && res->n_bwd > 0) {
         t->reasons[SKIP_NO_BACKWARD]++;
         a->skip_message = copy(res->bwd_rows[0].message, 300, true);
     }
-    pc_verdict worst = tally_severity(res->forward) >= tally_severity(res->backward)
+    pc_verdict worst = pc_tally_severity(res->forward) >= pc_tally_severity(res->backward)
                            ? res->forward
                            : res->backward;
-    if (tally_severity(worst) > tally_severity(t->worst_verdict) && tally_severity(worst) >= 2)
+    if (pc_tally_severity(worst) > pc_tally_severity(t->worst_verdict) &&
+        pc_tally_severity(worst) >= 2)
         t->worst_verdict = worst;
     return PC_OK;
 }
 
-void tally_free(tally *t)
+void pc_tally_free(tally *t)
 {
     for (size_t i = 0; i < t->n; i++) {
         free(t->apis[i].name);
@@ -158,16 +159,17 @@ void tally_free(tally *t)
 
 static bool worse(const tally_row *a, const tally_row *b)
 {
-    return tally_severity(a->status) > tally_severity(b->status) ||
-           (tally_severity(a->status) == tally_severity(b->status) && a->badness > b->badness);
+    return pc_tally_severity(a->status) > pc_tally_severity(b->status) ||
+           (pc_tally_severity(a->status) == pc_tally_severity(b->status) &&
+            a->badness > b->badness);
 }
 
-size_t tally_worst(const tally *t, size_t *out, size_t max)
+size_t pc_tally_worst(const tally *t, size_t *out, size_t max)
 {
     size_t k = 0;
     for (size_t i = 0; i < t->n && max > 0; i++) {
         const tally_row *r = &t->apis[i].worst;
-        if (!r->set || tally_severity(r->status) < 2)
+        if (!r->set || pc_tally_severity(r->status) < 2)
             continue;
         size_t pos = k; /* the kept list is worst first; ties keep dump order */
         while (pos > 0 && worse(r, &t->apis[out[pos - 1]].worst))
@@ -183,7 +185,7 @@ size_t tally_worst(const tally *t, size_t *out, size_t max)
     return k;
 }
 
-void tally_row_text(const tally_row *r, char *buf, size_t size)
+void pc_tally_row_text(const tally_row *r, char *buf, size_t size)
 {
     const pc_row_decision *d = &r->decision;
     int n = snprintf(buf, size, "%s output %zu (%s %s)", r->backward ? "backward" : "forward",
@@ -194,7 +196,7 @@ void tally_row_text(const tally_row *r, char *buf, size_t size)
         snprintf(buf + n, size - (size_t)n, ": see the row's message");
         return;
     }
-    const char *how = tally_higher_is_better(d->metric) ? "must be >" : "must be <";
+    const char *how = pc_tally_higher_is_better(d->metric) ? "must be >" : "must be <";
     if (d->metric == PC_METRIC_ERROR_RATE)
         how = "must be";
     snprintf(buf + n, size - (size_t)n, ": %s %.6g, %s %g", pc_metric_name((pc_metric)d->metric),

@@ -21,17 +21,17 @@ typedef enum skip_reason {
     SKIP_REASON_COUNT
 } skip_reason;
 
-const char *tally_reason_name(skip_reason r);
+const char *pc_tally_reason_name(skip_reason r);
 /* The kind of a whole-API SKIP, from its message (msprobe's texts and precheck's). */
-skip_reason tally_skip_reason(const char *message);
+skip_reason pc_tally_skip_reason(const char *message);
 
 /* Whether a larger value of the metric is better (cosine, the shares within a relative error). */
-bool tally_higher_is_better(int metric);
+bool pc_tally_higher_is_better(int metric);
 /* error 3, Warning 2, pass 1, SKIP and SPACE 0: the order "worst first" uses. */
-int tally_severity(pc_verdict v);
+int pc_tally_severity(pc_verdict v);
 /* How far a row's deciding metric is past its limit (0 within it; NaN and unknown metrics very
  * far), to order rows of the same severity. */
-double tally_badness(const pc_row_decision *d, pc_verdict status);
+double pc_tally_badness(const pc_row_decision *d, pc_verdict status);
 
 /* The row of an API that a person should look at first. */
 typedef struct tally_row {
@@ -59,14 +59,14 @@ typedef struct tally {
     pc_verdict worst_verdict; /* PASS when nothing worse was seen */
 } tally;
 
-pc_status tally_add(tally *t, const pc_api_result *res);
-void tally_free(tally *t);
+pc_status pc_tally_add(tally *t, const pc_api_result *res);
+void pc_tally_free(tally *t);
 
 /* Indexes of the APIs to look at first (error before Warning before SKIP-free passes, then by
  * how far the deciding metric is past its limit), at most max; returns how many. */
-size_t tally_worst(const tally *t, size_t *out, size_t max);
+size_t pc_tally_worst(const tally *t, size_t *out, size_t max);
 
 /* "backward output 1: cosine similarity 0.9812, must be > 0.99" and the like. */
-void tally_row_text(const tally_row *r, char *buf, size_t size);
+void pc_tally_row_text(const tally_row *r, char *buf, size_t size);
 
 #endif

@@ -151,9 +151,9 @@ static void fast_matches_reference(void **state)
     int compared = 0;
     /* the levels this CPU has: a higher cap runs its best kernel again (aarch64: the portable
      * one, three times as slow under qemu) */
-    const int best = metrics_fast_set_isa(-1);
+    const int best = pc_cmp_metrics_fast_set_isa(-1);
     for (int isa = 0; isa <= best; isa++) {
-        metrics_fast_set_isa(isa);
+        pc_cmp_metrics_fast_set_isa(isa);
         for (size_t pi = 0; pi < sizeof pairs / sizeof pairs[0]; pi++) {
             const pair_case *pc = &pairs[pi];
             for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
@@ -187,7 +187,7 @@ static void fast_matches_reference(void **state)
             }
         }
     }
-    metrics_fast_set_isa(-1);
+    pc_cmp_metrics_fast_set_isa(-1);
     print_message("%d fast/reference comparisons, all bit-identical\n", compared);
     free(bench);
     free(device);
@@ -290,7 +290,7 @@ static void sparse_special_values(void **state)
     };
     int compared = 0;
     for (int isa = 0; isa <= 2; isa++) {
-        metrics_fast_set_isa(isa);
+        pc_cmp_metrics_fast_set_isa(isa);
         for (size_t pi = 0; pi < sizeof pairs / sizeof pairs[0]; pi++) {
             const pair_case *pc = &pairs[pi];
             for (size_t sp = 0; sp < sizeof specials / sizeof specials[0]; sp++) {
@@ -327,7 +327,7 @@ static void sparse_special_values(void **state)
             }
         }
     }
-    metrics_fast_set_isa(-1);
+    pc_cmp_metrics_fast_set_isa(-1);
     print_message("%d sparse-special comparisons, all bit-identical\n", compared);
     free(bench);
     free(device);

@@ -41,7 +41,7 @@ static void sums_match_numpy(void **state)
             float *a = malloc(n * sizeof *a);
             for (unsigned long i = 0; i < n; i++)
                 a[i] = (float)lcg_value(&st);
-            float s = np_sum_f32(a, n);
+            float s = pc_np_sum_f32(a, n);
             float m = (float)((double)s / (double)n);
             uint32_t sb, mb;
             memcpy(&sb, &s, 4);
@@ -55,7 +55,7 @@ static void sums_match_numpy(void **state)
             double *a = malloc(n * sizeof *a);
             for (unsigned long i = 0; i < n; i++)
                 a[i] = lcg_value(&st);
-            double s = np_sum_f64(a, n);
+            double s = pc_np_sum_f64(a, n);
             double m = s / (double)n;
             uint64_t sb, mb;
             memcpy(&sb, &s, 8);
@@ -79,23 +79,23 @@ static void stream_equals_one_shot(void **state)
         d[i] = lcg_value(&st);
         a[i] = (float)d[i];
     }
-    float want32 = np_sum_f32(a, n);
-    double want64 = np_sum_f64(d, n);
+    float want32 = pc_np_sum_f32(a, n);
+    double want64 = pc_np_sum_f64(d, n);
     static const size_t pieces[] = {1, 7, 100, 1000, 8191, 8192, 8193, 20000};
     for (size_t k = 0; k < sizeof pieces / sizeof pieces[0]; k++) {
         np_stream s32, s64;
-        assert_int_equal(np_stream_init(&s32, NP_F32), PC_OK);
-        assert_int_equal(np_stream_init(&s64, NP_F64), PC_OK);
+        assert_int_equal(pc_np_stream_init(&s32, NP_F32), PC_OK);
+        assert_int_equal(pc_np_stream_init(&s64, NP_F64), PC_OK);
         for (size_t i = 0; i < n; i += pieces[k]) {
             size_t m = n - i < pieces[k] ? n - i : pieces[k];
-            np_stream_append(&s32, a + i, m);
-            np_stream_append(&s64, d + i, m);
+            pc_np_stream_append(&s32, a + i, m);
+            pc_np_stream_append(&s64, d + i, m);
         }
         assert_int_equal(s32.count, (int64_t)n);
-        assert_true((float)np_stream_sum(&s32) == want32);
-        assert_true(np_stream_sum(&s64) == want64);
-        np_stream_free(&s32);
-        np_stream_free(&s64);
+        assert_true((float)pc_np_stream_sum(&s32) == want32);
+        assert_true(pc_np_stream_sum(&s64) == want64);
+        pc_np_stream_free(&s32);
+        pc_np_stream_free(&s64);
     }
     /* a naive left-to-right sum is not numpy's */
     float naive = 0;
@@ -110,11 +110,11 @@ static void small_cases(void **state)
 {
     /* below 8 elements: left to right from 0 (so -0.0 sums to +0.0, as np.sum gives) */
     float z[] = {-0.0f};
-    float s = np_pairwise_f32(z, 1);
+    float s = pc_np_pairwise_f32(z, 1);
     assert_false(signbit(s));
-    assert_true(np_pairwise_f32(NULL, 0) == 0);
+    assert_true(pc_np_pairwise_f32(NULL, 0) == 0);
     float nan_in[] = {1, 2, NAN, 4, 5, 6, 7, 8, 9};
-    assert_true(isnan(np_pairwise_f32(nan_in, 9)));
+    assert_true(isnan(pc_np_pairwise_f32(nan_in, 9)));
 }
 
 int main(void)

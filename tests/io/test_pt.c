@@ -9,7 +9,7 @@
 #include <inttypes.h>
 #include <math.h>
 
-#include "io/pt_internal.h"
+#include "io/pt_impl.h"
 #include "io/zip.h"
 #include "precheck/core/convert.h"
 #include "precheck/io/pt.h"

@@ -214,7 +214,7 @@ static void test_consecutive_check_is_exact(void **state)
     char *want_rep = many_apis(dir, 300, true, &sum);
     assert_false(sum.streamed);
     assert_int_equal(sum.result_rows, 300);
-    pcmp_test_seen_bits(6); /* 64 bits: nearly every name a candidate */
+    pc_pcmp_test_seen_bits(6); /* 64 bits: nearly every name a candidate */
     char *got = many_apis(dir, 300, false, &sum);
     assert_true(sum.streamed);
     assert_string_equal(got, want);
@@ -224,14 +224,14 @@ static void test_consecutive_check_is_exact(void **state)
     assert_string_equal(got, want_rep);
     free(got);
     char *want_big = NULL;
-    pcmp_test_seen_bits(0);
+    pc_pcmp_test_seen_bits(0);
     want_big = many_apis(dir, 5000, false, &sum);
     assert_true(sum.streamed);
-    pcmp_test_seen_bits(6); /* more candidates than are checked: indexed */
+    pc_pcmp_test_seen_bits(6); /* more candidates than are checked: indexed */
     got = many_apis(dir, 5000, false, &sum);
     assert_false(sum.streamed);
     assert_string_equal(got, want_big);
-    pcmp_test_seen_bits(0);
+    pc_pcmp_test_seen_bits(0);
     free(got);
     free(want_big);
     free(want);

@@ -53,7 +53,7 @@ static const char *escaped(html_buf *b, const char *text, size_t len)
     b->len = 0;
     if (b->data)
         b->data[0] = 0;
-    hb_textn(b, text, len);
+    pc_hb_textn(b, text, len);
     assert_false(b->failed);
     return b->data ? b->data : "";
 }
@@ -83,9 +83,9 @@ static void test_escaping(void **state)
 #undef ESC
     /* a cut text ends on a character boundary */
     b.len = 0;
-    hb_text_cut(&b, "ab\xe4\xbd\x99\xe5\xbc\xa6", 4);
+    pc_hb_text_cut(&b, "ab\xe4\xbd\x99\xe5\xbc\xa6", 4);
     assert_string_equal(b.data, "ab\xe2\x80\xa6");
-    hb_free(&b);
+    pc_hb_free(&b);
 }
 
 /* ---- what a page may hold ---- */
@@ -175,13 +175,13 @@ static void assert_page_is_ours(const char *page)
     /* the one script and the one style sheet are the program's, byte for byte */
     const char *script = strstr(page, "<script>");
     assert_non_null(script);
-    assert_memory_equal(script + 8, report_js, strlen(report_js));
-    assert_true(strncmp(script + 8 + strlen(report_js), "</script>", 9) == 0);
+    assert_memory_equal(script + 8, pc_report_js, strlen(pc_report_js));
+    assert_true(strncmp(script + 8 + strlen(pc_report_js), "</script>", 9) == 0);
     const char *style = strstr(page, "<style>");
-    assert_memory_equal(style + 7, report_css, strlen(report_css));
+    assert_memory_equal(style + 7, pc_report_css, strlen(pc_report_css));
     for (const char *p = page; *p; p++) {
         if (p == script + 8 || p == style + 7) { /* skip the program's own script and style */
-            p += (p == script + 8 ? strlen(report_js) : strlen(report_css)) - 1;
+            p += (p == script + 8 ? strlen(pc_report_js) : strlen(pc_report_css)) - 1;
             continue;
         }
         if (*p == '&') {
@@ -400,7 +400,7 @@ static void test_real_run(void **state)
     /* the metric that decided each API's worst row, read back from the CSV, is summary.json's */
     rep_model m;
     pc_report_options opt = {.dir = dir};
-    assert_int_equal(rep_model_load(&m, &opt), PC_OK);
+    assert_int_equal(pc_rep_model_load(&m, &opt), PC_OK);
     pc_test_find_file(dir, "precheck_summary_", path, sizeof path);
     pc_json_doc *doc = NULL;
     assert_int_equal(pc_json_parse_file(&doc, path), PC_OK);
@@ -444,7 +444,7 @@ static void test_real_run(void **state)
     }
     assert_true(checked >= 40);
     pc_json_free(doc);
-    rep_model_free(&m);
+    pc_rep_model_free(&m);
 }
 
 /* ---- msprobe's folders ---- */

@@ -3,8 +3,8 @@
  * that tests can make small files that use every zip64 record (the public writer uses
  * 0xFFFFFFFF, where zip requires them).
  */
-#ifndef PC_IO_PT_INTERNAL_H
-#define PC_IO_PT_INTERNAL_H
+#ifndef PC_IO_PT_IMPL_H
+#define PC_IO_PT_IMPL_H
 
 #include <stddef.h>
 #include <stdint.h>

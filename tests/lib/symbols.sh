@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Every symbol libprecheck defines for the outside starts with pc_ (or PC_): the executable
+# exports the whole library to its plug-ins, so a bare name (row_init, load_value) would share
+# the process's namespace with libpython, torch and their extensions.
+# usage: symbols.sh LIBPRECHECK.a
+set -euo pipefail
+lib=$1
+bare=$(nm -g --defined-only "$lib" | awk 'NF == 3 && $2 ~ /^[TDBRVW]$/ {print $3}' |
+    grep -v '^pc_\|^PC_' | sort -u || true)
+if [[ -n $bare ]]; then
+    echo "libprecheck defines symbols without the pc_ prefix (make them static, or prefix them):"
+    echo "$bare"
+    exit 1
+fi
+count=$(nm -g --defined-only "$lib" | awk 'NF == 3 && $2 ~ /^[TDBRVW]$/' | wc -l)
+echo "symbols: all $count external symbols of $lib start with pc_"
