@@ -1,87 +1,14 @@
 /*
  * The reference device's autocast: an emulation, by casts, of what the accelerators' AMP
  * autocast does to an op when msprobe runs the device call under it (call->autocast, decided
- * by the runner from msprobe's rule, docs/msprobe-contract.md#replay). It follows the AMP op lists:
- * GEMM-like ops run in the autocast dtype, a set of precision-sensitive ops in float32, everything
- * else in its input dtypes. A real device (the torch backend) uses torch's own autocast instead.
+ * by the runner from msprobe's rule, docs/msprobe-contract.md#replay). It follows the AMP op lists,
+ * which the op rows carry (PC_OP_AMP_LOWER, PC_OP_AMP_FP32 in ops/op.h): GEMM-like ops run in the
+ * autocast dtype, a set of precision-sensitive ops in float32, everything else in its input
+ * dtypes. A real device (the torch backend) uses torch's own autocast instead.
  */
-#include <string.h>
-
 #include "backends_impl.h"
 #include "precheck/ops/call.h"
 #include "precheck/ops/schema.h"
-
-/* Ops that autocast runs in the lower-precision dtype. */
-static const char *const lower_ops[] = {
-    "addbmm",
-    "addmm",
-    "addmv",
-    "addr",
-    "baddbmm",
-    "bmm",
-    "chain_matmul",
-    "conv1d",
-    "conv2d",
-    "conv3d",
-    "linear",
-    "matmul",
-    "mm",
-    "mv",
-    "prelu",
-    "conv_transpose1d",
-    "conv_transpose2d",
-    "conv_transpose3d",
-};
-
-/* Ops that autocast runs in float32. */
-static const char *const fp32_ops[] = {
-    "acos",
-    "asin",
-    "cosh",
-    "erfinv",
-    "exp",
-    "expm1",
-    "log",
-    "log10",
-    "log2",
-    "log1p",
-    "reciprocal",
-    "rsqrt",
-    "sinh",
-    "tan",
-    "pow",
-    "softplus",
-    "layer_norm",
-    "group_norm",
-    "norm",
-    "nll_loss",
-    "cross_entropy",
-    "cosine_similarity",
-    "sum",
-    "prod",
-    "cumsum",
-    "cumprod",
-    "softmax",
-    "log_softmax",
-    "mse_loss",
-    "l1_loss",
-    "smooth_l1_loss",
-    "kl_div",
-    "dist",
-    "renorm",
-    "logsumexp",
-    "cdist",
-    "pdist",
-    "binary_cross_entropy_with_logits",
-};
-
-static bool in_list(const char *name, const char *const *list, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (strcmp(name, list[i]) == 0)
-            return true;
-    return false;
-}
 
 static bool half_or_float(pc_dtype d)
 {
@@ -94,11 +21,11 @@ pc_status pc_cpu_autocast(const pc_op_call *call, pc_op_call *out, bool *changed
     if (!call->autocast)
         return PC_OK;
     pc_dtype dtype = (pc_dtype)(call->autocast - 1);
-    const char *name = call->op->name;
+    /* the op's AMP class: its row's rules (ops/op.h) */
     pc_dtype to = PC_DTYPE_INVALID;
-    if (in_list(name, lower_ops, sizeof lower_ops / sizeof lower_ops[0]))
+    if (call->op->rules & PC_OP_AMP_LOWER)
         to = dtype;
-    else if (in_list(name, fp32_ops, sizeof fp32_ops / sizeof fp32_ops[0]))
+    else if (call->op->rules & PC_OP_AMP_FP32)
         to = PC_DTYPE_F32;
     if (to == PC_DTYPE_INVALID)
         return PC_OK;

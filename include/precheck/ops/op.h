@@ -40,7 +40,7 @@ typedef pc_status (*pc_op_backward_fn)(const pc_op_call *call, pc_compute comput
 
 /* What precheck does differently for an op because of the op (its row's last column, an or of
  * these; 0 for most): how the bench raises its inputs (msprobe's run_ut; docs/msprobe-contract.md
- * #replay), how replay maps a recorded gradient. */
+ * #replay), how replay maps a recorded gradient, its AMP class. */
 enum {
     /* The bench kernels read every float input through the compute dtype (pc_kernel_load,
      * pc_kernel_read) and take the dtypes of their results from pc_kernel_dtype: the inputs are not
@@ -54,6 +54,11 @@ enum {
     /* On a 2-D input torch records one addmm (bias, input, weight^T) or mm node, whose gradients
      * replay maps back onto the arguments (linear). */
     PC_OP_REPLAY_ADDMM = 1u << 3,
+    /* The AMP op lists (what autocast does to the op when msprobe runs the device call under
+     * it; the reference device emulates it, backends/cpu_autocast.c): GEMM-like ops run in the
+     * autocast dtype, precision-sensitive ones in float32, the rest in their input dtypes. */
+    PC_OP_AMP_LOWER = 1u << 4,
+    PC_OP_AMP_FP32 = 1u << 5,
 };
 
 #define PC_OP_MAX_CALLS 2 /* the most ops one op calls */
