@@ -13,5 +13,5 @@ if [[ -n $bare ]]; then
     echo "$bare"
     exit 1
 fi
-count=$(nm -g --defined-only "$lib" | awk 'NF == 3 && $2 ~ /^[TDBRVW]$/' | wc -l)
+count=$(nm -g --defined-only "$lib" | awk 'NF == 3 && $2 ~ /^[TDBRVW]$/ && $3 !~ /^__/' | wc -l)
 echo "symbols: all $count external symbols of $lib start with pc_"
