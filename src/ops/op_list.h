@@ -24,21 +24,20 @@
  * case in tests/golden/ (docs/ops.md, "Adding an op").
  *
  * The order is load-bearing: the API names are looked up first match first, overloads are
- * tried in row order (pc_api_lookup_next: max(input, other) after the reduction max), and
- * `precheck ops` lists them in this order (a D row's names where the row stands, which is why a
- * family whose names interleave has two: D(ADD, TORCH | TENSOR), its dunders, D(ADD, TENSOR_)).
- * It is also why a few rows still live in the .def of the group that added them rather than
- * beside their kernels; moving them would reorder the names:
- *   shape/shape.def     sum, mean, max, min, amax, amin, argmax, argmin (kernels in reduce/),
- *                       arange and the fills (factory/), __getitem__ (index/)
- *   nn/nn.def           linear and the matmuls (linalg/), softmax, log_softmax, layer_norm,
- *                       batch_norm, cross_entropy (norm/), conv2d, max_pool2d,
- *                       adaptive_avg_pool2d (conv/)
- *   loss/loss.def       group_norm, instance_norm, glu (norm/), pad (shape/), einsum, cdist
- *                       (linalg/), scaled_dot_product_attention (nn/)
- *   index/index.def     linspace, logspace (factory/)
- *   sort/sort.def       npu_sort_v2, npu_moe_gating_top_k_softmax (their kernels are sorts)
- *   npu/npu.def         npu_linear (linalg/), npu_mish (pointwise/)
+ * tried in row order (pc_api_lookup_next), and `precheck ops` lists them in this order (a D row's
+ * names where the row stands, which is why a family whose names interleave has two:
+ * D(ADD, TORCH | TENSOR), its dunders, D(ADD, TENSOR_)). Every row stands in the definition file
+ * of the family whose folder holds its kernels, but for two, and two orders hold across files:
+ *   Torch.where            the element-wise where (pointwise.def) before where(condition)
+ *                          (index.def): pointwise.def is included before index.def;
+ *   Torch.max, Tensor.max  the reduction before max(input, other), and min likewise: the
+ *                          element-wise max(input, other) and min(input, other) run pointwise's
+ *                          kernels but stand in reduce.def, after the reductions (in
+ *                          pointwise.def, included first, they would be found first).
+ * No other API name has two rows. The files come in the order of docs/ops.md's families; that
+ * order changed once, when the rows the first groups of ops had left in another family's file
+ * moved beside their kernels (issue 19): every lookup stayed the same, the `precheck ops`
+ * listing changed its order.
  */
 #ifndef X
 #define X(id, schema, exact, forward, backward, param, scalar_args, rules)
@@ -54,13 +53,16 @@
 #endif
 /* clang-format off */
 #include "ops/pointwise/pointwise.def"
-#include "ops/shape/shape.def"
-#include "ops/nn/nn.def"
 #include "ops/reduce/reduce.def"
-#include "ops/sort/sort.def"
+#include "ops/shape/shape.def"
+#include "ops/factory/factory.def"
 #include "ops/index/index.def"
+#include "ops/linalg/linalg.def"
+#include "ops/norm/norm.def"
 #include "ops/loss/loss.def"
 #include "ops/conv/conv.def"
+#include "ops/nn/nn.def"
+#include "ops/sort/sort.def"
 #include "ops/npu/npu.def"
 /* clang-format on */
 #undef X

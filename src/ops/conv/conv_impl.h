@@ -6,8 +6,7 @@
 
 #include "ops/ops_impl.h"
 
-/* ---- convolutions (conv.c; conv2d's row in nn/nn.def); op param: spatial
- * dimensions (1-3) | PC_CONV_TRANSPOSED ---- */
+/* ---- convolutions (conv.c); op param: spatial dimensions (1-3) | PC_CONV_TRANSPOSED ---- */
 enum { PC_CONV_TRANSPOSED = 4 };
 /* C [M, N] = A [M, K] x B [K, N] (B^T: B [N, K] when tb) in float32, each output one FMA chain
  * over K in order: oneDNN's direct convolution order. OpenBLAS's sgemm
