@@ -422,7 +422,8 @@ pc_status pc_k_linear_backward(const pc_op_call *call, pc_compute compute,
     }
     pc_tensor g = PC_TENSOR_NULL, x = PC_TENSOR_NULL, w = PC_TENSOR_NULL, r = PC_TENSOR_NULL;
     int64_t gshape[2] = {p.M, p.N};
-    if ((st = pc_nn_load(call, grad_out, cd, &g)) != PC_OK ||
+    /* g is only read (a contiguous gradient of the compute dtype is not copied) */
+    if ((st = pc_nn_load_ro(call, grad_out, cd, &g)) != PC_OK ||
         (st = pc_tensor_reshape(&g, &g, gshape, 2)) != PC_OK)
         goto done;
     if (pc_nn_wants_grad(call, 0)) {
