@@ -24,10 +24,11 @@ bool pc_bench_raisable(pc_dtype d)
 /* Ops whose bench kernels read every float input through the compute dtype (pc_nn_load,
  * pc_nn_read) and take the dtypes of their results from pc_nn_dtype: their inputs are not
  * raised ahead as whole copies (for the vocabulary-sized linear, a GB of float64 weight and
- * as much again of gradient). The values they compute with are the same. */
+ * as much again of gradient; embedding reads only the rows its indices name). The values they
+ * compute with are the same. */
 static bool raises_lazily(const pc_op_call *call)
 {
-    return strcmp(call->op->name, "linear") == 0;
+    return strcmp(call->op->name, "linear") == 0 || strcmp(call->op->name, "embedding") == 0;
 }
 
 static bool never_raised(const pc_op_call *call)
