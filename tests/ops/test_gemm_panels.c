@@ -141,11 +141,55 @@ static void test_panels_no_bias(void **state)
     check(false);
 }
 
+/* The bench raising its float32 operands as it reads them (lazy_raise: float64 results, the
+ * weight gradient computed in the gradient itself) gives the float64 values that, rounded to
+ * float32, are the float32 results of the same panels (written through a panel buffer). */
+static void test_panels_lazy_float64(void **state)
+{
+    (void)state;
+    pc_op_call c, lazy;
+    make_call(&c, true);
+    make_call(&lazy, true);
+    lazy.lazy_raise = (int)PC_DTYPE_F64 + 1;
+    pc_tensor g = PC_TENSOR_NULL;
+    int64_t gs[3] = {2, M / 2, N};
+    assert_int_equal(pc_tensor_alloc(&g, PC_DTYPE_F32, gs, 3), PC_OK);
+    fill(&g, 99);
+    pc_op_result r = {0}, rl = {0};
+    pc_op_grads gr = {0}, gl = {0};
+    assert_int_equal(pc_op_forward(&c, PC_COMPUTE_BENCH, &r), PC_OK);
+    assert_int_equal(pc_op_forward(&lazy, PC_COMPUTE_BENCH, &rl), PC_OK);
+    assert_int_equal(pc_op_backward(&c, PC_COMPUTE_BENCH, &g, &gr), PC_OK);
+    assert_int_equal(pc_op_backward(&lazy, PC_COMPUTE_BENCH, &g, &gl), PC_OK);
+    const pc_tensor *f32[4] = {&r.tensors[0], &gr.grads[0], &gr.grads[1], &gr.grads[2]};
+    const pc_tensor *f64[4] = {&rl.tensors[0], &gl.grads[0], &gl.grads[1], &gl.grads[2]};
+    for (int t = 0; t < 4; t++) {
+        assert_int_equal(f32[t]->dtype, PC_DTYPE_F32);
+        assert_int_equal(f64[t]->dtype, PC_DTYPE_F64);
+        int64_t n = pc_tensor_numel(f32[t]);
+        assert_int_equal(pc_tensor_numel(f64[t]), n);
+        const float *a = pc_tensor_data(f32[t]);
+        const double *b = pc_tensor_data(f64[t]);
+        for (int64_t i = 0; i < n; i++) {
+            float rb = (float)b[i];
+            assert_memory_equal(&a[i], &rb, sizeof rb);
+        }
+    }
+    pc_op_grads_free(&gr);
+    pc_op_grads_free(&gl);
+    pc_op_result_free(&r);
+    pc_op_result_free(&rl);
+    pc_tensor_free(&g);
+    pc_op_call_free(&c);
+    pc_op_call_free(&lazy);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_panels_bias),
         cmocka_unit_test(test_panels_no_bias),
+        cmocka_unit_test(test_panels_lazy_float64),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -45,7 +45,8 @@ enum {
     /* The bench kernels read every float input through the compute dtype (pc_kernel_load,
      * pc_kernel_read) and take the dtypes of their results from pc_kernel_dtype: the inputs are not
      * raised ahead as whole copies (for the vocabulary-sized linear, a GB of float64 weight and as
-     * much again of gradient). The values they compute with are the same. */
+     * much again of gradient; embedding raises only the rows its indices name). The values they
+     * compute with are the same. */
     PC_OP_BENCH_LAZY = 1u << 0,
     PC_OP_BENCH_NEVER = 1u << 1, /* the bench does not raise the inputs (type_as) */
     /* Under msprobe's policy float32 inputs are not raised (the runner has rounded them to HF32

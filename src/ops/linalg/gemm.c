@@ -174,6 +174,9 @@ static pc_status store_grad(const pc_op_call *call, pc_tensor *buf, const pc_ten
 
 /* Above this many bytes of double weight or result, the bench's linear works in panels. */
 #define PANEL_BYTES ((int64_t)64 << 20)
+/* A panel's rows are read and written on the threads from this many elements (each row on its
+ * own: the same bytes on any number of threads). */
+#define PANEL_PARALLEL ((int64_t)1 << 16)
 
 typedef struct linear_plan {
     const pc_tensor *x, *w, *b;
@@ -241,6 +244,7 @@ static int64_t panel_rows(const linear_plan *p)
 static void read_columns(const pc_tensor *t, int64_t M, int64_t N, int64_t n0, int64_t nb,
                          double *dst)
 {
+#pragma omp parallel for schedule(static) if (M * nb >= PANEL_PARALLEL)
     for (int64_t i = 0; i < M; i++)
         pc_kernel_read(t, i * N + n0, nb, PC_DTYPE_F64, dst + i * nb);
 }
@@ -263,7 +267,7 @@ static pc_status linear_bench_panels(const pc_op_call *call, const linear_plan *
         (need_w && (st = alloc_out(call, cd, ws, 2, &wp)) != PC_OK) ||
         (st = alloc_out(call, cd, cs, 2, &cp)) != PC_OK ||
         (dx && (st = alloc_buf(call, cd, xs, 2, &acc)) != PC_OK) ||
-        (dw && (st = alloc_out(call, cd, ws, 2, &dwp)) != PC_OK))
+        (dw && dw->dtype != cd && (st = alloc_out(call, cd, ws, 2, &dwp)) != PC_OK))
         goto done;
     if (y && p->b) {
         int64_t bs[1] = {p->N};
@@ -284,6 +288,7 @@ static pc_status linear_bench_panels(const pc_op_call *call, const linear_plan *
             pc_blas_gemm(cd, false, true, p->M, nb, p->K, 1.0, pc_tensor_data(&x), p->K, W, p->K,
                          0.0, C, nb);
             const double *b = p->b ? (const double *)pc_tensor_data(&bias) + n0 : NULL;
+#pragma omp parallel for schedule(static) if (p->M * nb >= PANEL_PARALLEL)
             for (int64_t i = 0; i < p->M; i++) {
                 if (b)
                     for (int64_t j = 0; j < nb; j++)
@@ -296,10 +301,13 @@ static pc_status linear_bench_panels(const pc_op_call *call, const linear_plan *
         if (dx)                                 /* dx += g[:, panel] W[panel, :] */
             pc_blas_gemm(cd, false, false, p->M, p->K, nb, 1.0, C, nb, W, p->K, n0 ? 1.0 : 0.0,
                          pc_tensor_data(&acc), p->K);
-        if (dw) { /* dw[panel, :] = g[:, panel]^T x */
+        if (dw) { /* dw[panel, :] = g[:, panel]^T x, into dw itself when it is of dtype cd */
+            double *D = dw->dtype == cd ? (double *)pc_tensor_data(dw) + n0 * p->K
+                                        : (double *)pc_tensor_data(&dwp);
             pc_blas_gemm(cd, true, false, nb, p->K, p->M, 1.0, C, nb, pc_tensor_data(&x), p->K, 0.0,
-                         pc_tensor_data(&dwp), p->K);
-            pc_kernel_write(dw, n0 * p->K, nb * p->K, pc_tensor_data(&dwp), cd);
+                         D, p->K);
+            if (dw->dtype != cd)
+                pc_kernel_write(dw, n0 * p->K, nb * p->K, D, cd);
         }
         if (db) {
             double *b = (double *)pc_tensor_data(&bias) + n0;
@@ -422,7 +430,8 @@ pc_status pc_k_linear_backward(const pc_op_call *call, pc_compute compute,
     }
     pc_tensor g = PC_TENSOR_NULL, x = PC_TENSOR_NULL, w = PC_TENSOR_NULL, r = PC_TENSOR_NULL;
     int64_t gshape[2] = {p.M, p.N};
-    if ((st = pc_kernel_load(call, grad_out, cd, &g)) != PC_OK ||
+    /* g is only read (a contiguous gradient of the compute dtype is not copied) */
+    if ((st = pc_kernel_load_ro(call, grad_out, cd, &g)) != PC_OK ||
         (st = pc_tensor_reshape(&g, &g, gshape, 2)) != PC_OK)
         goto done;
     if (pc_kernel_wants_grad(call, 0)) {

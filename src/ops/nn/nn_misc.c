@@ -85,10 +85,22 @@ pc_status pc_k_embedding_forward(const pc_op_call *call, pc_compute compute, pc_
         return pc_error_set(PC_ERR_UNSUPPORTED, "%s: too many dimensions", call->full_name);
     if ((st = emb_indices(call, &p, &ix)) != PC_OK)
         return st;
-    if ((st = pc_tensor_contiguous(&w, p.w)) == PC_OK &&
-        (st = pc_tensor_alloc(&y, p.w->dtype, shape, p.idx->rank + 1)) == PC_OK) {
+    /* the bench raises the weight as it reads the rows it gathers (not the whole table) */
+    pc_dtype od = pc_kernel_dtype(call, p.w);
+    const int64_t *k = pc_tensor_data(&ix);
+    if (od != p.w->dtype) {
+        if ((st = pc_tensor_alloc_uninit(&y, od, shape, p.idx->rank + 1)) == PC_OK) {
+            size_t row = (size_t)p.dim * pc_dtype_size(od);
+            for (int64_t i = 0; i < p.n; i++)
+                pc_kernel_read(p.w, k[i] * p.dim, p.dim, od,
+                               (char *)pc_tensor_data(&y) + (size_t)i * row);
+            out->tensors[0] = y;
+            out->count = 1;
+            y = PC_TENSOR_NULL;
+        }
+    } else if ((st = pc_tensor_contiguous(&w, p.w)) == PC_OK &&
+               (st = pc_tensor_alloc(&y, p.w->dtype, shape, p.idx->rank + 1)) == PC_OK) {
         size_t row = (size_t)p.dim * pc_dtype_size(p.w->dtype);
-        const int64_t *k = pc_tensor_data(&ix);
         for (int64_t i = 0; i < p.n; i++)
             memcpy((char *)pc_tensor_data(&y) + (size_t)i * row,
                    (const char *)pc_tensor_data(&w) + (size_t)k[i] * row, row);
@@ -149,7 +161,7 @@ pc_status pc_k_embedding_backward(const pc_op_call *call, pc_compute compute,
                             "%s: the gradient has %" PRId64 " elements, not %" PRId64,
                             call->full_name, pc_tensor_numel(grad_out), p.n * p.dim);
     if ((st = emb_indices(call, &p, &ix)) != PC_OK ||
-        (st = pc_tensor_alloc(&dw, p.w->dtype, p.w->shape, 2)) != PC_OK)
+        (st = pc_tensor_alloc(&dw, pc_kernel_dtype(call, p.w), p.w->shape, 2)) != PC_OK)
         goto done;
     first = calloc((size_t)p.num + 1, sizeof *first);
     order = malloc(((size_t)p.n + 1) * sizeof *order);

@@ -27,6 +27,9 @@
 #ifdef _OPENMP
 #include <omp.h>
 #endif
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "ops/blas.h"
 #include "ops/kernel.h"
@@ -90,20 +93,6 @@ typedef struct fa_plan {
  * with its own block scratch and single-threaded BLAS calls); below it one head at a time with
  * threaded BLAS and row loops. Either way each head's arithmetic is the same. */
 #define FA_HEADS_PARALLEL ((int64_t)1 << 22)
-
-static inline bool fa_masked(const fa_plan *p, int64_t b, int64_t n, int64_t i, int64_t j)
-{
-    switch (p->mask) {
-    case FA_MASK_BAND:
-        return j - i >= p->next + 1 || j - i <= -p->pre - 1;
-    case FA_MASK_TRIU:
-        return j - i >= p->triu_k;
-    case FA_MASK_TENSOR:
-        return p->mdata[b * p->ms[0] + n * p->ms[1] + i * p->ms[2] + j * p->ms[3]] != 0;
-    default:
-        return false;
-    }
-}
 
 #define PC_TWIN_TEMPLATE "ops/npu/npu_attention_kernel.inc"
 #include "ops/kernel_twins.h"
