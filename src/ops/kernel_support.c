@@ -66,12 +66,15 @@ pc_status pc_kernel_store(const pc_op_call *call, pc_tensor *buf, pc_dtype od, c
 }
 
 /* One run of contiguous elements: the same conversion as pc_tensor_cast's (pc_convert_buffer;
- * a plain copy within a dtype, on the threads when it is large). */
+ * a plain copy within a dtype). */
 static void convert_run(void *dst, pc_dtype dd, const void *src, pc_dtype sd, int64_t n)
 {
     if (n <= 0)
         return;
-    pc_convert_buffer(dst, dd, src, sd, (size_t)n); /* float dtypes: cannot fail */
+    if (dd == sd)
+        memcpy(dst, src, (size_t)n * pc_dtype_size(dd));
+    else
+        pc_convert_buffer(dst, dd, src, sd, (size_t)n); /* float dtypes: cannot fail */
 }
 
 void pc_kernel_read(const pc_tensor *t, int64_t start, int64_t count, pc_dtype cd, void *dst)

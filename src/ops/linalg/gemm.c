@@ -174,9 +174,6 @@ static pc_status store_grad(const pc_op_call *call, pc_tensor *buf, const pc_ten
 
 /* Above this many bytes of double weight or result, the bench's linear works in panels. */
 #define PANEL_BYTES ((int64_t)64 << 20)
-/* A panel's rows are read and written on the threads from this many elements (each row on its
- * own: the same bytes on any number of threads). */
-#define PANEL_PARALLEL ((int64_t)1 << 16)
 
 typedef struct linear_plan {
     const pc_tensor *x, *w, *b;
@@ -244,7 +241,6 @@ static int64_t panel_rows(const linear_plan *p)
 static void read_columns(const pc_tensor *t, int64_t M, int64_t N, int64_t n0, int64_t nb,
                          double *dst)
 {
-#pragma omp parallel for schedule(static) if (M * nb >= PANEL_PARALLEL)
     for (int64_t i = 0; i < M; i++)
         pc_kernel_read(t, i * N + n0, nb, PC_DTYPE_F64, dst + i * nb);
 }
@@ -267,7 +263,7 @@ static pc_status linear_bench_panels(const pc_op_call *call, const linear_plan *
         (need_w && (st = alloc_out(call, cd, ws, 2, &wp)) != PC_OK) ||
         (st = alloc_out(call, cd, cs, 2, &cp)) != PC_OK ||
         (dx && (st = alloc_buf(call, cd, xs, 2, &acc)) != PC_OK) ||
-        (dw && dw->dtype != cd && (st = alloc_out(call, cd, ws, 2, &dwp)) != PC_OK))
+        (dw && (st = alloc_out(call, cd, ws, 2, &dwp)) != PC_OK))
         goto done;
     if (y && p->b) {
         int64_t bs[1] = {p->N};
@@ -288,7 +284,6 @@ static pc_status linear_bench_panels(const pc_op_call *call, const linear_plan *
             pc_blas_gemm(cd, false, true, p->M, nb, p->K, 1.0, pc_tensor_data(&x), p->K, W, p->K,
                          0.0, C, nb);
             const double *b = p->b ? (const double *)pc_tensor_data(&bias) + n0 : NULL;
-#pragma omp parallel for schedule(static) if (p->M * nb >= PANEL_PARALLEL)
             for (int64_t i = 0; i < p->M; i++) {
                 if (b)
                     for (int64_t j = 0; j < nb; j++)
@@ -301,13 +296,10 @@ static pc_status linear_bench_panels(const pc_op_call *call, const linear_plan *
         if (dx)                                 /* dx += g[:, panel] W[panel, :] */
             pc_blas_gemm(cd, false, false, p->M, p->K, nb, 1.0, C, nb, W, p->K, n0 ? 1.0 : 0.0,
                          pc_tensor_data(&acc), p->K);
-        if (dw) { /* dw[panel, :] = g[:, panel]^T x, into dw itself when it is of dtype cd */
-            double *D = dw->dtype == cd ? (double *)pc_tensor_data(dw) + n0 * p->K
-                                        : (double *)pc_tensor_data(&dwp);
+        if (dw) { /* dw[panel, :] = g[:, panel]^T x */
             pc_blas_gemm(cd, true, false, nb, p->K, p->M, 1.0, C, nb, pc_tensor_data(&x), p->K, 0.0,
-                         D, p->K);
-            if (dw->dtype != cd)
-                pc_kernel_write(dw, n0 * p->K, nb * p->K, D, cd);
+                         pc_tensor_data(&dwp), p->K);
+            pc_kernel_write(dw, n0 * p->K, nb * p->K, pc_tensor_data(&dwp), cd);
         }
         if (db) {
             double *b = (double *)pc_tensor_data(&bias) + n0;
