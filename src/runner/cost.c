@@ -179,7 +179,7 @@ pc_api_cost pc_api_cost_of(const pc_dump_api *api)
     return (pc_api_cost){flops, bytes, sat_add(ps, PS_PER_API)};
 }
 
-/* ---- shards ---- */
+/* ---- heaviest first ---- */
 
 typedef struct item {
     uint64_t ps;
@@ -193,6 +193,26 @@ static int heavier_first(const void *pa, const void *pb)
         return a->ps > b->ps ? -1 : 1;
     return a->index < b->index ? -1 : a->index > b->index;
 }
+
+pc_status pc_api_order_by_cost(const pc_dump *dump, const size_t *apis, size_t count, size_t *order,
+                               uint64_t *ps)
+{
+    item *items = malloc((count + 1) * sizeof *items);
+    if (!items)
+        return pc_error_set(PC_ERR_NOMEM, "out of memory");
+    for (size_t k = 0; k < count; k++)
+        items[k] = (item){pc_api_cost_of(&dump->apis[apis ? apis[k] : k]).ps, k};
+    qsort(items, count, sizeof *items, heavier_first);
+    for (size_t k = 0; k < count; k++) {
+        order[k] = items[k].index;
+        if (ps)
+            ps[items[k].index] = items[k].ps;
+    }
+    free(items);
+    return PC_OK;
+}
+
+/* ---- shards ---- */
 
 /* a min-heap of shards by (load, shard) */
 static bool lighter(const uint64_t *load, uint32_t a, uint32_t b)
@@ -222,34 +242,33 @@ pc_status pc_shard_assign(const pc_dump *dump, const bool *candidate, uint32_t n
 {
     if (nshards == 0)
         return pc_error_set(PC_ERR_INVALID, "no shards to split the APIs into");
-    size_t n = 0;
-    item *items = malloc((dump->api_count + 1) * sizeof *items);
-    uint64_t *load = calloc(nshards, sizeof *load);
+    size_t n = 0, cap = dump->api_count + 1;
+    size_t *apis = malloc(cap * sizeof *apis), *order = malloc(cap * sizeof *order);
+    uint64_t *ps = malloc(cap * sizeof *ps), *load = calloc(nshards, sizeof *load);
     uint32_t *heap = malloc(nshards * sizeof *heap);
-    if (!items || !load || !heap) {
-        free(items);
-        free(load);
-        free(heap);
-        return pc_error_set(PC_ERR_NOMEM, "out of memory");
-    }
-    for (size_t i = 0; i < dump->api_count; i++) {
+    pc_status st =
+        apis && order && ps && load && heap ? PC_OK : pc_error_set(PC_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; st == PC_OK && i < dump->api_count; i++) {
         shard_of[i] = UINT32_MAX;
         if (!candidate || candidate[i])
-            items[n++] = (item){pc_api_cost_of(&dump->apis[i]).ps, i};
+            apis[n++] = i;
     }
-    qsort(items, n, sizeof *items, heavier_first);
-    for (uint32_t s = 0; s < nshards; s++)
+    if (st == PC_OK)
+        st = pc_api_order_by_cost(dump, apis, n, order, ps);
+    for (uint32_t s = 0; st == PC_OK && s < nshards; s++)
         heap[s] = s; /* all loads 0: already a heap in shard order */
-    for (size_t k = 0; k < n; k++) {
+    for (size_t k = 0; st == PC_OK && k < n; k++) {
         uint32_t s = heap[0];
-        shard_of[items[k].index] = s;
-        load[s] = sat_add(load[s], items[k].ps);
+        shard_of[apis[order[k]]] = s;
+        load[s] = sat_add(load[s], ps[order[k]]);
         sift_down(heap, nshards, load, 0);
     }
-    if (load_out)
+    if (st == PC_OK && load_out)
         memcpy(load_out, load, nshards * sizeof *load);
-    free(items);
+    free(apis);
+    free(order);
+    free(ps);
     free(load);
     free(heap);
-    return PC_OK;
+    return st;
 }

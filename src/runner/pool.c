@@ -315,8 +315,8 @@ static pc_status run_in_process(const pc_pool_job *job, pc_pool_sink sink, void 
     return PC_OK;
 }
 
-/* Rank 0 of an mpirun job and the other ranks (pc_pool_serve): sends position pos's result to
- * rank 0 once it is ready. */
+/* A rank other than 0 (pc_pool_serve): sends position pos's result to rank 0 once it is
+ * ready. */
 static pc_status serve_send(pool *p, long pos)
 {
     pending *t = &p->texts[pos];
@@ -351,6 +351,21 @@ static pc_status expire(pool *p, bool send)
     return st;
 }
 
+/* Whether position pos is decided without running anything (pc_api_run_early: lists, refused
+ * types, the memory guard); then its result is ready here and it counts as handed out. */
+static pc_status decide_early(pool *p, size_t pos, bool *decided)
+{
+    pending *t = &p->texts[pos];
+    t->checked = true;
+    pc_status st =
+        pc_api_run_early(p->job->runner, &p->job->dump->apis[p->job->apis[pos]], &t->res, decided);
+    if (st == PC_OK && *decided) {
+        t->direct = t->ready = t->sent = true;
+        p->held += POOL_DIRECT_BYTES;
+    }
+    return st;
+}
+
 /* The next position to hand out (-1: none now): the first in dump order; under mpirun the
  * heaviest not handed out yet, unless the results waiting for their turn hold POOL_HOLD_MAX.
  * One that pc_api_run_early decides (lists, refused types, the memory guard) becomes ready on
@@ -381,20 +396,14 @@ static pc_status pick(pool *p, size_t *next_send, size_t window_end, long *out)
             if (p->held >= POOL_HOLD_MAX && pos >= window_end)
                 return PC_OK;
         }
-        pending *t = &p->texts[pos];
-        t->sent = true;
-        if (!t->checked && (heavy || pos < window_end)) {
+        p->texts[pos].sent = true;
+        if (!p->texts[pos].checked && (heavy || pos < window_end)) {
             bool decided = false;
-            t->checked = true;
-            pc_status st =
-                pc_api_run_early(job->runner, &job->dump->apis[job->apis[pos]], &t->res, &decided);
+            pc_status st = decide_early(p, pos, &decided);
             if (st != PC_OK)
                 return st;
-            if (decided) {
-                t->direct = t->ready = true;
-                p->held += POOL_DIRECT_BYTES;
+            if (decided)
                 continue;
-            }
         }
         *out = (long)pos;
         return PC_OK;
@@ -497,37 +506,15 @@ static void remote_stop(pool *p)
     }
 }
 
-/* The order of the heaviest first (runner/cost.h; ties in dump order). */
-typedef struct costed {
-    uint64_t ps;
-    size_t pos;
-} costed;
-
-static int by_cost(const void *a, const void *b)
-{
-    const costed *x = a, *y = b;
-    if (x->ps != y->ps)
-        return x->ps > y->ps ? -1 : 1;
-    return x->pos < y->pos ? -1 : x->pos > y->pos;
-}
-
+/* Under mpirun: the positions heaviest first (runner/cost.h), and each rank's count in flight. */
 static pc_status order_by_cost(pool *p)
 {
     const pc_pool_job *job = p->job;
-    costed *c = malloc((job->count + 1) * sizeof *c);
     p->order = malloc((job->count + 1) * sizeof *p->order);
     p->busy = calloc((size_t)job->mpi->size, sizeof *p->busy);
-    if (!c || !p->order || !p->busy) {
-        free(c);
+    if (!p->order || !p->busy)
         return pc_error_set(PC_ERR_NOMEM, "out of memory");
-    }
-    for (size_t i = 0; i < job->count; i++)
-        c[i] = (costed){pc_api_cost_of(&job->dump->apis[job->apis[i]]).ps, i};
-    qsort(c, job->count, sizeof *c, by_cost);
-    for (size_t i = 0; i < job->count; i++)
-        p->order[i] = c[i].pos;
-    free(c);
-    return PC_OK;
+    return pc_api_order_by_cost(job->dump, job->apis, job->count, p->order, NULL);
 }
 
 pc_status pc_pool_run(const pc_pool_job *job, pc_pool_sink sink, void *ctx, size_t *written)
@@ -566,14 +553,9 @@ pc_status pc_pool_run(const pc_pool_job *job, pc_pool_sink sink, void *ctx, size
             }
             if (t->checked)
                 break;
-            st = pc_api_run_early(job->runner, &job->dump->apis[job->apis[next_send]], &t->res,
-                                  &decided);
-            t->checked = true;
-            if (st == PC_OK && decided) {
-                t->direct = t->ready = t->sent = true;
-                p.held += POOL_DIRECT_BYTES;
+            st = decide_early(&p, next_send, &decided);
+            if (st == PC_OK && decided)
                 next_send++;
-            }
         }
         /* hand out work, here and to the other ranks */
         if (st == PC_OK)

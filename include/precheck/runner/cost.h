@@ -37,6 +37,13 @@ uint64_t pc_dump_arg_bytes(const pc_dump_arg *a);
 /* The estimate for one API of a dump. */
 pc_api_cost pc_api_cost_of(const pc_dump_api *api);
 
+/* The heaviest first: order[0..count) gets the positions k of apis[0..count) (indices into
+ * dump->apis; NULL: the dump's first count APIs) by pc_api_cost_of, descending, ties in
+ * position order; ps (count entries, may be NULL) each position's picoseconds. The order
+ * in which --shard fills its shards and rank 0 hands out work under mpirun. */
+pc_status pc_api_order_by_cost(const pc_dump *dump, const size_t *apis, size_t count, size_t *order,
+                               uint64_t *ps);
+
 /*
  * Splits the APIs i with candidate[i] (all of them when candidate is NULL) into nshards
  * shards: heaviest first (ties: dump order), each to the shard with the least cost so far
