@@ -294,6 +294,17 @@ static void test_commands_refuse_links(void **state)
     PC_TEST_FMT(args, "api_precision_compare -npu '%s' -gpu '%s' -o '%s/c'", npu, link, dir);
     assert_int_equal(pc_test_run_precheck(NULL, args, log), 1);
     pc_test_expect_in_log(log, "is a soft link");
+    /* compare: a tensor file that is a link (it reads the same file fine as itself) */
+    const char *pt = FIXTURES "/dumps/ew_fp16_tensor/step0/rank/dump_tensor_data/"
+                              "Tensor.__add__.0.backward.input.0.pt";
+    PC_TEST_FMT(link, "%s/bench.pt", dir);
+    assert_int_equal(symlink(pt, link), 0);
+    PC_TEST_FMT(args, "compare -bench '%s' -device '%s'", pt, pt);
+    assert_int_equal(pc_test_run_precheck(NULL, args, log), 0);
+    PC_TEST_FMT(args, "compare -bench '%s' -device '%s'", link, pt);
+    assert_int_equal(pc_test_run_precheck(NULL, args, log), 1);
+    PC_TEST_FMT(want, "The file path %s is a soft link.", link);
+    pc_test_expect_in_log(log, want);
 }
 
 /* ---- two runs in one second ---- */
