@@ -106,7 +106,7 @@ static void test_unfinished_shard_named_then_resumed(void **state)
     PC_TEST_FMT(args, "run_ut -api_info %s --shard 1/2 -csv_path %s --no-progress",
                 DUMP("gpt_tensor"), result);
     assert_int_equal(pc_test_run_precheck(NULL, args, log), 1);
-    pc_test_expect_in_log(log, "shard: '2/2' then, '1/2' now");
+    pc_test_expect_in_log(log, "shard: \"2/2\" then, \"1/2\" now");
     /* resumed as itself: the merge is the whole run */
     PC_TEST_FMT(args, "run_ut -api_info %s --shard 2/2 -csv_path %s --no-progress",
                 DUMP("gpt_tensor"), result);

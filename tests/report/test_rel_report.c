@@ -294,6 +294,26 @@ static void test_commands_refuse_links(void **state)
     PC_TEST_FMT(args, "api_precision_compare -npu '%s' -gpu '%s' -o '%s/c'", npu, link, dir);
     assert_int_equal(pc_test_run_precheck(NULL, args, log), 1);
     pc_test_expect_in_log(log, "is a soft link");
+    /* resume: the run record beside the CSV a link (to a copy of itself) */
+    char out[700], result[1024];
+    PC_TEST_FMT(out, "%s/whole", dir);
+    PC_TEST_FMT(args,
+                "run_ut -api_info '%s/dumps/ew_fp16_tensor/step0/rank/dump.json' -o '%s' "
+                "--no-progress",
+                FIXTURES, out);
+    assert_int_equal(pc_test_run_precheck(NULL, args, log), 0);
+    pc_test_find_file(out, "precheck_run_", record, sizeof record);
+    pc_test_find_file(out, "accuracy_checking_result_", result, sizeof result);
+    PC_TEST_FMT(moved, "%s/whole-record.json", dir);
+    assert_int_equal(rename(record, moved), 0);
+    assert_int_equal(symlink(moved, record), 0);
+    PC_TEST_FMT(args,
+                "run_ut -api_info '%s/dumps/ew_fp16_tensor/step0/rank/dump.json' -csv_path '%s' "
+                "--no-progress",
+                FIXTURES, result);
+    assert_int_equal(pc_test_run_precheck(NULL, args, log), 1);
+    PC_TEST_FMT(want, "The file path %s is a soft link.", record);
+    pc_test_expect_in_log(log, want);
     /* compare: a tensor file that is a link (it reads the same file fine as itself) */
     const char *pt = FIXTURES "/dumps/ew_fp16_tensor/step0/rank/dump_tensor_data/"
                               "Tensor.__add__.0.backward.input.0.pt";
