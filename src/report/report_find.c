@@ -44,22 +44,19 @@ static bool take_ts_n(const char *name, const char *prefix, const char *suffix,
                       char ts[PC_REPORT_TS_LEN + 1], unsigned *n)
 {
     *n = 0;
-    if (take_ts(name, prefix, suffix, ts))
-        return true;
     size_t p = strlen(prefix), s = strlen(suffix), len = strlen(name);
-    if (len < p + PC_REPORT_TS_LEN + 2 + s || strcmp(name + len - s, suffix) != 0 ||
-        name[p + PC_REPORT_TS_LEN] != '_')
+    if (len < p + PC_REPORT_TS_LEN + s || strncmp(name, prefix, p) != 0 ||
+        strcmp(name + len - s, suffix) != 0 || strspn(name + p, "0123456789") < PC_REPORT_TS_LEN)
         return false;
-    char head[PC_REPORT_TS_LEN + 128];
-    if (p + PC_REPORT_TS_LEN + s >= sizeof head)
+    const char *rest = name + p + PC_REPORT_TS_LEN; /* "" or "_<n>" before the suffix */
+    size_t k = len - s - p - PC_REPORT_TS_LEN;
+    if (k && (k < 2 || k > 7 || rest[0] != '_' || rest[1] == '0' ||
+              strspn(rest + 1, "0123456789") != k - 1))
         return false;
-    snprintf(head, sizeof head, "%.*s%s", (int)(p + PC_REPORT_TS_LEN), name, suffix);
-    const char *num = name + p + PC_REPORT_TS_LEN + 1;
-    size_t digits = len - s - (size_t)(num - name);
-    if (!take_ts(head, prefix, suffix, ts) || digits < 1 || digits > 6 ||
-        strspn(num, "0123456789") != digits || num[0] == '0')
-        return false;
-    *n = (unsigned)strtoul(num, NULL, 10);
+    if (k)
+        *n = (unsigned)strtoul(rest + 1, NULL, 10);
+    memcpy(ts, name + p, PC_REPORT_TS_LEN);
+    ts[PC_REPORT_TS_LEN] = 0;
     return true;
 }
 

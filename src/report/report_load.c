@@ -215,22 +215,22 @@ static const char *base_of(const char *path)
     return s ? s + 1 : path;
 }
 
-/* Whether a summary is the run's: its "kind" (none: run_ut's, from before there were two), and
- * the CSV it names is the run's (when both are known: a folder moved keeps the names). */
-static bool summary_of_run(const pc_json_doc *doc, const char *kind, const char *result_csv,
-                           const char *details_csv)
+/* Why a summary is not the run's, or NULL when it is: its "kind" (none: run_ut's, from before
+ * there were two) and the CSV it names (when both are known: a folder moved keeps the names). */
+static const char *not_of_run(const pc_json_doc *doc, const char *kind, const char *result_csv,
+                              const char *details_csv)
 {
     pc_json_ref root = pc_json_root(doc), run = pc_json_object_get(doc, root, "run");
     const char *k = pc_json_string(doc, pc_json_object_get(doc, root, "kind"), NULL);
     if (strcmp(k ? k : "run_ut", kind) != 0)
-        return false;
+        return "the other command's";
     const char *r = pc_json_string(doc, pc_json_object_get(doc, run, "result_csv"), NULL);
     const char *d = pc_json_string(doc, pc_json_object_get(doc, run, "details_csv"), NULL);
     if (r && result_csv)
-        return strcmp(base_of(r), base_of(result_csv)) == 0;
+        return strcmp(base_of(r), base_of(result_csv)) == 0 ? NULL : "of another result CSV";
     if (d && details_csv)
-        return strcmp(base_of(d), base_of(details_csv)) == 0;
-    return true;
+        return strcmp(base_of(d), base_of(details_csv)) == 0 ? NULL : "of another details CSV";
+    return NULL;
 }
 
 /* The first of the n summaries at try that is the run's (kind, CSVs), parsed into *out; NULL
@@ -250,18 +250,20 @@ static const char *find_summary(rep_model *m, const char *const *try, size_t n, 
         }
         const char *schema =
             pc_json_string(doc, pc_json_object_get(doc, pc_json_root(doc), "schema"), NULL);
-        if (!schema || strcmp(schema, "precheck-summary") != 0) {
-            char why[512];
-            snprintf(why, sizeof why,
-                     "%s is not a precheck summary (no \"schema\": \"precheck-summary\")",
-                     base_of(try[i]));
-            if (!*problem)
-                *problem = pc_rep_strdup(&m->arena, why);
-        } else if (summary_of_run(doc, kind, result_csv, details_csv)) {
+        const char *why = !schema || strcmp(schema, "precheck-summary") != 0
+                              ? "not a precheck summary (no \"schema\": \"precheck-summary\")"
+                              : not_of_run(doc, kind, result_csv, details_csv);
+        if (!why) {
             *out = doc;
             return try[i];
-        } else if (!*other) {
-            *other = try[i];
+        }
+        if (strcmp(why, "the other command's") == 0) {
+            if (!*other)
+                *other = try[i];
+        } else if (!*problem) {
+            char text[512];
+            snprintf(text, sizeof text, "%s is %s", base_of(try[i]), why);
+            *problem = pc_rep_strdup(&m->arena, text);
         }
         pc_json_free(doc);
     }
