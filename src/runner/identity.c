@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "precheck/core/excerpt.h"
 #include "precheck/core/log.h"
 #include "precheck/io/json.h"
 #include "precheck/io/path_check.h"
@@ -188,8 +189,12 @@ pc_status pc_run_identity_check(const pc_run_identity *id, const char *path, con
     if (stat(path, &st) != 0)
         return PC_OK;
     *found = true;
+    /* run_ut's link rule: a record that is a link could be any file */
+    pc_status s = pc_path_check_not_link(path);
+    if (s != PC_OK)
+        return pc_error_prefix(s, "the run record beside %s", csv);
     pc_json_doc *doc = NULL;
-    pc_status s = pc_json_parse_file(&doc, path);
+    s = pc_json_parse_file(&doc, path);
     if (s != PC_OK)
         return pc_error_prefix(s, "the run record beside %s is damaged", csv);
     pc_json_ref rec = pc_json_object_get(doc, 0, "identity");
@@ -220,9 +225,10 @@ pc_status pc_run_identity_check(const pc_run_identity *id, const char *path, con
                                      differences > 1 ? "; " : "", then ? then : "?", now);
             continue;
         }
-        used +=
-            (size_t)snprintf(diff + used, sizeof diff - used, "%s%s: '%s' then, '%s' now",
-                             differences > 1 ? "; " : "", f->key, was ? was : "(none)", f->value);
+        pc_excerpt then, now;
+        used += (size_t)snprintf(
+            diff + used, sizeof diff - used, "%s%s: %s then, %s now", differences > 1 ? "; " : "",
+            f->key, was ? pc_excerpt_of(&then, was) : "(none)", pc_excerpt_of(&now, f->value));
     }
     if (differences > 0) {
         const char *cmd = pc_json_string(doc, pc_json_object_get(doc, 0, "command"), NULL);

@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "precheck/core/excerpt.h"
 #include "precheck/core/log.h"
 #include "precheck/dump/filter.h"
 #include "precheck/io/json.h"
@@ -113,7 +114,13 @@ static const char *ident_str(const shard_in *sh, const char *key)
 static pc_status load_shard(const char *input, shard_in *sh)
 {
     char ts[64];
-    pc_status st = find_record(input, sh, ts, sizeof ts);
+    /* run_ut's link rule for what merge reads: the input as given, and the files it finds */
+    pc_status st = pc_path_check_not_link(input);
+    if (st == PC_OK)
+        st = find_record(input, sh, ts, sizeof ts);
+    const char *const found[3] = {sh->record, sh->result, sh->details};
+    for (int i = 0; i < 3 && st == PC_OK; i++)
+        st = pc_path_check_not_link(found[i]);
     if (st != PC_OK)
         return st;
     st = pc_json_parse_file(&sh->doc, sh->record);
@@ -173,6 +180,7 @@ static pc_status check_shards(shard_in *sh, size_t count)
                 if (va && vb && strcmp(va, vb) == 0)
                     continue;
                 const char *v0 = pass ? vb : va, *vi = pass ? va : vb;
+                pc_excerpt en, e0, ei;
                 if (strcmp(name, "dump_content") == 0) { /* name the dumps, not their digests */
                     const char *d0 = pc_json_string(
                         sh[0].doc, pc_json_object_get(sh[0].doc, sh[0].about, "dump"), NULL);
@@ -186,9 +194,10 @@ static pc_status check_shards(shard_in *sh, size_t count)
                 }
                 return pc_error_set(
                     PC_ERR_INVALID,
-                    "%s and %s are shards of different runs: %s is '%s' in the first and '%s' "
-                    "in the second. Merge the shards of one run (the same dump and settings).",
-                    sh[0].record, sh[i].record, name, v0 ? v0 : "(none)", vi ? vi : "(none)");
+                    "%s and %s are shards of different runs: %s is %s in the first and %s in "
+                    "the second. Merge the shards of one run (the same dump and settings).",
+                    sh[0].record, sh[i].record, pc_excerpt_of(&en, name),
+                    v0 ? pc_excerpt_of(&e0, v0) : "(none)", vi ? pc_excerpt_of(&ei, vi) : "(none)");
             }
         }
         if (sh[i].n != sh[0].n)
@@ -396,7 +405,9 @@ int pc_merge(const pc_merge_options *o)
                      sh[0].record);
         goto out;
     }
-    if (pc_run_file_digest(dump_path, digest, sizeof digest) != PC_OK) {
+    /* the dump, checked as run_ut checks -api_info (a link is refused) */
+    if (pc_path_check(dump_path, PC_PATH_FILE, PC_PATH_READ, ".json", NULL, 0) != PC_OK ||
+        pc_run_file_digest(dump_path, digest, sizeof digest) != PC_OK) {
         pc_log_error("%s (the dump the shards ran; if it moved, give it with -api_info)",
                      pc_error_message());
         goto out;

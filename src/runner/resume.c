@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "precheck/core/excerpt.h"
 #include "precheck/io/path_check.h"
 #include "runner_impl.h"
 
@@ -260,11 +261,12 @@ static pc_status check_header(const char *path, const record *r, size_t count, c
                             "%s is empty: the %s CSV of a run starts with its header, so this is "
                             "not a run to resume",
                             path, kind);
+    pc_excerpt ex;
     if (strcmp(r[0].first, first) != 0)
         return pc_error_set(PC_ERR_FORMAT,
-                            "%s is not an %s CSV of run_ut: its header starts with '%.80s', not "
-                            "'%s'",
-                            path, kind, r[0].first, first);
+                            "%s is not an %s CSV of run_ut: its header starts with %s, not "
+                            "\"%s\"",
+                            path, kind, pc_excerpt_quote(&ex, r[0].first, r[0].first_len), first);
     return PC_OK;
 }
 

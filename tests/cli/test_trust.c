@@ -192,7 +192,7 @@ static void test_resume_refused_when_the_run_differs(void **state)
     PC_TEST_FMT(args, "run_ut -api_info %s -csv_path %s --no-progress", DUMP("gpt_stats"), result);
     assert_int_equal(pc_test_run_precheck(NULL, args, log), 1);
     pc_test_expect_in_log(log, "Refused to resume");
-    pc_test_expect_in_log(log, "seed: '7' then, '1234' now");
+    pc_test_expect_in_log(log, "seed: \"7\" then, \"1234\" now");
     PC_TEST_FMT(args, "run_ut -api_info %s -csv_path %s --seed 7 --no-progress", DUMP("cnn_tensor"),
                 result);
     assert_int_equal(pc_test_run_precheck(NULL, args, log), 1);
