@@ -1,10 +1,10 @@
 /*
- * Resume without loss (issue #29): one writer per run (a resume while the run is alive is
- * refused, naming its PID, and changes nothing; after the run is killed the resume finishes it),
- * result CSVs re-saved with LF or CR line endings resume to the bytes of an uninterrupted run,
- * a file that is not a run to resume is refused untouched (bytes and mtime), a full disk says
- * once how many APIs were written and how to resume, and a killed run's record holds its resume
- * command, which --resume DIR runs.
+ * Resume without loss (issue #29): one writer per run (a resume while the run, or another
+ * resume, is alive is refused, naming its PID, and changes nothing; once it is killed the resume
+ * finishes the run), result CSVs re-saved with LF or CR line endings resume to the bytes of an
+ * uninterrupted run, a file that is not a run to resume is refused untouched (bytes and mtime),
+ * a full disk says once how many APIs were written and how to resume, and a killed run's record
+ * holds its resume command, which --resume DIR runs.
  */
 #include "pc_run_ut_test.h"
 #include "pc_test.h"
@@ -87,6 +87,34 @@ static pid_t hung_run(const char *dir, const char *last, int all, const char *lo
     assert_int_equal(count_rows(r), all - 1);
     sleep_ms(100); /* the hung API is in flight */
     return pid;
+}
+
+/* A resume of the run whose result CSV is r, its last API hanging again: returns once it holds
+ * the run (its log says where it writes, which it does after taking the lock). */
+static pid_t resume_hung(const char *r, const char *last, const char *log)
+{
+    char env[320];
+    PC_TEST_FMT(env, "hang:%s", last);
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        if (!freopen(log, "w", stdout))
+            _exit(126);
+        dup2(fileno(stdout), 2);
+        setenv("PRECHECK_TEST_FAULT", env, 1);
+        execl(PC_TEST_BINARY, PC_TEST_BINARY, "run_ut", "-api_info", DUMP, "-csv_path", r,
+              "--no-progress", (char *)NULL);
+        _exit(127);
+    }
+    for (int tries = 0; tries < 1200; tries++) {
+        sleep_ms(50);
+        if (pc_test_file_contains(log, "UT task result will be saved in"))
+            return pid;
+    }
+    kill(pid, SIGKILL);
+    fail_msg("the resume did not start");
+    return -1;
 }
 
 static void kill_run(pid_t pid)
@@ -202,8 +230,17 @@ static void test_resume_of_a_live_run_refused(void **state)
     rc = pc_test_run_precheck(NULL, args, log2);
     assert_int_equal(rc, 1);
     assert_int_equal(count_rows(r), all - 1);
-    /* the run killed: the resume finishes it, every API once */
+    /* the run killed: a resume takes the run over (its last API hangs again), and a second
+     * resume at the same time is refused naming the first */
     kill_run(pid);
+    pid = resume_hung(r, last, log);
+    PC_TEST_FMT(pid_text, "is being written by process %ld", (long)pid);
+    rc = pc_test_run_precheck(NULL, args, log2);
+    kill_run(pid);
+    assert_int_equal(rc, 1);
+    pc_test_expect_in_log(log2, pid_text);
+    assert_int_equal(count_rows(r), all - 1);
+    /* the resume killed too: the next one finishes the run, every API once */
     assert_int_equal(pc_test_run_precheck(NULL, args, log2), 0);
     pc_test_assert_same_file(r, rf);
     pc_test_assert_same_file(t, tf);
