@@ -56,6 +56,9 @@ typedef struct run_state {
     /* where results go (report/sink.h): the CSVs, the summary, summary.json */
     pc_sink sinks[3];
     int nsinks;
+    /* APIs whose rows every sink took; the first sink failure (a full disk), said once */
+    size_t written_ok;
+    char write_error[PC_ERROR_MESSAGE_MAX];
 } run_state;
 
 /* "1 h 02 min", "3 min 05 s", "12 s" */
@@ -92,9 +95,11 @@ static int on_result(void *ctx, size_t pos, const pc_api_result *res)
     double t0 = s->opt->timing ? pc_clock_seconds() : 0;
     for (int i = 0; i < s->nsinks; i++)
         if (pc_sink_api(&s->sinks[i], res) != PC_OK) {
-            pc_log_error("%s", pc_error_message());
+            /* the run stops; run_main says it once, with what was written and the resume */
+            snprintf(s->write_error, sizeof s->write_error, "%s", pc_error_message());
             return 1;
         }
+    s->written_ok++;
     if (s->progress)
         pc_progress_update(s->progress, s->done_before + pos + 1);
     if (s->log_progress)
@@ -466,6 +471,29 @@ static pc_api_runner runner_of(const pc_run_options *o, const pc_dump *dump, pc_
     return r;
 }
 
+/* The command that resumes the run: its whole command with -csv_path <result CSV>. */
+static void resume_command_of(const pc_run_options *o, const char *result, char *command,
+                              size_t size)
+{
+    if (o->argc > 0) {
+        pc_run_command_line(command, size, o->argc, o->argv, result);
+    } else {
+        char *const argv[] = {o->multi ? "multi_run_ut" : "run_ut", "-api_info",
+                              (char *)o->api_info};
+        pc_run_command_line(command, size, 3, argv, result);
+    }
+}
+
+/* The lines that tell how to go on with an unfinished run (command is overwritten). */
+static void log_resume_command(const pc_run_options *o, const pc_mpi *mpi, const char *result,
+                               char *command, size_t size)
+{
+    pc_log_warning("The UT task has not been completed. The parameter '-csv_path' along with "
+                   "the path to the result CSV file will be utilized to resume the UT task.");
+    resume_command_of(o, result, command, size);
+    pc_log_warning("To resume: %s%s", mpi->active ? "mpirun ... " : "", command);
+}
+
 static int run_main(const pc_run_options *given, pc_mpi *mpi)
 {
     pc_run_options opts = *given; /* workers_auto settles workers once the dump is read */
@@ -491,7 +519,8 @@ static int run_main(const pc_run_options *given, pc_mpi *mpi)
     bool ran = false;     /* the APIs started running */
     pc_run_identity *ident = NULL;
     char record_path[PC_PATH_BUFFER_SIZE + 80] = "";
-    bool planned = false; /* under mpirun: the other ranks know the plan */
+    bool planned = false;                /* under mpirun: the other ranks know the plan */
+    pc_run_lock lock = PC_RUN_LOCK_INIT; /* one writer per run (io/run_lock.h) */
     if (mpi->active && opts.workers <= 0 && !opts.workers_auto) {
         pc_log_warning("Under mpirun every rank runs its APIs in worker processes: --jobs 0 "
                        "is taken as 1.");
@@ -560,7 +589,9 @@ static int run_main(const pc_run_options *given, pc_mpi *mpi)
     bool resume = o->csv_path && *o->csv_path;
     if (resume) {
         bool found = false;
-        if (resume_paths(&s, o->csv_path, ts) != PC_OK) {
+        /* the run's lock before a byte is read: a live run or another resume appends to it */
+        if (resume_paths(&s, o->csv_path, ts) != PC_OK ||
+            pc_run_lock_take(&lock, s.result_path) != PC_OK) {
             fail(pc_error_message());
             goto out;
         }
@@ -584,6 +615,10 @@ static int run_main(const pc_run_options *given, pc_mpi *mpi)
         goto out;
     } else {
         created = true;
+        if (pc_run_lock_take(&lock, s.result_path) != PC_OK) {
+            fail(pc_error_message());
+            goto out;
+        }
         /* the error-data folder first, so that the record says where it is (precheck report
          * finds the tensors there) */
         if (o->save_error_data &&
@@ -594,11 +629,6 @@ static int run_main(const pc_run_options *given, pc_mpi *mpi)
         if (o->save_error_data)
             pc_run_identity_note(ident, "error_data", s.error_dir);
         pc_run_identity_path(record, sizeof record, out_dir, ts);
-        snprintf(record_path, sizeof record_path, "%s", record);
-        if (pc_run_identity_write(ident, record, command) != PC_OK) {
-            fail(pc_error_message());
-            goto out;
-        }
     }
     if (resume && o->save_error_data &&
         error_data_dir(&s, cfg.error_data_path ? cfg.error_data_path : "./", ts) != PC_OK) {
@@ -616,7 +646,7 @@ static int run_main(const pc_run_options *given, pc_mpi *mpi)
         goto out;
     }
     size_t repaired = 0;
-    if (pc_resume_prepare(s.result_path, s.details_path, &done, &repaired) != PC_OK) {
+    if (pc_resume_prepare(s.result_path, s.details_path, &done, &repaired, &lock) != PC_OK) {
         fail(pc_error_message());
         goto out;
     }
@@ -629,6 +659,18 @@ static int run_main(const pc_run_options *given, pc_mpi *mpi)
     if (work_list(dump, keep, &done, &list, &count, &unsafe) != PC_OK) {
         fail(pc_error_message());
         goto out;
+    }
+    if (created) {
+        /* the record, with the command that resumes the run and how many APIs it writes: a run
+         * killed with SIGKILL leaves both (run_ut --resume DIR reads them) */
+        char resume_command[4096];
+        resume_command_of(o, s.result_path, resume_command, sizeof resume_command);
+        pc_run_record_resume rr = {resume_command, o->argc, o->argv, count};
+        snprintf(record_path, sizeof record_path, "%s", record);
+        if (pc_run_record_write(ident, record, command, &rr) != PC_OK) {
+            fail(pc_error_message());
+            goto out;
+        }
     }
 
     int cores = rank_cores(mpi);
@@ -724,6 +766,12 @@ static int run_main(const pc_run_options *given, pc_mpi *mpi)
         pc_progress_finish(s.progress);
     pc_path_set_file_mode(s.result_path);
     pc_path_set_file_mode(s.details_path);
+    if (s.write_error[0]) { /* a full disk: said once, with what was written and how to go on */
+        pc_log_error("%s: %zu of %zu APIs were written; the run stops here.", s.write_error,
+                     s.written_ok, count);
+        log_resume_command(o, mpi, s.result_path, command, sizeof command);
+        goto out;
+    }
     if (st != PC_OK) {
         fail(pc_error_message());
         goto out;
@@ -753,15 +801,7 @@ static int run_main(const pc_run_options *given, pc_mpi *mpi)
     if (written < count) {
         pc_log_warning("Interrupted by %s: %zu of %zu APIs were written.",
                        interrupted == SIGTERM ? "SIGTERM" : "user", written, count);
-        pc_log_warning("The UT task has not been completed. The parameter '-csv_path' along with "
-                       "the path to the result CSV file will be utilized to resume the UT task.");
-        if (o->argc > 0) {
-            pc_run_command_line(command, sizeof command, o->argc, o->argv, s.result_path);
-            pc_log_warning("To resume: %s%s", mpi->active ? "mpirun ... " : "", command);
-        } else {
-            pc_log_warning("To resume: precheck %s -api_info %s -csv_path %s",
-                           o->multi ? "multi_run_ut" : "run_ut", o->api_info, s.result_path);
-        }
+        log_resume_command(o, mpi, s.result_path, command, sizeof command);
         rc = 130;
         goto out;
     }
@@ -796,6 +836,7 @@ out:
         if (record_path[0])
             unlink(record_path);
     }
+    pc_run_lock_release(&lock);
     free(ident);
     pc_progress_free(s.progress);
     pc_backend_close(&device);
