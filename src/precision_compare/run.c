@@ -867,12 +867,18 @@ pc_status pc_pcmp_run(const pc_pcmp_options *opt, pc_pcmp_summary *summary)
     }
     /* two CSVs of different dumps: msprobe would judge the few names they share and report
      * success; precheck refuses when most NPU rows find no GPU row */
-    if (sum->npu_rows > 0 && sum->unmatched_rows * 2 > sum->npu_rows) {
+    if (sum->npu_rows > 0 && sum->unmatched_rows * 2 > sum->npu_rows &&
+        opt->allow_different_dumps) {
+        pc_log_warning("--allow-different-dumps: %zu of %zu NPU rows have no GPU row of the same "
+                       "API name; only the others are judged.",
+                       sum->unmatched_rows, sum->npu_rows);
+    } else if (sum->npu_rows > 0 && sum->unmatched_rows * 2 > sum->npu_rows) {
         st = pc_error_set(PC_ERR_INVALID,
                           "the NPU and GPU CSVs do not look like run_ut runs of the same dump: "
                           "%zu of %zu NPU rows have no GPU row of the same API name (more than "
                           "half is refused). -npu and -gpu must be the details CSVs of run_ut on "
-                          "the same dump.json, on the NPU machine and on the GPU machine.",
+                          "the same dump.json, on the NPU machine and on the GPU machine "
+                          "(--allow-different-dumps judges the rows they share).",
                           sum->unmatched_rows, sum->npu_rows);
         goto done;
     }
