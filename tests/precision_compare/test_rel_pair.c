@@ -3,7 +3,8 @@
  * file twice, two copies of one run and runs of different dumps or seeds are refused (exit 1,
  * nothing written) by the run records beside the CSVs (precheck_run_<ts>.json), unless
  * --allow-different-dumps; swapped sides are warned about; CSVs without a record (msprobe's)
- * get one line saying the pair could not be verified.
+ * get one line saying the pair could not be verified. And no cell precheck writes is one a
+ * spreadsheet would run: a formula-like Message of an input CSV goes out with a ' in front.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -14,6 +15,7 @@
 
 #include "pc_run_ut_test.h"
 #include "pc_test.h"
+#include "precheck/io/csv.h"
 
 #define RUNS  PC_TEST_FIXTURES "/msprobe/run_ut"
 #define DUMPS PC_TEST_FIXTURES "/msprobe/dumps"
@@ -252,6 +254,62 @@ static void test_run_ut_and_merge_records(void **state)
     expect_refused(out, log, "run_ut runs of different inputs (the dump: ");
 }
 
+/* a Message cell of the input that a spreadsheet would run goes out with a ' in front */
+static void test_formula_message_defused(void **state)
+{
+    (void)state;
+    char dir[512], npu[700], out[512], log[600], args[2048];
+    assert_non_null(pc_test_tmpdir(dir, sizeof dir));
+    PC_TEST_FMT(npu, "%s/accuracy_checking_details_20260101000000.csv", dir);
+    /* the SKIP rows' message, which api_precision_compare copies */
+    PC_TEST_FMT(args,
+                "sed 's/\"Bench output is None, skip this test.\"/"
+                "\"=HYPERLINK(\"\"http:\\/\\/x\"\",\"\"y\"\")\"/' '%s' > '%s'",
+                NPU_SRC, npu);
+    assert_int_equal(system(args), 0);
+    assert_int_equal(count_in(npu, ",\"=HYPERLINK("), 4);
+    assert_int_equal(compare(npu, GPU_SRC, NULL, out, log), 0);
+    pc_test_expect_in_log(log, "4 cell(s) of ");
+    pc_test_expect_in_log(log, "would run as spreadsheet formulas (the first on line 7)");
+    char o[600], d[900], r[900];
+    PC_TEST_FMT(o, "%s/o", out);
+    pc_test_find_file(o, "api_precision_compare_details_", d, sizeof d);
+    pc_test_find_file(o, "api_precision_compare_result_", r, sizeof r);
+    assert_int_equal(count_in(d, "\"'=HYPERLINK(\"\"http://x\"\",\"\"y\"\")\""), 4);
+    assert_int_equal(count_in(d, "\"=HYPERLINK"), 0);
+    assert_int_equal(count_in(r, "\"=HYPERLINK"), 0);
+}
+
+static char *row_text(const pc_csv_cell *cells, size_t n)
+{
+    pc_csv_buffer b = PC_CSV_BUFFER_INIT;
+    assert_int_equal(pc_csv_append_row(&b, cells, n, 14), PC_OK);
+    char *s = strdup(b.data);
+    pc_csv_buffer_free(&b);
+    return s;
+}
+
+/* the writer every CSV of precheck goes through (run_ut's rows, api_precision_compare's) */
+static void test_writer_defuses_formulas(void **state)
+{
+    (void)state;
+    pc_csv_cell cells[] = {
+        pc_csv_text("=1+1"),     pc_csv_text("@SUM(A1)"),    pc_csv_text("+cmd"),
+        pc_csv_text("%x"),       pc_csv_text("a;=b;c;-d"),   pc_csv_text("\xEF\xBC\x9Dx"),
+        pc_csv_text("-0.5"),     pc_csv_text("-inf"),        pc_csv_text("+1e-05"),
+        pc_csv_f64(-0.5),        pc_csv_text("plain; text"), pc_csv_text("a-b=c"),
+        pc_csv_text("-x,\"y\""),
+    };
+    char *s = row_text(cells, sizeof cells / sizeof cells[0]);
+    assert_string_equal(s, "'=1+1,'@SUM(A1),'+cmd,'%x,a;'=b;c;'-d,'\xEF\xBC\x9Dx,-0.5,-inf,"
+                           "+1e-05,-0.50000000000000,plain; text,a-b=c,\"'-x,\"\"y\"\"\"\r\n");
+    free(s);
+    assert_true(pc_csv_formula_like("-0.5")); /* msprobe's rule itself (for API names) */
+    assert_false(pc_csv_cell_runs("-0.5"));
+    assert_true(pc_csv_cell_runs("x;@y"));
+    assert_false(pc_csv_formula_like("Torch.add.0"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -263,6 +321,8 @@ int main(void)
         cmocka_unit_test(test_swapped_sides_warned),
         cmocka_unit_test(test_unverified_pair_one_line),
         cmocka_unit_test(test_run_ut_and_merge_records),
+        cmocka_unit_test(test_formula_message_defused),
+        cmocka_unit_test(test_writer_defuses_formulas),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
