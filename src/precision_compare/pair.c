@@ -116,8 +116,8 @@ static void compare_field(const side *n, const side *g, const char *key, text *i
 {
     diff_kind k = kind_of(key);
     const char *a = field(n, n->identity, key), *b = field(g, g->identity, key);
-    if (k == DIFF_NONE || (a && b && strcmp(a, b) == 0))
-        return;
+    if (k == DIFF_NONE || (!a && !b) || (a && b && strcmp(a, b) == 0))
+        return; /* a field neither record has (an older precheck) is no difference */
     if (strcmp(key, "dump_content") == 0) { /* name the dumps, and their digests */
         const char *pa = field(n, n->about, "dump"), *pb = field(g, g->about, "dump");
         add(inputs, "the dump: %s (-npu) and %s (-gpu), content %s and %s", pa ? pa : "?",
@@ -164,10 +164,10 @@ pc_status pc_pcmp_check_pair(const char *npu_csv, const char *gpu_csv, bool allo
     if (strcmp(npu_csv, gpu_csv) == 0 || (stat(npu_csv, &sn) == 0 && stat(gpu_csv, &sg) == 0 &&
                                           sn.st_dev == sg.st_dev && sn.st_ino == sg.st_ino))
         return pc_error_set(PC_ERR_INVALID,
-                            "-npu and -gpu are the same file (%s%s%s): api_precision_compare "
-                            "judges the NPU run's details CSV against the GPU run's. Give the "
+                            "-npu and -gpu are the same file: api_precision_compare judges the "
+                            "NPU run's details CSV against the GPU run's. Give the "
                             "accuracy_checking_details CSV of run_ut on the NPU machine as -npu "
-                            "and that of run_ut on the GPU machine as -gpu.",
+                            "and that of run_ut on the GPU machine as -gpu. (%s%s%s)",
                             npu_csv, strcmp(npu_csv, gpu_csv) == 0 ? "" : " and ",
                             strcmp(npu_csv, gpu_csv) == 0 ? "" : gpu_csv);
     side n = {.flag = "-npu", .csv = npu_csv}, g = {.flag = "-gpu", .csv = gpu_csv};
@@ -204,10 +204,10 @@ pc_status pc_pcmp_check_pair(const char *npu_csv, const char *gpu_csv, bool allo
          rn.st_ino == rg.st_ino) ||
         (strcmp(n.ts, g.ts) == 0 && same_bytes(n.record, g.record))) {
         st = pc_error_set(PC_ERR_INVALID,
-                          "-npu %s and -gpu %s are the same run_ut run (their run records %s and "
-                          "%s are the same): give the details CSV of run_ut on the NPU machine as "
-                          "-npu and that of run_ut on the GPU machine as -gpu.",
-                          npu_csv, gpu_csv, n.record, g.record);
+                          "-npu and -gpu are the same run_ut run: give the details CSV of run_ut "
+                          "on the NPU machine as -npu and that of run_ut on the GPU machine as "
+                          "-gpu. (Their run records are the same: %s and %s.)",
+                          n.record, g.record);
         goto done;
     }
     text in = {.used = 0}, set = {.used = 0}, *inputs = &in, *settings = &set;
@@ -225,11 +225,12 @@ pc_status pc_pcmp_check_pair(const char *npu_csv, const char *gpu_csv, bool allo
     }
     if (inputs->used && !allow_different)
         st = pc_error_set(PC_ERR_INVALID,
-                          "Refused: -npu %s and -gpu %s are run_ut runs of different inputs (%s). "
+                          "Refused: -npu and -gpu are run_ut runs of different inputs, and "
                           "api_precision_compare judges the NPU's errors against the GPU's on "
-                          "the same inputs: run run_ut on the same dump.json on both machines, "
-                          "or pass --allow-different-dumps to compare these runs on purpose.",
-                          npu_csv, gpu_csv, inputs->s);
+                          "the same inputs. Run run_ut on the same dump.json on both machines, "
+                          "or pass --allow-different-dumps to compare these runs on purpose. "
+                          "Their run records differ in %s.",
+                          inputs->s);
     else if (inputs->used)
         pc_log_warning("--allow-different-dumps: comparing runs of different inputs (%s); the "
                        "verdicts judge two different computations.",

@@ -157,9 +157,9 @@ static void test_different_dumps_refused(void **state)
     make_side(gpu, sizeof gpu, GPU_SRC, "20260101000001", "/data/fp32/dump.json", "bb-2", "1234",
               "torch:cuda", "torch:cuda:0");
     assert_int_equal(compare(npu, gpu, NULL, out, log), 1);
-    expect_refused(out, log,
-                   "different inputs (the dump: /data/bf16/dump.json (-npu) and "
-                   "/data/fp32/dump.json (-gpu), content aa-1 and bb-2)");
+    expect_refused(out, log, "runs of different inputs");
+    pc_test_expect_in_log(log, "Their run records differ in the dump: /data/bf16/dump.json "
+                               "(-npu) and /data/fp32/dump.json (-gpu), content aa-1 and bb-2.");
     pc_test_expect_in_log(log, "--allow-different-dumps");
     /* on purpose: judged, with a warning */
     assert_int_equal(compare(npu, gpu, "--allow-different-dumps", out, log), 0);
@@ -180,7 +180,7 @@ static void test_different_seed_refused(void **state)
     make_side(gpu, sizeof gpu, GPU_SRC, "20260101000001", "/d/dump.json", "aa-1", "7", "torch:cuda",
               "torch:cuda");
     assert_int_equal(compare(npu, gpu, NULL, out, log), 1);
-    expect_refused(out, log, "seed: '1234' (-npu), '7' (-gpu)");
+    expect_refused(out, log, "differ in seed: '1234' (-npu), '7' (-gpu).");
 }
 
 static void test_swapped_sides_warned(void **state)
@@ -215,6 +215,14 @@ static void test_unverified_pair_one_line(void **state)
               "torch:npu", "torch:npu");
     assert_int_equal(compare(npu, GPU_SRC, NULL, out, log), 0);
     assert_int_equal(count_in(log, "The pair could not be verified (-gpu "), 1);
+    /* a damaged record: the same line, saying why */
+    char gpu[700], rec[800];
+    make_side(gpu, sizeof gpu, GPU_SRC, "20260101000001", NULL, NULL, NULL, NULL, NULL);
+    PC_TEST_FMT(rec, "%.*s/precheck_run_20260101000001.json", (int)(strrchr(gpu, '/') - gpu), gpu);
+    write_text(rec, "{\"identity\": {\"dump_content\": ");
+    assert_int_equal(compare(npu, gpu, NULL, out, log), 0);
+    assert_int_equal(count_in(log, "The pair could not be verified (-gpu "), 1);
+    pc_test_expect_in_log(log, "precheck_run_20260101000001.json cannot be read: ");
 }
 
 /* the records run_ut and merge really write */
@@ -251,7 +259,7 @@ static void test_run_ut_and_merge_records(void **state)
     expect_refused(out, log, "ew_fp16_tensor/step0/rank/dump.json (-npu) and ");
     pc_test_expect_in_log(log, "cnn_tensor/step0/rank/dump.json (-gpu)");
     assert_int_equal(compare(dc, dm, NULL, out, log), 1);
-    expect_refused(out, log, "run_ut runs of different inputs (the dump: ");
+    expect_refused(out, log, "Their run records differ in the dump: ");
 }
 
 /* a Message cell of the input that a spreadsheet would run goes out with a ' in front */
