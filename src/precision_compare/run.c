@@ -290,20 +290,6 @@ done:
     return st;
 }
 
-/* msprobe refuses to write a value that a spreadsheet would run as a formula. */
-static bool formula_like(const char *s)
-{
-    static const char *const lead[] = {"＋", "－", "＝", "％", "＠", "+", "-", "=", "%", "@"};
-    for (const char *q = s; q; q = strchr(q, ';')) {
-        if (q != s)
-            q++;
-        for (size_t i = 0; i < sizeof lead / sizeof lead[0]; i++)
-            if (strncmp(q, lead[i], strlen(lead[i])) == 0)
-                return true;
-    }
-    return false;
-}
-
 /* ---- writing ---- */
 
 typedef struct out_file {
@@ -387,7 +373,18 @@ typedef struct run_state {
     strpool pool;
     out_file details, result;
     pc_pcmp_verdict verdict;
+    size_t formulas, formula_line; /* cells written defused (pc_csv_cell_runs), the first's line */
 } run_state;
+
+/* Counts the cells of a details row that go out defused: a Message or a raw cell of the NPU
+ * CSV that a spreadsheet would run (said once at the end). */
+static void note_formulas(run_state *s, const pc_csv_reader *r, const pc_pcmp_verdict *v)
+{
+    for (int i = 0; i < PC_PCMP_DETAILS_COLUMNS; i++)
+        if (v->cells[i].kind == PC_CSV_TEXT && v->cells[i].v.text &&
+            pc_csv_cell_runs(v->cells[i].v.text) && s->formulas++ == 0)
+            s->formula_line = pc_csv_reader_line(r);
+}
 
 static pc_status set_skip_msg(api_entry *e, const char *msg)
 {
@@ -411,9 +408,10 @@ static pc_status add_direct(run_state *s, const char *name, const char *msg)
 
 enum { UNMATCHED_NAMED = 10 };
 
+/* msprobe refuses to write an API name that a spreadsheet would run as a formula. */
 static pc_status check_formula(const pc_csv_reader *r, const char *path, const char *name)
 {
-    if (!formula_like(name))
+    if (!pc_csv_formula_like(name))
         return PC_OK;
     return pc_error_set(PC_ERR_FORMAT,
                         "%s:%zu: the API Name '%s' starts with a character that makes it a "
@@ -503,6 +501,7 @@ static pc_status npu_loop(run_state *s, const char *path, pc_pcmp_summary *sum)
             gpu.cell[gpu_kept[k]] = g->cell[k];
         pc_pcmp_verdict *v = &s->verdict;
         pc_pcmp_judge_row(&npu, &gpu, v);
+        note_formulas(s, r, v);
         if ((st = pc_csv_append_row(&s->details.buf, v->cells, PC_PCMP_DETAILS_COLUMNS, 14)) !=
             PC_OK)
             goto done;
@@ -734,6 +733,7 @@ static pc_status stream_pass(run_state *s, const pc_pcmp_options *opt, pc_pcmp_s
         }
         pc_pcmp_verdict *v = &s->verdict;
         pc_pcmp_judge_row(&npu, &gpu, v);
+        note_formulas(s, r, v);
         gpu_pending = false;
         if ((st = pc_csv_append_row(&s->details.buf, v->cells, PC_PCMP_DETAILS_COLUMNS, 14)) !=
                 PC_OK ||
@@ -795,6 +795,7 @@ static pc_status restart_outputs(run_state *s, pc_pcmp_summary *sum)
     unlink(s->result.tmp);
     sum->npu_rows = sum->gpu_rows = sum->details_rows = sum->result_rows = 0;
     sum->unmatched_rows = 0;
+    s->formulas = 0;
     pc_status st = pc_csv_append_text_row(&s->result.buf, pc_pcmp_result_header(), 4);
     if (st == PC_OK)
         st = pc_csv_append_text_row(&s->details.buf, pc_pcmp_details_header(),
@@ -867,15 +868,26 @@ pc_status pc_pcmp_run(const pc_pcmp_options *opt, pc_pcmp_summary *summary)
     }
     /* two CSVs of different dumps: msprobe would judge the few names they share and report
      * success; precheck refuses when most NPU rows find no GPU row */
-    if (sum->npu_rows > 0 && sum->unmatched_rows * 2 > sum->npu_rows) {
+    if (sum->npu_rows > 0 && sum->unmatched_rows * 2 > sum->npu_rows &&
+        opt->allow_different_dumps) {
+        pc_log_warning("--allow-different-dumps: %zu of %zu NPU rows have no GPU row of the same "
+                       "API name; only the others are judged.",
+                       sum->unmatched_rows, sum->npu_rows);
+    } else if (sum->npu_rows > 0 && sum->unmatched_rows * 2 > sum->npu_rows) {
         st = pc_error_set(PC_ERR_INVALID,
                           "the NPU and GPU CSVs do not look like run_ut runs of the same dump: "
                           "%zu of %zu NPU rows have no GPU row of the same API name (more than "
                           "half is refused). -npu and -gpu must be the details CSVs of run_ut on "
-                          "the same dump.json, on the NPU machine and on the GPU machine.",
+                          "the same dump.json, on the NPU machine and on the GPU machine "
+                          "(--allow-different-dumps judges the rows they share).",
                           sum->unmatched_rows, sum->npu_rows);
         goto done;
     }
+    if (s->formulas)
+        pc_log_warning("%zu cell(s) of %s would run as spreadsheet formulas (the first on line "
+                       "%zu): written with a ' in front, as every cell precheck writes "
+                       "(docs/msprobe-contract.md#formats).",
+                       s->formulas, opt->npu_path, s->formula_line);
     if ((st = out_flush(&s->details, true)) != PC_OK || (st = out_flush(&s->result, true)) != PC_OK)
         goto done;
     if (rename(s->details.tmp, s->details.final) != 0 ||

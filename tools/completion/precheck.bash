@@ -23,7 +23,7 @@ _precheck_options()
             -h --help"
         ;;
     api_precision_compare) echo "-h --help -npu --npu_csv_path -gpu --gpu_csv_path -o --out_path
-        --fail-on" ;;
+        --fail-on --allow-different-dumps" ;;
     materialize) echo "-api_info --api_info_file -o --out_path --seed -h --help" ;;
     check_dump) echo "-api_info --api_info_file -h --help" ;;
     compare) echo "-bench --bench_path -device --device_path -api_name --bench -precision
