@@ -121,7 +121,8 @@ int pc_cli_api_precision_compare(int argc, char **argv)
     /* the summary, and summary.json beside the outputs (their time stamp) */
     char json[PC_PATH_BUFFER_SIZE + 64], line[4096];
     const char *ts = strrchr(sum.result_path, '_');
-    snprintf(json, sizeof json, "%s/api_precision_compare_summary_%.14s.json", out_r, ts ? ts + 1 : "run");
+    snprintf(json, sizeof json, "%s/api_precision_compare_summary_%.14s.json", out_r,
+             ts ? ts + 1 : "run");
     size_t used = (size_t)snprintf(line, sizeof line, "precheck");
     for (int i = 0; i < argc && used < sizeof line; i++)
         used += (size_t)snprintf(line + used, sizeof line - used, " %s", argv[i]);

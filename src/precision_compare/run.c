@@ -328,8 +328,7 @@ static pc_status out_flush(out_file *o, bool force)
     }
     ok = ok && (!o->buf.len || fwrite(o->buf.data, 1, o->buf.len, o->fo.f) == o->buf.len);
     pc_csv_buffer_clear(&o->buf);
-    return ok ? PC_OK
-              : pc_error_set(PC_ERR_IO, "%s: cannot write: %s", o->final, strerror(errno));
+    return ok ? PC_OK : pc_error_set(PC_ERR_IO, "%s: cannot write: %s", o->final, strerror(errno));
 }
 
 static pc_status out_open(out_file *o, const char *dir, const char *kind, const char *ts)

@@ -190,7 +190,8 @@ static void save_tensor(saver *s, const pc_tensor *t)
         pc_log_warning("error data path too long for %s", s->prefix);
         return;
     }
-    if (pc_pt_write_file(path, t, ERROR_DATA_FLAGS) != PC_OK || pc_path_set_file_mode(path) != PC_OK)
+    if (pc_pt_write_file(path, t, ERROR_DATA_FLAGS) != PC_OK ||
+        pc_path_set_file_mode(path) != PC_OK)
         pc_log_warning("saving error data %s failed: %s", path, pc_error_message());
 }
 
