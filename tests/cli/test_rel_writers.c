@@ -78,10 +78,10 @@ static void assert_victim_untouched(const char *victim)
     free(t);
 }
 
-/* The local time stamp of now + k seconds, as precheck names files. */
-static void stamp(int k, char ts[16])
+/* The local time stamp of base + k seconds, as precheck names files. */
+static void stamp(time_t base, int k, char ts[16])
 {
-    time_t t = time(NULL) + k;
+    time_t t = base + k;
     struct tm lt;
     localtime_r(&t, &lt);
     strftime(ts, 16, "%Y%m%d%H%M%S", &lt);
@@ -90,9 +90,10 @@ static void stamp(int k, char ts[16])
 /* Plants links to victim at dir/<before><ts><after> for every second from now to AHEAD. */
 static void plant(const char *dir, const char *before, const char *after, const char *victim)
 {
+    time_t now = time(NULL);
     for (int k = -1; k <= AHEAD; k++) {
         char ts[16], p[1200];
-        stamp(k, ts);
+        stamp(now, k, ts);
         PC_TEST_FMT(p, "%s/%s%s%s", dir, before, ts, after);
         if (symlink(victim, p) != 0)
             assert_int_equal(errno, EEXIST);
@@ -244,8 +245,9 @@ static void test_error_data_link(void **state)
     /* the second run's folder: ut_error_data<ts> for the coming seconds, links at those names */
     PC_TEST_FMT(second, "%s/second", root);
     assert_int_equal(mkdir(second, 0750), 0);
-    assert_int_equal(sh("cd '%s' && d=$(ls -d ut_error_data*) && for k in $(seq -1 %d); do "
-                        "t=$(date -d \"@$(( $(date +%%s) + k ))\" +%%Y%%m%%d%%H%%M%%S); "
+    assert_int_equal(sh("cd '%s' && d=$(ls -d ut_error_data*) && b=$(date +%%s) && "
+                        "for k in $(seq -1 %d); do "
+                        "t=$(date -d \"@$(( b + k ))\" +%%Y%%m%%d%%H%%M%%S); "
                         "mkdir -p ../second/ut_error_data$t; for f in $(ls $d | head -8); do "
                         "ln -s '%s' ../second/ut_error_data$t/$f; done; done",
                         first, AHEAD, victim),
@@ -294,9 +296,8 @@ static void test_materialize_links(void **state)
     make_victim(root, victim, sizeof victim);
     PC_TEST_FMT(log, "%s/log.txt", root);
     /* the temporary name older versions used: not followed, the dump is written */
-    assert_int_equal(sh("mkdir '%s/m1' && ln -s '%s' '%s/m1/dump.json.partial'", root, victim,
-                        root),
-                     0);
+    assert_int_equal(
+        sh("mkdir '%s/m1' && ln -s '%s' '%s/m1/dump.json.partial'", root, victim, root), 0);
     PC_TEST_FMT(args, "materialize -api_info %s -o m1", DUMP("gpt_stats"));
     assert_int_equal(run_in(root, args, log), 0);
     assert_victim_untouched(victim);
@@ -356,9 +357,10 @@ static void test_quick_start_two_summaries(void **state)
     char *before = pc_test_slurp(run_summary, NULL);
     /* whatever second the compare runs in, a run_ut summary of that second is never touched:
      * copies of run_ut's summary at the names of the coming seconds */
+    time_t now = time(NULL);
     for (int k = -1; k <= AHEAD; k++) {
         char ts[16], p[1200];
-        stamp(k, ts);
+        stamp(now, k, ts);
         PC_TEST_FMT(p, "%s/precheck_summary_%s.json", npu, ts);
         if (access(p, F_OK) != 0)
             assert_int_equal(sh("cp '%s' '%s'", run_summary, p), 0);
