@@ -105,7 +105,7 @@ static void test_many_words_and_utf8(void **state)
     assert_true(ends_with(m, ": gone"));
     const char *dots = strstr(m, "...");
     assert_non_null(dots);
-    assert_true(((dots - m - 1) % 2) == 0);               /* whole é before the cut */
+    assert_true(((dots - m - 1) % 2) == 0);                      /* whole é before the cut */
     assert_true((strlen(dots + 3) - strlen(": gone")) % 2 == 0); /* and after it */
 }
 
