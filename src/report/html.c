@@ -402,9 +402,10 @@ pc_status pc_report_write(const pc_report_options *opt, pc_report_info *info)
         snprintf(path, sizeof path, "%s/precheck_report_%s.html", opt->dir,
                  m.run_ut_ts[0] ? m.run_ut_ts : m.compare_ts);
     /* the default name takes a free _N when a page for the same run is there already (a second
-     * `report` of the same folder); a name given with -o is never replaced (file_out.h) */
+     * `report` of the same folder); a file named with -o is the user's choice and is replaced
+     * (as cc -o does); never through a link at either (file_out.h) */
     pc_file_out out;
-    st = pc_file_out_open(&out, path, opt->out_path ? 0 : PC_FILE_OUT_UNIQUE);
+    st = pc_file_out_open(&out, path, opt->out_path ? PC_FILE_OUT_REPLACE : PC_FILE_OUT_UNIQUE);
     if (st != PC_OK)
         goto out;
     if (b.len && fwrite(b.data, 1, b.len, out.f) != b.len) {

@@ -208,6 +208,17 @@ static void test_report_link(void **state)
     assert_int_equal(run_in(root, args, log), 1);
     assert_victim_untouched(victim);
     pc_test_expect_in_log(log, "is a symbolic link");
+    /* a page named with -o is replaced when it is a file, never through a link */
+    PC_TEST_FMT(page, "%s/named.html", root);
+    assert_int_equal(symlink(victim, page), 0);
+    PC_TEST_FMT(args, "report %s -o %s", out, page);
+    assert_int_equal(run_in(root, args, log), 1);
+    assert_victim_untouched(victim);
+    pc_test_expect_in_log(log, "is a symbolic link");
+    assert_int_equal(unlink(page), 0);
+    assert_int_equal(run_in(root, args, log), 0);
+    assert_int_equal(run_in(root, args, log), 0);
+    assert_true(pc_test_file_contains(page, "<html"));
 }
 
 /* The default page name is never overwritten: a second report takes _1. */
