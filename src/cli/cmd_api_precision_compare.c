@@ -49,8 +49,9 @@ static void print_help(FILE *out, const pc_args_command *cmd)
             "                        twice and two copies of one run (the run records beside the\n"
             "                        CSVs, precheck_run_<ts>.json, say which dump each side ran)\n"
             "\nAt the end the log has a summary (counts, each row in error with the standard and "
-            "the\nchecks that failed, NPU and GPU figures side by side) and precheck_summary_<ts>."
-            "json is\nwritten beside the outputs (docs/summary-json.md).\n"
+            "the\nchecks that failed, NPU and GPU figures side by side) and\n"
+            "api_precision_compare_summary_<ts>.json is written beside the outputs\n"
+            "(docs/summary-json.md). No output ever overwrites an existing file.\n"
             "\nexit status: 0 done, 1 failure (no output written), 2 usage error, 3 --fail-on\n");
 }
 
@@ -134,7 +135,8 @@ int pc_cli_api_precision_compare(int argc, char **argv)
     /* the summary, and summary.json beside the outputs (their time stamp) */
     char json[PC_PATH_BUFFER_SIZE + 64], line[4096];
     const char *ts = strrchr(sum.result_path, '_');
-    snprintf(json, sizeof json, "%s/precheck_summary_%.14s.json", out_r, ts ? ts + 1 : "run");
+    snprintf(json, sizeof json, "%s/api_precision_compare_summary_%.14s.json", out_r,
+             ts ? ts + 1 : "run");
     size_t used = (size_t)snprintf(line, sizeof line, "precheck");
     for (int i = 0; i < argc && used < sizeof line; i++)
         used += (size_t)snprintf(line + used, sizeof line - used, " %s", argv[i]);

@@ -483,9 +483,14 @@ static pc_status write_all(int fd, const char *p, size_t n, const char *path)
 
 pc_status pc_csv_append_file(const char *path, const pc_csv_buffer *buf)
 {
-    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0640);
+    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0640);
     if (fd < 0) {
         int e = errno;
+        if (e == ELOOP)
+            return pc_error_set(PC_ERR_INVALID,
+                                "%s is a symbolic link: precheck does not write through links; "
+                                "remove the link",
+                                path);
         return pc_error_set(e == ENOENT ? PC_ERR_NOT_FOUND : PC_ERR_IO, "%s: cannot open: %s", path,
                             strerror(e));
     }

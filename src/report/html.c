@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "precheck/io/checksum.h"
+#include "precheck/io/file_out.h"
 #include "report_impl.h"
 #include "tally.h"
 
@@ -401,7 +402,6 @@ pc_status pc_report_write(const pc_report_options *opt, pc_report_info *info)
     rep_model m;
     html_buf b = {0};
     size_t *order = NULL, error_apis = 0;
-    char *tmp = NULL;
     pc_status st = pc_rep_model_load(&m, opt);
     if (st != PC_OK)
         goto out;
@@ -424,25 +424,24 @@ pc_status pc_report_write(const pc_report_options *opt, pc_report_info *info)
     else
         snprintf(path, sizeof path, "%s/precheck_report_%s.html", opt->dir,
                  m.run_ut_ts[0] ? m.run_ut_ts : m.compare_ts);
-    size_t n = strlen(path) + 16;
-    tmp = malloc(n);
-    if (!tmp) {
-        st = pc_error_set(PC_ERR_NOMEM, "out of memory");
+    /* the default name takes a free _N when a page for the same run is there already (a second
+     * `report` of the same folder); a file named with -o is the user's choice and is replaced
+     * (as cc -o does); never through a link at either (file_out.h) */
+    pc_file_out out;
+    st = pc_file_out_open(&out, path, opt->out_path ? PC_FILE_OUT_REPLACE : PC_FILE_OUT_UNIQUE);
+    if (st != PC_OK)
         goto out;
-    }
-    snprintf(tmp, n, "%s.partial", path);
-    FILE *f = fopen(tmp, "wb");
-    if (!f) {
-        st = pc_error_set(PC_ERR_IO, "%s: cannot create: %s", tmp, strerror(errno));
-        goto out;
-    }
-    bool ok = fwrite(b.data, 1, b.len, f) == b.len;
-    ok = fclose(f) == 0 && ok;
-    if (!ok || rename(tmp, path) != 0) {
+    if (b.len && fwrite(b.data, 1, b.len, out.f) != b.len) {
         st = pc_error_set(PC_ERR_IO, "%s: cannot write: %s", path, strerror(errno));
-        unlink(tmp);
+        pc_file_out_free(&out);
         goto out;
     }
+    st = pc_file_out_commit(&out);
+    if (st == PC_OK)
+        snprintf(path, sizeof path, "%s", out.path);
+    pc_file_out_free(&out);
+    if (st != PC_OK)
+        goto out;
     if (info) {
         memset(info, 0, sizeof *info);
         snprintf(info->out_path, sizeof info->out_path, "%s", path);
@@ -454,7 +453,6 @@ pc_status pc_report_write(const pc_report_options *opt, pc_report_info *info)
         info->error_data_apis = error_apis;
     }
 out:
-    free(tmp);
     free(order);
     pc_hb_free(&b);
     pc_rep_model_free(&m);

@@ -11,6 +11,7 @@
 #include "precheck/core/log.h"
 #include "precheck/dump/api_rules.h"
 #include "precheck/inputs/inputs.h"
+#include "precheck/io/file_out.h"
 #include "precheck/io/path_check.h"
 #include "precheck/io/pt.h"
 #include "precheck/ops/schema.h"
@@ -171,6 +172,10 @@ static bool any_requires_grad(const pc_op_call *call, const pc_dump_api *api)
 
 /* ---- -save_error_data ---- */
 
+/* An error-data file is rewritten by a resumed run that re-runs its API (REPLACE); never through
+ * a link at its name (io/file_out.h). */
+#define ERROR_DATA_FLAGS (PC_FILE_OUT_REPLACE | PC_FILE_OUT_NO_SYNC)
+
 typedef struct saver {
     const char *dir;
     const char *prefix;
@@ -185,7 +190,8 @@ static void save_tensor(saver *s, const pc_tensor *t)
         pc_log_warning("error data path too long for %s", s->prefix);
         return;
     }
-    if (pc_pt_write_file(path, t) != PC_OK || pc_path_set_file_mode(path) != PC_OK)
+    if (pc_pt_write_file(path, t, ERROR_DATA_FLAGS) != PC_OK ||
+        pc_path_set_file_mode(path) != PC_OK)
         pc_log_warning("saving error data %s failed: %s", path, pc_error_message());
 }
 

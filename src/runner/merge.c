@@ -22,6 +22,7 @@
 #include "precheck/core/excerpt.h"
 #include "precheck/core/log.h"
 #include "precheck/dump/filter.h"
+#include "precheck/io/file_out.h"
 #include "precheck/io/json.h"
 #include "precheck/io/path_check.h"
 #include "precheck/runner/cost.h"
@@ -371,6 +372,30 @@ static pc_status write_record(const shard_in *sh, size_t count, const char *path
     return st;
 }
 
+/* The names a run started at `start` would take (pc_run_claim_names' pattern, or the next
+ * second whose two names are both free), without creating them: merge puts its CSVs there only
+ * once they are whole. */
+static pc_status free_names(const char *out_dir, time_t start, char *ts, char *result,
+                            size_t result_size, char *details, size_t details_size)
+{
+    for (int k = 0; k < 3600; k++) {
+        time_t t = start + k;
+        struct tm lt;
+        localtime_r(&t, &lt);
+        strftime(ts, 16, "%Y%m%d%H%M%S", &lt);
+        snprintf(result, result_size, "%s/accuracy_checking_result_%s.csv", out_dir, ts);
+        snprintf(details, details_size, "%s/accuracy_checking_details_%s.csv", out_dir, ts);
+        struct stat st;
+        if (lstat(result, &st) != 0 && errno == ENOENT && lstat(details, &st) != 0 &&
+            errno == ENOENT)
+            return PC_OK;
+    }
+    return pc_error_set(PC_ERR_IO,
+                        "%s holds run_ut CSVs for every second of the hour after now; choose "
+                        "another -o",
+                        out_dir);
+}
+
 int pc_merge(const pc_merge_options *o)
 {
     int rc = 1;
@@ -378,8 +403,8 @@ int pc_merge(const pc_merge_options *o)
     pc_dump *dump = NULL;
     bool *keep = NULL;
     char result[PC_PATH_BUFFER_SIZE + 80] = "", details[PC_PATH_BUFFER_SIZE + 80] = "";
-    bool created = false;
-    FILE *rf = NULL, *df = NULL;
+    bool created = false, result_made = false;
+    pc_file_out rf = {0}, df = {0};
     if (!sh) {
         pc_log_error("out of memory");
         return 1;
@@ -430,38 +455,32 @@ int pc_merge(const pc_merge_options *o)
             goto out;
         }
     }
-    /* the output: the names a run started now would take */
+    /* the output: the names a run started now would take. Both CSVs are written as temporaries
+     * and put in place at the end (io/file_out.h): a merge killed midway leaves no CSV under a
+     * final name for a resume or a report to trust, and writes through no planted link. */
     const char *out_path = o->out_path && *o->out_path ? o->out_path : "./";
     char out_dir[PC_PATH_BUFFER_SIZE], ts[16];
     if (pc_path_make_dir(out_path) != PC_OK ||
         pc_path_check(out_path, PC_PATH_DIR, PC_PATH_WRITE, NULL, out_dir, sizeof out_dir) !=
             PC_OK ||
-        pc_run_claim_names(out_dir, time(NULL), ts, result, sizeof result, details,
-                           sizeof details) != PC_OK) {
+        free_names(out_dir, time(NULL), ts, result, sizeof result, details, sizeof details) !=
+            PC_OK ||
+        pc_file_out_open(&rf, result, 0) != PC_OK || pc_file_out_open(&df, details, 0) != PC_OK) {
         pc_log_error("%s", pc_error_message());
         goto out;
     }
-    created = true;
-    rf = fopen(result, "wb");
-    df = fopen(details, "wb");
-    if (!rf || !df) {
-        pc_log_error("cannot write %s: %s", rf ? details : result, strerror(errno));
-        goto out;
-    }
     size_t apis = 0;
-    pc_status st = write_rows(sh, o->input_count, dump, keep, rf, df, &apis);
-    bool closed = fclose(rf) == 0;
-    closed = (fclose(df) == 0) && closed;
-    rf = df = NULL;
-    if (st == PC_OK && !closed)
-        st = pc_error_set(PC_ERR_IO, "cannot write the merged CSVs in %s: %s", out_dir,
-                          strerror(errno));
+    pc_status st = write_rows(sh, o->input_count, dump, keep, rf.f, df.f, &apis);
+    /* details first: a result CSV in place means its details are too */
+    if (st == PC_OK && (st = pc_file_out_commit(&df)) == PC_OK) {
+        created = true;
+        if ((st = pc_file_out_commit(&rf)) == PC_OK)
+            result_made = true;
+    }
     if (st != PC_OK) {
         pc_log_error("%s", pc_error_message());
         goto out;
     }
-    pc_path_set_file_mode(result);
-    pc_path_set_file_mode(details);
     char record[PC_PATH_BUFFER_SIZE + 80], command[4096];
     pc_run_identity_path(record, sizeof record, out_dir, ts);
     pc_run_command_line(command, sizeof command, o->argc, o->argv, NULL);
@@ -471,17 +490,15 @@ int pc_merge(const pc_merge_options *o)
     }
     pc_log_info("Merged %zu shards (%zu APIs of %s) into %s and %s", o->input_count, apis,
                 dump_path, result, details);
-    created = false;
+    created = result_made = false;
     rc = 0;
 out:
-    if (rf)
-        fclose(rf);
-    if (df)
-        fclose(df);
-    if (created) { /* nothing half-made left behind */
-        unlink(result);
+    if (created) /* nothing half-made left behind (only what this merge put in place) */
         unlink(details);
-    }
+    if (result_made)
+        unlink(result);
+    pc_file_out_free(&rf); /* removes a temporary not put in place */
+    pc_file_out_free(&df);
     for (size_t i = 0; i < o->input_count; i++)
         free_shard(&sh[i]);
     free(sh);

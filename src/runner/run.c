@@ -137,7 +137,7 @@ static pc_status write_headers(const run_state *s)
 /* Creates path, which must not exist (O_EXCL); false with errno when it cannot. */
 static bool create_new(const char *path)
 {
-    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0640);
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0640);
     if (fd < 0)
         return false;
     close(fd);
@@ -734,7 +734,7 @@ static int run_main(const pc_run_options *given, pc_mpi *mpi)
     }
     if (pc_sink_csv_open(&s.sinks[0], s.result_path, s.details_path, cfg.precision) != PC_OK ||
         pc_sink_summary_new(&s.sinks[1]) != PC_OK ||
-        pc_sink_json_new(&s.sinks[2], summary_path) != PC_OK) {
+        pc_sink_json_new(&s.sinks[2], summary_path, resume) != PC_OK) {
         fail(pc_error_message());
         goto out;
     }
