@@ -28,23 +28,10 @@ size_t pc_count_newlines(const char *data, size_t n)
 
 void pc_entry_location(const pc_entry_builder *b, size_t offset, size_t *line, size_t *column)
 {
-    if (offset > b->size)
-        offset = b->size;
-    size_t from = 0, ln = 1;
-    if (offset >= b->base_offset) {
-        from = b->base_offset;
-        ln = b->base_line;
-    }
-    ln += pc_count_newlines(b->data + from, offset - from);
-    size_t start = offset;
-    while (start > 0 && b->data[start - 1] != '\n')
-        start--;
-    size_t col = 1;
-    for (size_t i = start; i < offset; i++)
-        if (((unsigned char)b->data[i] & 0xC0) != 0x80)
-            col++;
-    *line = ln;
-    *column = col;
+    /* The document is tokenised over the whole file, so its locator knows the file's lines
+     * (counting back to the line's start here cost a whole line per message: the whole file
+     * when it is written on one line). */
+    pc_json_doc_offset_location(b->doc, offset, line, column);
 }
 
 static char *arena_printf(pc_entry_builder *b, const char *fmt, ...)

@@ -298,8 +298,6 @@ static pc_status add_entry(reader *r, const char *key, size_t key_len, size_t ke
     b.data = r->data;
     b.size = r->size;
     b.name = r->name;
-    b.base_offset = key_offset;
-    b.base_line = entry->line;
     b.path_len = 0;
     b.path[0] = '\0';
     b.oom = false;
