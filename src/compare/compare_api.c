@@ -9,6 +9,7 @@
 
 #include "compare_impl.h"
 #include "precheck/core/convert.h"
+#include "precheck/core/log.h"
 
 /* ---- values ---- */
 
@@ -378,8 +379,13 @@ pc_status pc_api_result_skip(pc_api_result *res, const char *full_api_name, cons
     }
     pc_cmp_row_init(&res->fwd_rows[0]);
     res->fwd_rows[0].status = PC_VERDICT_SKIP;
-    snprintf(res->fwd_rows[0].message, sizeof res->fwd_rows[0].message, "%s",
-             message ? message : "");
+    if (!message || !*message) {
+        /* every SKIP says why: an empty reason is a bug of ours, said as such */
+        message = "precheck gave no reason for this SKIP (a bug: please report it with the API's "
+                  "dump entry)";
+        pc_log_warning("%s: %s", full_api_name, message);
+    }
+    snprintf(res->fwd_rows[0].message, sizeof res->fwd_rows[0].message, "%s", message);
     res->n_fwd = 1;
     res->forward = PC_VERDICT_SKIP;
     res->backward = PC_VERDICT_SKIP;

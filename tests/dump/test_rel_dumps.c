@@ -1,13 +1,21 @@
 /* Dumps read without losing anything and without slowing down (issue #29): positions of many
- * bad records (each message's file:line:column, linear in the records). */
+ * bad records (each message's file:line:column, linear in the records); msprobe 1.0's
+ * backward keys (grad_output, grad_input); no SKIP row without a reason. */
+#include "pc_run_ut_test.h"
 #include "pc_test.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "precheck/compare/compare.h"
 #include "precheck/dump/dump.h"
 #include "precheck/io/json.h"
+
+#define DUMPS  PC_TEST_FIXTURES "/msprobe/dumps"
+#define V1_0_1 PC_TEST_FIXTURES "/msprobe/versions/1.0.1_tensor/dump.json"
 
 /* ---- positions of many bad records ---- */
 
@@ -173,12 +181,180 @@ static void test_locations_any_order(void **state)
     free(t.s);
 }
 
+/* ---- msprobe 1.0.x backward keys ---- */
+
+static const pc_dump_arg *item(const pc_dump_arg *list, size_t i)
+{
+    assert_int_equal(list->kind, PC_DUMP_ARG_LIST);
+    assert_true(i < list->u.list.count);
+    return &list->u.list.items[i];
+}
+
+static void assert_same_shape(const pc_dump_arg *a, const pc_dump_arg *b)
+{
+    assert_int_equal(a->kind, PC_DUMP_ARG_TENSOR);
+    assert_int_equal(b->kind, PC_DUMP_ARG_TENSOR);
+    assert_int_equal(a->u.tensor->rank, b->u.tensor->rank);
+    for (int64_t d = 0; d < a->u.tensor->rank; d++)
+        assert_int_equal(a->u.tensor->shape[d], b->u.tensor->shape[d]);
+}
+
+/* grad_output is what backward takes (the gradients of the forward outputs: files
+ * .backward.input.<i>.pt, shapes of the outputs), grad_input what it gives (files
+ * .backward.output.<i>.pt, shapes of the inputs). */
+static void test_msprobe_1_0_backward_keys(void **state)
+{
+    (void)state;
+    pc_dump *d = NULL;
+    if (pc_dump_open(&d, V1_0_1) != PC_OK)
+        fail_msg("%s", pc_error_message());
+    assert_int_equal(d->api_count, 3);
+    const pc_dump_api *ln = &d->apis[1];
+    assert_string_equal(ln->full_name, "Functional.layer_norm.0");
+    assert_non_null(ln->backward);
+    assert_null(ln->backward->error);
+    const pc_dump_arg *dy = item(&ln->backward->input, 0);
+    assert_string_equal(dy->u.tensor->data_name, "Functional.layer_norm.0.backward.input.0.pt");
+    assert_same_shape(dy, item(&ln->forward.output, 0));
+    assert_int_equal(ln->backward->output.u.list.count, 3);
+    for (size_t i = 0; i < 3; i++) {
+        const pc_dump_arg *g = item(&ln->backward->output, i);
+        char want[96];
+        PC_TEST_FMT(want, "Functional.layer_norm.0.backward.output.%zu.pt", i);
+        assert_string_equal(g->u.tensor->data_name, want);
+    }
+    assert_same_shape(item(&ln->backward->output, 0), item(&ln->forward.input_args, 0));
+    /* layer_norm(x, normalized_shape, weight, bias): the weight's gradient is the weight's shape */
+    assert_same_shape(item(&ln->backward->output, 1), item(&ln->forward.input_args, 2));
+    pc_dump_free(d);
+
+    /* the new spelling wins where an entry has both; a bad legacy list names its key */
+    const char *both = "{\"data\": {\"Functional.relu.0.forward\": {\"input_args\": [], "
+                       "\"input_kwargs\": {}}, \"Functional.relu.0.backward\": "
+                       "{\"grad_output\": [null, null], \"input\": [null]}}}";
+    assert_int_equal(pc_dump_parse(&d, both, strlen(both), "both.json"), PC_OK);
+    assert_int_equal(d->apis[0].backward->input.u.list.count, 1);
+    pc_dump_free(d);
+    const char *bad = "{\"data\": {\"Functional.relu.0.forward\": {\"input_args\": [], "
+                      "\"input_kwargs\": {}}, \"Functional.relu.0.backward\": "
+                      "{\"grad_output\": 3}}}";
+    assert_int_equal(pc_dump_parse(&d, bad, strlen(bad), "bad.json"), PC_OK);
+    assert_non_null(d->apis[0].backward->error);
+    assert_non_null(strstr(d->apis[0].backward->error,
+                           "\"grad_output\" must be a list, found integer (bad.json:1:"));
+    pc_dump_free(d);
+}
+
+/* check_dump loads all 13 files the cut-down 1.0.1 dump names (it loaded the 7 forward ones),
+ * and run_ut runs every backward (it wrote SKIP,SKIP with an empty message). */
+static void test_msprobe_1_0_runs(void **state)
+{
+    (void)state;
+    char dir[256], log[400], args[1024], csv[600];
+    pc_test_tmpdir(dir, sizeof dir);
+    PC_TEST_FMT(log, "%s/check.log", dir);
+    PC_TEST_FMT(args, "check_dump -api_info %s", V1_0_1);
+    assert_int_equal(pc_test_run_precheck(NULL, args, log), 0);
+    pc_test_expect_in_log(log, "13 tensor records");
+    pc_test_expect_in_log(log, "13 tensor files loaded: 13 match their records, 0 do not");
+
+    PC_TEST_FMT(log, "%s/run.log", dir);
+    PC_TEST_FMT(args, "run_ut -api_info %s -o %s --no-progress", V1_0_1, dir);
+    assert_int_equal(pc_test_run_precheck(NULL, args, log), 0);
+    pc_test_find_file(dir, "accuracy_checking_result_", csv, sizeof csv);
+    pc_test_status_row rows[8];
+    assert_int_equal(pc_test_read_results(csv, rows, 8), 3);
+    assert_string_equal(rows[0].fwd, "pass");
+    assert_string_equal(rows[0].bwd, " "); /* Torch.arange.0: no backward entry */
+    for (int i = 1; i < 3; i++) {
+        if (strcmp(rows[i].fwd, "pass") != 0 || strcmp(rows[i].bwd, "pass") != 0)
+            fail_msg("%s: %s,%s,%s", rows[i].name, rows[i].fwd, rows[i].bwd, rows[i].msg);
+    }
+}
+
+/* ---- no SKIP row without a reason ---- */
+
+static void assert_skips_say_why(const char *csv)
+{
+    static pc_test_status_row rows[512];
+    int n = pc_test_read_results(csv, rows, 512);
+    int skips = 0;
+    for (int i = 0; i < n; i++) {
+        if (strcmp(rows[i].fwd, "SKIP") != 0 && strcmp(rows[i].bwd, "SKIP") != 0)
+            continue;
+        skips++;
+        const char *m = rows[i].msg;
+        while (*m == ' ')
+            m++;
+        if (!*m)
+            fail_msg("%s: %s is %s,%s with no message", csv, rows[i].name, rows[i].fwd,
+                     rows[i].bwd);
+    }
+    printf("%s: %d rows, %d with a SKIP, each with its reason\n", csv, n, skips);
+}
+
+static void test_every_skip_has_a_reason(void **state)
+{
+    (void)state;
+    const char *dumps[] = {DUMPS "/gpt_stats/step0/rank/dump.json",
+                           DUMPS "/gpt_tensor/step0/rank/dump.json",
+                           DUMPS "/gpt_bf16_tensor/step0/rank/dump.json",
+                           DUMPS "/cnn_tensor/step0/rank/dump.json",
+                           DUMPS "/ew_fp16_tensor/step0/rank/dump.json",
+                           V1_0_1,
+                           NULL};
+    char base[256];
+    pc_test_tmpdir(base, sizeof base);
+    for (int i = 0; dumps[i]; i++) {
+        char dir[400], args[1024], csv[600];
+        PC_TEST_FMT(dir, "%s/%d", base, i);
+        PC_TEST_FMT(args, "run_ut -api_info %s -o %s --no-progress", dumps[i], dir);
+        assert_int_equal(mkdir(dir, 0700), 0);
+        assert_int_equal(pc_test_run_precheck(NULL, args, NULL), 0);
+        pc_test_find_file(dir, "accuracy_checking_result_", csv, sizeof csv);
+        assert_skips_say_why(csv);
+    }
+    /* a backward entry without its gradient list: SKIP with why (it was empty) */
+    char dump[400], dir[400], args[1024], csv[600];
+    PC_TEST_FMT(dump, "%s/nograd.json", base);
+    FILE *f = fopen(dump, "w");
+    assert_non_null(f);
+    fputs("{\"task\": \"statistics\", \"dump_data_dir\": null, \"data\": {\"Functional.relu.0."
+          "forward\": {\"input_args\": [{\"type\": \"torch.Tensor\", \"dtype\": "
+          "\"torch.float32\", \"shape\": [4], \"Max\": 1.0, \"Min\": 0.0, \"Mean\": 0.5, "
+          "\"Norm\": 1.0, \"requires_grad\": true}], \"input_kwargs\": {}, \"output\": "
+          "[{\"type\": \"torch.Tensor\", \"dtype\": \"torch.float32\", \"shape\": [4], \"Max\": "
+          "1.0, \"Min\": 0.0, \"Mean\": 0.5, \"Norm\": 1.0, \"requires_grad\": true}]}, "
+          "\"Functional.relu.0.backward\": {\"output\": []}}}",
+          f);
+    assert_int_equal(fclose(f), 0);
+    PC_TEST_FMT(dir, "%s/nograd", base);
+    assert_int_equal(mkdir(dir, 0700), 0);
+    PC_TEST_FMT(args, "run_ut -api_info %s -o %s --no-progress", dump, dir);
+    assert_int_equal(pc_test_run_precheck(NULL, args, NULL), 0);
+    pc_test_find_file(dir, "accuracy_checking_result_", csv, sizeof csv);
+    assert_skips_say_why(csv);
+    assert_true(pc_test_file_contains(
+        csv, "the backward entry Functional.relu.0.backward has no \"\"input\"\""));
+
+    /* the one place SKIP records are made never leaves the reason empty */
+    pc_api_result res = {0};
+    assert_int_equal(pc_api_result_skip(&res, "Functional.relu.0", ""), PC_OK);
+    assert_true(res.n_fwd == 1 && res.fwd_rows[0].message[0] != '\0');
+    assert_int_equal(pc_api_result_skip(&res, "Functional.relu.0", NULL), PC_OK);
+    assert_true(res.fwd_rows[0].message[0] != '\0');
+    pc_api_result_free(&res);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bad_record_positions_indented),
         cmocka_unit_test(test_bad_record_positions_one_line),
         cmocka_unit_test(test_locations_any_order),
+        cmocka_unit_test(test_msprobe_1_0_backward_keys),
+        cmocka_unit_test(test_msprobe_1_0_runs),
+        cmocka_unit_test(test_every_skip_has_a_reason),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
