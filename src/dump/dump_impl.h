@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "dump/arena.h"
+#include "precheck/dump/data.h"
 #include "precheck/dump/dump.h"
 #include "precheck/io/json.h"
 
@@ -55,6 +56,11 @@ typedef struct pc_entry_builder {
  * selects the forward layout and the -filter_api signature. Sets b->oom on allocation
  * failure; every other problem ends up in entry->error or an argument's error. */
 void pc_entry_build(pc_entry_builder *b, pc_json_ref ref, bool forward, pc_dump_entry *entry);
+
+/* Calls fn on every tensor record of e (arguments, kwargs, outputs, backward lists) with
+ * api passed through; stops at the first nonzero return, which it returns. */
+int pc_dump_visit_entry(const pc_dump_api *api, const pc_dump_entry *e, pc_dump_tensor_visitor fn,
+                        void *ctx);
 
 /* Line and column of offset in the file (b->doc's locator: linear over many messages). */
 void pc_entry_location(const pc_entry_builder *b, size_t offset, size_t *line, size_t *column);

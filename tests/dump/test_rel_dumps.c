@@ -272,6 +272,64 @@ static void test_msprobe_1_0_runs(void **state)
     }
 }
 
+/* ---- check_dump accounts for every file a dump names ---- */
+
+/* A tensor record naming file, in buf. */
+static const char *t_rec(char *buf, size_t size, const char *file)
+{
+    snprintf(buf, size,
+             "{\"type\": \"torch.Tensor\", \"dtype\": \"torch.float32\", \"shape\": [2], "
+             "\"Max\": 1.0, \"Min\": 0.0, \"Mean\": 0.5, \"Norm\": 1.0, \"requires_grad\": "
+             "false, \"data_name\": \"%s\"}",
+             file);
+    return buf;
+}
+
+/* The cut-down 1.0.1 dump plus files run_ut never reads: one in a Module entry, one in a
+ * backward entry without its forward, one under a key run_ut does not read, one in the first
+ * body of a key written twice. */
+static void test_check_dump_accounts_for_every_file(void **state)
+{
+    (void)state;
+    char dir[256], path[600], log[600], args[1024];
+    pc_test_tmpdir(dir, sizeof dir);
+    PC_TEST_FMT(path, "%s/dump_tensor_data", dir);
+    assert_int_equal(mkdir(path, 0700), 0);
+    PC_TEST_FMT(args, "cp %s/msprobe/versions/1.0.1_tensor/dump_tensor_data/*.pt %s/",
+                PC_TEST_FIXTURES, path);
+    assert_int_equal(system(args), 0);
+    size_t n;
+    char *orig = pc_test_slurp(V1_0_1, &n);
+    const char *end = "\n }\n}";
+    assert_true(n > strlen(end) && strcmp(orig + n - strlen(end), end) == 0);
+    orig[n - strlen(end)] = '\0';
+    PC_TEST_FMT(path, "%s/dump.json", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    char r1[256], r2[256], r3[256], r4[256];
+    fprintf(f,
+            "%s,\n  \"Module.fc.Linear.forward.0\": {\"input_args\": [%s]},\n"
+            "  \"Functional.relu.9.backward\": {\"input\": [%s]},\n"
+            "  \"Functional.relu.0.forward\": {\"input_args\": [%s], \"input_kwargs\": {}},\n"
+            "  \"Functional.relu.0.forward\": {\"input_args\": [], \"input_kwargs\": {}, "
+            "\"parameters\": {\"weight\": %s}}%s",
+            orig, t_rec(r1, sizeof r1, "m.pt"), t_rec(r2, sizeof r2, "orphan.pt"),
+            t_rec(r3, sizeof r3, "first.pt"), t_rec(r4, sizeof r4, "param.pt"), end);
+    assert_int_equal(fclose(f), 0);
+    free(orig);
+    PC_TEST_FMT(log, "%s/check.log", dir);
+    PC_TEST_FMT(args, "check_dump -api_info %s", path);
+    assert_int_equal(pc_test_run_precheck(NULL, args, log), 0);
+    pc_test_expect_in_log(log, "dump.json names 17 tensor files: 13 loaded and checked, 4 not");
+    pc_test_expect_in_log(log, "1 in Module entries, not checked: run_ut replays APIs");
+    pc_test_expect_in_log(log, "1 in backward entries without a forward entry (the first: "
+                               "Functional.relu.9.backward), not checked");
+    pc_test_expect_in_log(log, "2 under keys run_ut does not read, in records it cannot rebuild "
+                               "or in the earlier body of a key written twice (the first: "
+                               "Functional.relu.0.forward), not checked");
+    assert_false(pc_test_file_contains(log, "not accounted for"));
+}
+
 /* ---- no SKIP row without a reason ---- */
 
 static void assert_skips_say_why(const char *csv)
@@ -354,6 +412,7 @@ int main(void)
         cmocka_unit_test(test_locations_any_order),
         cmocka_unit_test(test_msprobe_1_0_backward_keys),
         cmocka_unit_test(test_msprobe_1_0_runs),
+        cmocka_unit_test(test_check_dump_accounts_for_every_file),
         cmocka_unit_test(test_every_skip_has_a_reason),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
