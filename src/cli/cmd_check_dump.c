@@ -55,6 +55,32 @@ static int count_file(void *ctx, const pc_dump_api *api, const pc_dump_arg *arg)
     return 0;
 }
 
+static bool is_orphan(const pc_dump *dump, const pc_dump_backward *bw)
+{
+    const pc_dump_api *api = pc_dump_find(dump, bw->full_name);
+    return !api || api->backward != &bw->entry;
+}
+
+/* Backward entries without their forward entry: nothing run_ut runs, said once. */
+static void report_orphans(const pc_dump *dump)
+{
+    size_t n = 0;
+    const char *first = NULL;
+    for (size_t i = 0; i < dump->backward_count; i++)
+        if (is_orphan(dump, &dump->backwards[i]) && !n++)
+            first = dump->backwards[i].entry.key;
+    if (n && dump->api_count == 0)
+        pc_log_warning("The dump holds %zu backward record%s and no forward record (written with "
+                       "data_mode [\"backward\"]): run_ut runs each API from its forward record "
+                       "(the inputs it was called with), so it has nothing to run. Dump with "
+                       "data_mode [\"all\"] (or [\"forward\", \"backward\"]) for run_ut.",
+                       n, n == 1 ? "" : "s");
+    else if (n)
+        pc_log_warning("%zu backward entries have no forward entry (the first: %s): run_ut runs "
+                       "an API from its forward entry, so they are neither run nor checked",
+                       n, first);
+}
+
 /* Every tensor file dump.json names is checked above or said here, with why it is not. */
 static void account_files(const pc_dump *dump, long checked)
 {
@@ -65,8 +91,7 @@ static void account_files(const pc_dump *dump, long checked)
     const char *orphan_example = NULL;
     for (size_t i = 0; i < dump->backward_count; i++) {
         const pc_dump_backward *bw = &dump->backwards[i];
-        const pc_dump_api *api = pc_dump_find(dump, bw->full_name);
-        if (api && api->backward == &bw->entry)
+        if (!is_orphan(dump, bw))
             continue;
         pc_dump_api alone = {.full_name = bw->full_name, .forward = bw->entry};
         size_t before = orphans;
@@ -191,6 +216,7 @@ int pc_cli_check_dump(int argc, char **argv)
         pc_log_info("%ld tensor records without files (generated from their statistics): %ld "
                     "cannot be generated",
                     s.tensors - s.files, s.bad_shapes);
+    report_orphans(dump);
     account_files(dump, s.files);
     pc_dump_free(dump);
     return s.bad_files || s.bad_shapes ? 1 : 0;

@@ -330,6 +330,38 @@ static void test_check_dump_accounts_for_every_file(void **state)
     assert_false(pc_test_file_contains(log, "not accounted for"));
 }
 
+/* ---- a dump of backward records only ---- */
+
+/* data_mode ["backward"]: no forward record, so nothing runs; run_ut and check_dump say so
+ * (they wrote empty CSVs and "0 APIs" without a word). */
+static void test_backward_only_dump_says_why(void **state)
+{
+    (void)state;
+    char dir[256], path[600], log[600], args[1024], r1[256], r2[256];
+    pc_test_tmpdir(dir, sizeof dir);
+    PC_TEST_FMT(path, "%s/dump.json", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fprintf(f,
+            "{\"task\": \"tensor\", \"level\": \"L1\", \"dump_data_dir\": \"x\", \"data\": {\n"
+            "\"Functional.relu.0.backward\": {\"input\": [%s], \"output\": [%s]}}}",
+            t_rec(r1, sizeof r1, "Functional.relu.0.backward.input.0.pt"),
+            t_rec(r2, sizeof r2, "Functional.relu.0.backward.output.0.pt"));
+    assert_int_equal(fclose(f), 0);
+    const char *why = "The dump holds 1 backward record and no forward record (written with "
+                      "data_mode [\"backward\"]): run_ut runs each API from its forward record";
+    PC_TEST_FMT(log, "%s/run.log", dir);
+    PC_TEST_FMT(args, "run_ut -api_info %s -o %s --no-progress", path, dir);
+    assert_int_equal(pc_test_run_precheck(NULL, args, log), 0);
+    pc_test_expect_in_log(log, why);
+    PC_TEST_FMT(log, "%s/check.log", dir);
+    PC_TEST_FMT(args, "check_dump -api_info %s", path);
+    assert_int_equal(pc_test_run_precheck(NULL, args, log), 0);
+    pc_test_expect_in_log(log, why);
+    pc_test_expect_in_log(log, "dump.json names 2 tensor files: 0 loaded and checked, 2 not");
+    pc_test_expect_in_log(log, "2 in backward entries without a forward entry");
+}
+
 /* ---- no SKIP row without a reason ---- */
 
 static void assert_skips_say_why(const char *csv)
@@ -414,6 +446,7 @@ int main(void)
         cmocka_unit_test(test_msprobe_1_0_runs),
         cmocka_unit_test(test_check_dump_accounts_for_every_file),
         cmocka_unit_test(test_every_skip_has_a_reason),
+        cmocka_unit_test(test_backward_only_dump_says_why),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
