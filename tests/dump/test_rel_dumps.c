@@ -11,11 +11,13 @@
 #include <unistd.h>
 
 #include "precheck/compare/compare.h"
+#include "precheck/core/tensor.h"
 #include "precheck/dump/dump.h"
 #include "precheck/io/json.h"
 
-#define DUMPS  PC_TEST_FIXTURES "/msprobe/dumps"
-#define V1_0_1 PC_TEST_FIXTURES "/msprobe/versions/1.0.1_tensor/dump.json"
+#define DUMPS   PC_TEST_FIXTURES "/msprobe/dumps"
+#define V1_0_1  PC_TEST_FIXTURES "/msprobe/versions/1.0.1_tensor/dump.json"
+#define NO_DROP PC_TEST_FIXTURES "/msprobe/versions/8.3.3_dropout_removed/dump.json"
 
 /* ---- positions of many bad records ---- */
 
@@ -362,6 +364,66 @@ static void test_backward_only_dump_says_why(void **state)
     pc_test_expect_in_log(log, "2 in backward entries without a forward entry");
 }
 
+/* ---- a verdict comes with its row and its reason ---- */
+
+/* Replay of a dropout dumped with dropout removed: the recorded gradient is softmax's, and the
+ * backward was "error" with no row and no message; now SKIP saying why, in its row. */
+static void test_replay_dropout_removed(void **state)
+{
+    (void)state;
+    char dir[256], args[1024], csv[600];
+    pc_test_tmpdir(dir, sizeof dir);
+    PC_TEST_FMT(args, "run_ut -api_info %s -o %s --backend replay --no-progress", NO_DROP, dir);
+    assert_int_equal(pc_test_run_precheck(NULL, args, NULL), 0);
+    pc_test_find_file(dir, "accuracy_checking_result_", csv, sizeof csv);
+    pc_test_status_row rows[4];
+    assert_int_equal(pc_test_read_results(csv, rows, 4), 1);
+    assert_string_equal(rows[0].fwd, "pass");
+    assert_string_equal(rows[0].bwd, "SKIP");
+    assert_non_null(strstr(rows[0].msg, "Functional.dropout.0 was dumped with dropout removed: its "
+                                        "recorded output equals its input"));
+    pc_test_find_file(dir, "accuracy_checking_details_", csv, sizeof csv);
+    assert_true(pc_test_file_contains(csv, "Functional.dropout.0.backward.output.0,"));
+    assert_true(pc_test_file_contains(csv, ",SKIP,\"Functional.dropout.0 was dumped with dropout "
+                                           "removed"));
+}
+
+/* msprobe's dropout rule gives a status without a row; an error now has its row and says what
+ * the rule saw (a pass still has none, as in msprobe's CSVs). */
+static void test_dropout_error_has_its_row(void **state)
+{
+    (void)state;
+    int64_t shape[1] = {200};
+    pc_tensor b = PC_TENSOR_NULL, d = PC_TENSOR_NULL;
+    assert_int_equal(pc_tensor_alloc(&b, PC_DTYPE_F64, shape, 1), PC_OK);
+    assert_int_equal(pc_tensor_alloc(&d, PC_DTYPE_F32, shape, 1), PC_OK);
+    for (int64_t i = 0; i < 200; i++) {
+        pc_tensor_set(&b, &i, i % 10 ? 1.0 : 0.0); /* 20 zeros */
+        pc_tensor_set(&d, &i, i % 2 ? 1.0 : 0.0);  /* 100 zeros */
+    }
+    pc_cmp_value bv = pc_cmp_tensor(&b), dv = pc_cmp_tensor(&d);
+    pc_api_outputs outs = {&bv, &dv, NULL, NULL, NULL};
+    pc_compare_options opt = {.threads = 1};
+    pc_api_result res = PC_API_RESULT_INIT;
+    assert_int_equal(pc_compare_api(&res, "Functional.dropout.0", &outs, &opt), PC_OK);
+    assert_int_equal(res.forward, PC_VERDICT_ERROR);
+    assert_int_equal(res.n_fwd, 1);
+    assert_int_equal(res.fwd_rows[0].status, PC_VERDICT_ERROR);
+    assert_string_equal(res.fwd_rows[0].message,
+                        "dropout rule: 20 of 200 elements are zero on the bench (10.0%), 100 on "
+                        "the device (50.0%); the fractions must differ by less than 10%.");
+    assert_string_equal(res.fwd_rows[0].shape, "(200,)");
+    /* the same zeros: pass, and no row */
+    pc_cmp_value same = pc_cmp_tensor(&b);
+    outs.device_output = &same;
+    assert_int_equal(pc_compare_api(&res, "Functional.dropout.0", &outs, &opt), PC_OK);
+    assert_int_equal(res.forward, PC_VERDICT_PASS);
+    assert_int_equal(res.n_fwd, 0);
+    pc_api_result_free(&res);
+    pc_tensor_free(&b);
+    pc_tensor_free(&d);
+}
+
 /* ---- no SKIP row without a reason ---- */
 
 static void assert_skips_say_why(const char *csv)
@@ -447,6 +509,8 @@ int main(void)
         cmocka_unit_test(test_check_dump_accounts_for_every_file),
         cmocka_unit_test(test_every_skip_has_a_reason),
         cmocka_unit_test(test_backward_only_dump_says_why),
+        cmocka_unit_test(test_replay_dropout_removed),
+        cmocka_unit_test(test_dropout_error_has_its_row),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
