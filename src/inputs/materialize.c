@@ -464,7 +464,11 @@ static pc_status on_entry(void *ctx, pc_json_writer *w, const char *key, const p
         } else if (last && forward && key_is(doc, k, "input_kwargs") &&
                    pc_json_type_of(doc, val) == PC_JSON_OBJECT) {
             st = write_kwargs(m, w, doc, val, api, e, key);
-        } else if (last && backward && key_is(doc, k, "input")) {
+        } else if (last && backward &&
+                   (key_is(doc, k, "input") ||
+                    /* msprobe 1.0's spelling, read as "input" when there is none */
+                    (key_is(doc, k, "grad_output") &&
+                     pc_json_object_get(doc, body, "input") == PC_JSON_NONE))) {
             size_t saved = suffix_push(m, "input");
             st = write_arg(m, w, doc, val, api, &e->input, key);
             suffix_pop(m, saved);

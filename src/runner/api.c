@@ -326,8 +326,16 @@ static pc_status incoming_grad(api_run *x, pc_inputs *in, int out_index)
     const pc_dump_arg *gin = &b->input;
     if (b->error)
         return pc_error_set(PC_ERR_INVALID, "%s", b->error);
+    if (gin->kind == PC_DUMP_ARG_ABSENT)
+        return pc_error_set(PC_ERR_INVALID,
+                            "the backward entry %s has no \"input\" (nor msprobe 1.0's "
+                            "\"grad_output\"): no gradient to run the backward with",
+                            b->key);
     if (gin->kind != PC_DUMP_ARG_LIST)
-        return pc_error_set(PC_ERR_INVALID, "%s", "");
+        return pc_error_set(PC_ERR_INVALID,
+                            "\"input\" of the backward entry %s is not a list (found: %s): no "
+                            "gradient to run the backward with",
+                            b->key, gin->error ? gin->error : pc_dump_arg_kind_name(gin->kind));
     if (gin->u.list.count == 0)
         return pc_error_set(PC_ERR_INVALID, "list index out of range");
     const pc_dump_arg *g0 = &gin->u.list.items[0];
@@ -342,7 +350,11 @@ static pc_status incoming_grad(api_run *x, pc_inputs *in, int out_index)
         return st;
     }
     if (g0->kind != PC_DUMP_ARG_TENSOR)
-        return pc_error_set(PC_ERR_INVALID, "%s", g0->error ? g0->error : "");
+        return g0->error ? pc_error_set(PC_ERR_INVALID, "%s", g0->error)
+                         : pc_error_set(PC_ERR_INVALID,
+                                        "input[0] of the backward entry %s is not a tensor "
+                                        "(found: %s): no gradient to run the backward with",
+                                        b->key, pc_dump_arg_kind_name(g0->kind));
     return pc_inputs_provide(in, x->api, g0, &x->grad);
 }
 

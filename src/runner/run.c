@@ -262,7 +262,14 @@ static pc_status check_dump_whole(const pc_dump *dump, bool replay)
                             "\"tensor\" and data_mode [\"all\"], or choose another backend "
                             "(docs/devices.md).",
                             dump->path, dump->task ? dump->task : "?");
-    if (dump->api_count == 0 && dump->module_count > 0)
+    if (dump->api_count == 0 && dump->backward_count > 0)
+        pc_log_warning("The dump holds %zu backward record%s%s and no forward record (written "
+                       "with data_mode [\"backward\"]): run_ut runs each API from its forward "
+                       "record (the inputs it was called with), so there is nothing to run. Dump "
+                       "with data_mode [\"all\"] (or [\"forward\", \"backward\"]) for run_ut.",
+                       dump->backward_count, dump->backward_count == 1 ? "" : "s",
+                       dump->module_count ? " (and module records)" : "");
+    else if (dump->api_count == 0 && dump->module_count > 0)
         pc_log_warning("The dump holds %zu module records and no API record (level \"%s\"): "
                        "run_ut checks APIs, so there is nothing to check. Dump with level "
                        "\"L1\" (or \"mix\") for run_ut.",
