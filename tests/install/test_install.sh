@@ -29,6 +29,7 @@ completion=$prefix/share/bash-completion/completions/precheck
 examples=$prefix/share/doc/precheck/examples
 for f in bin/precheck share/man/man1/precheck.1.gz share/bash-completion/completions/precheck \
     share/precheck/config.yaml share/doc/precheck/README.md share/doc/precheck/docs/run_ut.md \
+    share/doc/precheck/docs/workflow.svg \
     share/doc/precheck/examples/gpt_tensor/dump.json share/doc/precheck/examples/gpt_stats/dump.json \
     share/doc/precheck/examples/gpt_bf16_tensor/dump_tensor_data; do
     [[ -e $prefix/$f ]] || fail "cmake --install did not install $f"
