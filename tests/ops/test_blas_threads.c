@@ -28,8 +28,9 @@ static const int THREADS[] = {1, 2, 4};
  * order whatever block of rows or columns it is handed, so that precheck's blocks are one
  * sgemm's bits. Measured with OpenBLAS 0.3.21 (docs/PORTABILITY.md, "BLAS kernel sets"): yes
  * for SkylakeX and Cooperlake (the AVX-512 kernels), Sandybridge, Nehalem, Core2, Atom,
- * Barcelona, Prescott and aarch64's under qemu; no for Haswell and Zen, which share the Haswell
- * sgemm kernel (tiles of 8 x 12 with other code at their edges; 99 of 158 products differed).
+ * Barcelona and Prescott (aarch64's not measured); no for Haswell and Zen, which share the
+ * Haswell sgemm kernel (tiles of 8 x 12 with other code at their edges; 99 of 158 products
+ * differed).
  * The thread count does not change the bits on any of them, and that is checked everywhere.
  */
 static bool sgemm_blocks_exact(void)
