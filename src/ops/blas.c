@@ -16,9 +16,10 @@
  * small-matrix kernels (M N K <= 1e6 on AVX-512, which cut K differently); K is never cut. The
  * rest is measured, not derived (tests/ops/test_blas_threads.c, and a thousand random shapes,
  * transposes, alphas and betas while writing this): OpenBLAS 0.3.21's sgemm kernels sum each
- * element in the same order whatever panel of the output they are handed, its AVX-512 dgemm
- * kernel not for the last one to three rows of a tile. Float64 results are as deterministic,
- * but not always one dgemm's bits.
+ * element in the same order whatever panel of the output they are handed (its Haswell sgemm
+ * kernel, which Zen shares and OPENBLAS_CORETYPE=Haswell forces, does not: docs/PORTABILITY.md,
+ * "BLAS kernel sets"), its AVX-512 dgemm kernel not for the last one to three rows of a tile.
+ * Float64 results are as deterministic, but not always one dgemm's bits.
  *
  * The calls use OpenBLAS's column-major interface (C^T = op(B)^T op(A)^T, the same operation):
  * the row-major interface converts to exactly that in OpenBLAS 0.3.21, and later versions can

@@ -12,7 +12,10 @@
  * For float32, a block's call computes bit for bit what one single-threaded sgemm of the whole
  * product computes for those elements (the blocks start at multiples of 64 and stay above
  * OpenBLAS's small-matrix kernels; tested in tests/ops/test_blas_threads.c): the device's
- * results are what one sgemm computes. For float64 the blocks are as deterministic but need not
+ * results are what one sgemm computes. Not with OpenBLAS's Haswell sgemm kernel (Haswell, Zen,
+ * or OPENBLAS_CORETYPE=Haswell), whose tiles of 12 columns and edge code sum an element by the
+ * block it is in (docs/PORTABILITY.md, "BLAS kernel sets"); the bits still do not depend on
+ * the thread count. For float64 the blocks are as deterministic but need not
  * equal one dgemm bit for bit (the AVX-512 dgemm kernel sums the last rows of a tile in an order
  * that follows the blocking); only the bench computes in float64 at scale.
  *

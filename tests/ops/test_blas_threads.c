@@ -3,9 +3,10 @@
  * them: the results are bit for bit the same on 1, 2 and 4 threads (more threads than this
  * machine's cores still exercise the split), whatever OpenBLAS's own thread count; a float32
  * product is bit for bit one single-threaded sgemm of the whole product (the blocks split rows
- * and columns only, never K); calls from inside a parallel region (heads of attention) give the
- * same bits; and linear, matmul, bmm, addmm and conv2d through the op layer, forward and
- * backward, on the device and the bench, do not depend on the thread count.
+ * and columns only, never K) where OpenBLAS's sgemm kernel gives that (sgemm_blocks_exact);
+ * calls from inside a parallel region (heads of attention) give the same bits; and linear,
+ * matmul, bmm, addmm and conv2d through the op layer, forward and backward, on the device and
+ * the bench, do not depend on the thread count.
  */
 #include "pc_test.h"
 
@@ -20,6 +21,23 @@
 #include "precheck/ops/exec.h"
 
 static const int THREADS[] = {1, 2, 4};
+
+/*
+ * Whether OpenBLAS's sgemm kernel, the one it chose when it was loaded (openblas_get_corename:
+ * the CPU's, or the one OPENBLAS_CORETYPE forces), sums every element of a product in the same
+ * order whatever block of rows or columns it is handed, so that precheck's blocks are one
+ * sgemm's bits. Measured with OpenBLAS 0.3.21 (docs/PORTABILITY.md, "BLAS kernel sets"): yes
+ * for SkylakeX and Cooperlake (the AVX-512 kernels), Sandybridge, Nehalem, Core2, Atom,
+ * Barcelona and Prescott (aarch64's not measured); no for Haswell and Zen, which share the
+ * Haswell sgemm kernel (tiles of 8 x 12 with other code at their edges; 99 of 158 products
+ * differed).
+ * The thread count does not change the bits on any of them, and that is checked everywhere.
+ */
+static bool sgemm_blocks_exact(void)
+{
+    const char *core = openblas_get_corename();
+    return !core || (strcmp(core, "Haswell") != 0 && strcmp(core, "Zen") != 0);
+}
 enum { NTHREADS = sizeof THREADS / sizeof THREADS[0] };
 
 static uint64_t rng = 0x9e3779b97f4a7c15ULL;
@@ -86,10 +104,12 @@ static void one_call(pc_dtype cd, const product *p, const void *A, const void *B
     openblas_set_num_threads(saved);
 }
 
-/* The product on 1, 2 and 4 threads: the same bits each time, and (float32) those of one
- * sgemm. Returns the number of blocks it was cut into. */
-static int64_t check_product(pc_dtype cd, const product *p)
+/* The product on 1, 2 and 4 threads: the same bits each time, and (float32, where the kernel
+ * gives it) those of one sgemm. Returns the number of blocks it was cut into; counts in
+ * *not_one_call the float32 products whose bits are not one sgemm's where that is not checked. */
+static int64_t check_product(pc_dtype cd, const product *p, int *not_one_call)
 {
+    bool whole = cd == PC_DTYPE_F32 && sgemm_blocks_exact();
     size_t es = pc_dtype_size(cd), nc = (size_t)(p->M * p->N);
     void *A = filled(cd, (size_t)(p->M * p->K)), *B = filled(cd, (size_t)(p->K * p->N));
     void *C0 = filled(cd, nc), *want = malloc(nc * es + 1), *got = malloc(nc * es + 1);
@@ -103,9 +123,11 @@ static int64_t check_product(pc_dtype cd, const product *p)
         memcpy(got, C0, nc * es);
         pc_blas_gemm(cd, p->ta, p->tb, p->M, p->N, p->K, p->alpha, A, p->ta ? p->M : p->K, B,
                      p->tb ? p->K : p->N, p->beta, got, p->N);
-        if (cd == PC_DTYPE_F64 && t == 0)
+        if (!whole && t == 0) {
+            if (cd == PC_DTYPE_F32 && memcmp(want, got, nc * es) != 0)
+                ++*not_one_call;
             memcpy(want, got, nc * es);
-        else if (memcmp(want, got, nc * es) != 0)
+        } else if (memcmp(want, got, nc * es) != 0)
             fail_msg("%s M=%lld N=%lld K=%lld ta=%d tb=%d alpha=%g beta=%g: %d threads differ",
                      cd == PC_DTYPE_F64 ? "dgemm" : "sgemm", (long long)p->M, (long long)p->N,
                      (long long)p->K, p->ta, p->tb, p->alpha, p->beta, THREADS[t]);
@@ -130,9 +152,9 @@ static void check_products(pc_dtype cd)
         {1300, 90, 400, true, true, 0.5, 0.25},  {4000, 3000, 8, false, true, 1.0, 0.0},
         {512, 4096, 64, false, true, 1.0, 0.0},  {1, 30000, 300, false, true, 1.0, 0.0},
     };
-    int split = 0, total = 0;
+    int split = 0, total = 0, not_one_call = 0;
     for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++, total++)
-        split += check_product(cd, &fixed[i]) > 1;
+        split += check_product(cd, &fixed[i], &not_one_call) > 1;
     static const double betas[] = {0.0, 1.0, 0.25};
     for (int i = 0; i < 24; i++, total++) {
         product p = {(int64_t)(1 + next() % 900),
@@ -142,10 +164,23 @@ static void check_products(pc_dtype cd)
                      next() % 2 == 0,
                      next() % 3 == 0 ? 0.5 : 1.0,
                      betas[next() % 3]};
-        split += check_product(cd, &p) > 1;
+        split += check_product(cd, &p, &not_one_call) > 1;
     }
     /* most of them were cut into blocks */
     assert_true(split * 2 > total);
+    if (cd == PC_DTYPE_F64)
+        print_message("dgemm (OpenBLAS kernels %s): %d products, %d cut into blocks, the same "
+                      "bits on 1, 2 and 4 threads\n",
+                      openblas_get_corename(), total, split);
+    else if (sgemm_blocks_exact())
+        print_message("sgemm (OpenBLAS kernels %s): %d products, %d cut into blocks, the same "
+                      "bits on 1, 2 and 4 threads, and those of one whole sgemm\n",
+                      openblas_get_corename(), total, split);
+    else
+        print_message("sgemm (OpenBLAS kernels %s): %d products, %d cut into blocks, the same "
+                      "bits on 1, 2 and 4 threads; one whole sgemm's bits NOT checked (this "
+                      "kernel sums an element by the block it is in: %d products differ)\n",
+                      openblas_get_corename(), total, split, not_one_call);
 }
 
 static void test_sgemm_threads(void **state)

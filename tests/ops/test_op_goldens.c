@@ -7,11 +7,13 @@
  * output that a "ties" line marks (sort, topk, kthvalue, median) is compared modulo ties:
  * compare_ties.
  *
- * PRECHECK_GOLDEN_BLAS=foreign (tests/aarch64.sh): the ops that sum through BLAS are held to a
- * normwise bound instead of ULPs (blas_foreign, below).
+ * The ops that sum through BLAS are held to a normwise bound instead of ULPs (blas_foreign,
+ * below) where OpenBLAS runs other kernels than the goldens' (openblas_get_corename), or with
+ * PRECHECK_GOLDEN_BLAS=foreign (tests/aarch64.sh).
  */
 #include "pc_test.h"
 
+#include <cblas.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -145,21 +147,32 @@ static int64_t fwd_limit_of(const char *op, bool exact, bool device)
 }
 
 /*
- * Another BLAS. The goldens were made by torch calling OpenBLAS's x86-64 kernels, which the
- * reference device and the bench call too, so there the ops that sum through BLAS match torch
- * to the ULP limits above. On another architecture (aarch64: tests/aarch64.sh sets
- * PRECHECK_GOLDEN_BLAS=foreign) OpenBLAS's kernels block and sum in another order: where an
- * output is a sum that cancels, that moves it by hundreds of ULP (1151 for a conv3d gradient
- * under qemu) without saying anything about the op. There the outputs and gradients of the ops
+ * Another BLAS. The goldens were made by torch calling OpenBLAS's x86-64 AVX-512 kernels
+ * (SkylakeX's, which Cooperlake shares: the same ULP figures under both), which the reference
+ * device and the bench call too, so there the ops that sum through BLAS match torch to the ULP
+ * limits above. OpenBLAS picks its kernels when it is loaded, by the CPU or by
+ * OPENBLAS_CORETYPE (which some machines set: Haswell on an AVX-512 CPU), and torch calling
+ * those kernels gets other bits too (docs/PORTABILITY.md, "BLAS kernel sets"). With any other
+ * kernel set (openblas_get_corename: x86-64's Haswell, Zen, Sandybridge, ...; aarch64's, where
+ * tests/aarch64.sh also sets PRECHECK_GOLDEN_BLAS=foreign) OpenBLAS blocks and sums in another
+ * order: where an output is a sum that cancels, that moves it by hundreds of ULP (1151 for a
+ * conv3d gradient under qemu, 6043 for a matmul output with the Haswell kernels) without saying
+ * anything about the op. There the outputs and gradients of the ops
  * whose kernels call BLAS (found by their kernel functions, so a new op on those kernels is
  * included) are held to max |got - torch| <= BLAS_NORMWISE_LIMIT eps max |torch| instead, eps
  * of the output's dtype: what a change of summation order can do to a sum of a few hundred
  * terms, and far below what a wrong op gives.
  */
 enum { BLAS_NORMWISE_LIMIT = 16 };
-static bool blas_foreign;  /* PRECHECK_GOLDEN_BLAS=foreign */
+static bool blas_foreign;  /* another kernel set, or PRECHECK_GOLDEN_BLAS=foreign */
 static bool case_via_blas; /* the case being checked runs an op whose kernels call BLAS */
 static double blas_worst;  /* the largest normwise error of those, in eps max |torch| */
+
+/* Whether OpenBLAS runs the kernels the goldens were made with. */
+static bool blas_goldens_kernels(const char *core)
+{
+    return core && (strcmp(core, "SkylakeX") == 0 || strcmp(core, "Cooperlake") == 0);
+}
 
 static bool op_calls_blas(const pc_op *op)
 {
@@ -743,8 +756,14 @@ static void test_goldens(void **state)
     pc_backend dev, bench;
     assert_int_equal(pc_backend_open(&dev, pc_backend_find("cpu"), NULL, NULL), PC_OK);
     assert_int_equal(pc_backend_open(&bench, pc_backend_find("bench"), "fp64", NULL), PC_OK);
-    const char *blas = getenv("PRECHECK_GOLDEN_BLAS");
-    blas_foreign = blas && strcmp(blas, "foreign") == 0;
+    const char *blas = getenv("PRECHECK_GOLDEN_BLAS"), *core = openblas_get_corename();
+    bool forced = blas && strcmp(blas, "foreign") == 0;
+    blas_foreign = forced || !blas_goldens_kernels(core);
+    printf("OpenBLAS kernels: %s (%s); the ops that call BLAS: %s\n", core ? core : "?",
+           blas_goldens_kernels(core) ? "the goldens' own" : "not the goldens'",
+           !blas_foreign ? "ULP limits"
+           : forced      ? "normwise bound (PRECHECK_GOLDEN_BLAS=foreign)"
+                         : "normwise bound (another kernel set)");
     /* PC_OP_GROUPS="a,b": only those groups (for work on one group; ctest runs all). */
     const char *only = getenv("PC_OP_GROUPS");
     for (size_t gi = 0; gi < sizeof groups / sizeof groups[0]; gi++) {
@@ -775,8 +794,9 @@ static void test_goldens(void **state)
                    " indices differ from torch's (at tied values)\n",
                    stats[i].op, stats[i].ties_checked, stats[i].ties_moved);
     if (blas_foreign)
-        printf("ops that call BLAS (another BLAS: PRECHECK_GOLDEN_BLAS=foreign): held to %d eps "
+        printf("ops that call BLAS (OpenBLAS kernels %s, not the goldens'%s): held to %d eps "
                "max|torch|, worst %.3g (their ULP columns are for information)\n",
+               core ? core : "?", forced ? ", or PRECHECK_GOLDEN_BLAS=foreign" : "",
                BLAS_NORMWISE_LIMIT, blas_worst);
     pc_backend_close(&dev);
     pc_backend_close(&bench);
