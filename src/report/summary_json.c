@@ -130,8 +130,8 @@ static pc_status json_finish(void *self, const pc_run_end *e)
     if (e->error_data_dir) {
         fputs(", \"error_data\": {\"folder\": ", f);
         str(f, e->error_data_dir);
-        fprintf(f, ", \"files\": %zu, \"not_saved\": %zu, \"first_error\": ",
-                e->error_data_files, e->error_data_unsaved);
+        fprintf(f, ", \"files\": %zu, \"not_saved\": %zu, \"first_error\": ", e->error_data_files,
+                e->error_data_unsaved);
         str(f, e->error_data_error);
         fputc('}', f);
     }

@@ -26,12 +26,42 @@
 
 static volatile sig_atomic_t interrupted;
 
-static void on_signal(int sig)
+/* How long a run may take to end after SIGINT or SIGTERM (write what is done, say how to
+ * resume: well under a second) before it ends at once: a signal always ends a run, also one
+ * whose parent is stuck (fork() waiting for a library's thread, a write to a pipe nobody reads,
+ * a worker that cannot die). */
+#define RUN_END_GRACE_S 10
+
+static void on_alarm(int sig)
 {
-    interrupted = sig;
+    (void)sig;
+    static const char msg[] = "precheck: the run did not end within 10 s of the signal to stop "
+                              "it (something it waits for is stuck): it ends now. The CSVs hold "
+                              "the APIs written so far; -csv_path resumes the run.\n";
+    /* never block here: stderr may be the very pipe that is full */
+    int fl = fcntl(STDERR_FILENO, F_GETFL);
+    if (fl >= 0)
+        fcntl(STDERR_FILENO, F_SETFL, fl | O_NONBLOCK);
+    ssize_t w = write(STDERR_FILENO, msg, sizeof msg - 1);
+    (void)w;
+    _exit(130);
 }
 
-/* SIGINT and SIGTERM set interrupted from now on (the old handlers in *old_int, *old_term). */
+/* The first SIGINT or SIGTERM asks the run to end (interrupted) and gives it RUN_END_GRACE_S;
+ * a second one ends it at once, as the signal does by default. */
+static void on_signal(int sig)
+{
+    if (interrupted) {
+        signal(sig, SIG_DFL);
+        raise(sig);
+        return;
+    }
+    interrupted = sig;
+    alarm(RUN_END_GRACE_S);
+}
+
+/* SIGINT and SIGTERM set interrupted from now on (the old handlers in *old_int, *old_term;
+ * end_interrupts puts them back). */
 static void catch_interrupts(struct sigaction *old_int, struct sigaction *old_term)
 {
     struct sigaction sa = {0};
@@ -40,6 +70,18 @@ static void catch_interrupts(struct sigaction *old_int, struct sigaction *old_te
     interrupted = 0;
     sigaction(SIGINT, &sa, old_int);
     sigaction(SIGTERM, &sa, old_term);
+    struct sigaction al = {0};
+    al.sa_handler = on_alarm;
+    sigemptyset(&al.sa_mask);
+    sigaction(SIGALRM, &al, NULL);
+}
+
+/* Puts back the handlers catch_interrupts replaced; the grace after a signal goes on until the
+ * run ends (the last words may be stuck too). */
+static void end_interrupts(const struct sigaction *old_int, const struct sigaction *old_term)
+{
+    sigaction(SIGINT, old_int, NULL);
+    sigaction(SIGTERM, old_term, NULL);
 }
 
 /* A folder or file the run writes into, and which one it was (device and inode): one deleted
@@ -812,8 +854,7 @@ static int run_main(const pc_run_options *given, pc_mpi *mpi)
     note_outputs(&s);
     pc_status st = pc_pool_run(&job, on_result, &s, &written);
     free(slots);
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
+    end_interrupts(&old_int, &old_term);
     if (s.progress)
         pc_progress_finish(s.progress);
     pc_path_set_file_mode(s.result_path);
@@ -983,8 +1024,7 @@ static int run_rank(const pc_run_options *given, pc_mpi *mpi)
         pc_log_error("Rank %d: %s", mpi->rank, pc_error_message());
         mpi->broken = true;
     }
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
+    end_interrupts(&old_int, &old_term);
 out:
     pc_log_set_level(level);
     pc_backend_close(&device);
@@ -1000,6 +1040,10 @@ int pc_run_ut(const pc_run_options *o)
     pc_mpi mpi;
     if (pc_mpi_start(&mpi) != PC_OK)
         return fail(pc_error_message());
+    struct sigaction old_alarm;
+    sigaction(SIGALRM, NULL, &old_alarm);
     int rc = mpi.rank == 0 ? run_main(o, &mpi) : run_rank(o, &mpi);
+    alarm(0); /* the run ended within the grace after a signal (on_signal) */
+    sigaction(SIGALRM, &old_alarm, NULL);
     return pc_mpi_finish(&mpi, rc);
 }
