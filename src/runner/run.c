@@ -47,17 +47,14 @@ static void on_alarm(int sig)
     _exit(130);
 }
 
-/* The first SIGINT or SIGTERM asks the run to end (interrupted) and gives it RUN_END_GRACE_S;
- * a second one ends it at once, as the signal does by default. */
+/* SIGINT or SIGTERM asks the run to end (interrupted) and gives it RUN_END_GRACE_S from the
+ * first one (a second, from a launcher that forwards the first, changes nothing: the run still
+ * writes what is done and says how to resume). */
 static void on_signal(int sig)
 {
-    if (interrupted) {
-        signal(sig, SIG_DFL);
-        raise(sig);
-        return;
-    }
+    if (!interrupted)
+        alarm(RUN_END_GRACE_S);
     interrupted = sig;
-    alarm(RUN_END_GRACE_S);
 }
 
 /* SIGINT and SIGTERM set interrupted from now on (the old handlers in *old_int, *old_term;
