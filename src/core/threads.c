@@ -29,7 +29,7 @@ int pc_threads_cap(void)
     size_t limit = pc_threads_address_limit();
     if (limit == 0)
         return 0;
-    size_t n = limit > PC_THREADS_BASE ? (limit - PC_THREADS_BASE) / PC_THREADS_BLAS_BUFFER : 0;
+    size_t n = limit > PC_THREADS_BASE ? (limit - PC_THREADS_BASE) / PC_THREADS_PER_THREAD : 0;
     return n < 1 ? 1 : n > 1024 ? 1024 : (int)n;
 }
 

@@ -34,13 +34,15 @@ void pc_threads_prefer_passive(char **argv);
  * and the workers run at most pc_threads_cap() threads.
  *
  * pc_threads_address_limit: the lower of the two soft limits in bytes, 0 when neither is set.
- * pc_threads_cap: how many threads of one process may run products under it: one buffer each
- * and PC_THREADS_BASE for the program and the API's tensors, at least 1; 0 when unlimited.
+ * pc_threads_cap: how many threads of one process may run products under it: a buffer and a
+ * stack each (PC_THREADS_PER_THREAD) and PC_THREADS_BASE for the program and the API's tensors,
+ * at least 1; 0 when unlimited.
  * pc_threads_check_limit: PC_ERR_INVALID, with a message naming the limit and the minimum
  * (PC_THREADS_MIN_ADDRESS), when the limit is below it; PC_OK otherwise.
  */
 #define PC_THREADS_BLAS_BUFFER ((size_t)128 << 20)
 #define PC_THREADS_BASE        ((size_t)128 << 20)
+#define PC_THREADS_PER_THREAD  (PC_THREADS_BLAS_BUFFER + ((size_t)16 << 20))
 #define PC_THREADS_MIN_ADDRESS (PC_THREADS_BASE + PC_THREADS_BLAS_BUFFER)
 size_t pc_threads_address_limit(void);
 int pc_threads_cap(void);
