@@ -46,7 +46,7 @@ static pc_status put_str(pc_csv_buffer *b, const char *s)
 {
     uint32_t n = s ? (uint32_t)strlen(s) : 0;
     pc_status st = put_u32(b, n);
-    return st == PC_OK ? put(b, s, n) : st;
+    return st == PC_OK && n > 0 ? put(b, s, n) : st;
 }
 
 static pc_status put_row(pc_csv_buffer *b, const pc_detail_row *r)
