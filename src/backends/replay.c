@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "precheck/backends/backend.h"
+#include "precheck/dump/api_rules.h"
 #include "precheck/dump/data.h"
 #include "precheck/ops/schema.h"
 
@@ -301,6 +302,55 @@ static pc_status replay_forward(void *state, const pc_op_call *call, pc_op_resul
     return replay_outputs(call->dump, call->api, tuple, out);
 }
 
+/* Whether two recorded tensors hold the same elements (dtype and shape included). */
+static bool same_elements(const pc_tensor *a, const pc_tensor *b)
+{
+    if (a->dtype != b->dtype || !pc_tensor_same_shape(a, b))
+        return false;
+    pc_tensor ca = PC_TENSOR_NULL, cb = PC_TENSOR_NULL;
+    bool same = pc_tensor_contiguous(&ca, a) == PC_OK && pc_tensor_contiguous(&cb, b) == PC_OK &&
+                memcmp(pc_tensor_data(&ca), pc_tensor_data(&cb), pc_tensor_nbytes(&ca)) == 0;
+    pc_tensor_free(&ca);
+    pc_tensor_free(&cb);
+    return same;
+}
+
+/* A dropout dumped with dropout removed (p = 0 at run time: msprobe 1.3.0 to 8.1.1 on the CPU
+ * by default, 8.3.3's rm_dropout) returned its input unchanged, so its gradient must be the
+ * incoming one; when the recorded gradient differs, the hooks saw another node's tensors (the
+ * softmax before it), and comparing them with dropout's backward would be an "error" that says
+ * nothing about the device. Writes why into why and returns true in that case. */
+static bool dropout_removed(const pc_dump *dump, const pc_dump_api *api, char *why, size_t size)
+{
+    const pc_dump_entry *b = api->backward;
+    const pc_dump_arg *in = &api->forward.input_args, *out = &api->forward.output;
+    if (!pc_api_is_dropout(api->full_name) || !b || in->kind != PC_DUMP_ARG_LIST ||
+        !in->u.list.count || out->kind != PC_DUMP_ARG_LIST || !out->u.list.count ||
+        b->input.kind != PC_DUMP_ARG_LIST || !b->input.u.list.count ||
+        b->output.kind != PC_DUMP_ARG_LIST || !b->output.u.list.count)
+        return false;
+    pc_tensor x = PC_TENSOR_NULL, y = PC_TENSOR_NULL, dy = PC_TENSOR_NULL, dx = PC_TENSOR_NULL;
+    bool removed = load_record(dump, api, &in->u.list.items[0], "input", &x) == PC_OK &&
+                   load_record(dump, api, &out->u.list.items[0], "output", &y) == PC_OK &&
+                   load_record(dump, api, &b->input.u.list.items[0], "gradient", &dy) == PC_OK &&
+                   load_record(dump, api, &b->output.u.list.items[0], "gradient", &dx) == PC_OK &&
+                   same_elements(&x, &y) && !same_elements(&dy, &dx);
+    pc_error_clear();
+    pc_tensor_free(&x);
+    pc_tensor_free(&y);
+    pc_tensor_free(&dy);
+    pc_tensor_free(&dx);
+    if (removed)
+        snprintf(why, size,
+                 "%s was dumped with dropout removed: its recorded output equals its input (p = 0 "
+                 "at run time: msprobe's default on the CPU from 1.3.0 to 8.1.1, 8.3.3's "
+                 "rm_dropout), so its gradient must be the incoming one, but the recorded "
+                 "gradient differs: it belongs to another node (the one before dropout), so "
+                 "replay cannot compare dropout's backward.",
+                 api->full_name);
+    return removed;
+}
+
 static pc_status replay_backward(void *state, const pc_op_call *call, const pc_tensor *grad_out,
                                  pc_op_grads *out)
 {
@@ -308,6 +358,8 @@ static pc_status replay_backward(void *state, const pc_op_call *call, const pc_t
     if (st != PC_OK)
         return st;
     char why[1024];
+    if (dropout_removed(call->dump, call->api, why, sizeof why))
+        return pc_error_set(PC_ERR_NOT_FOUND, "%s", why);
     if (replay_grads(call->dump, call->api, call, out, why, sizeof why) != PC_OK)
         return pc_error_set(PC_ERR_NOT_FOUND, "%s", why);
     return PC_OK;

@@ -1,8 +1,8 @@
 /*
  * precheck api_precision_compare -npu NPU.csv -gpu GPU.csv [-o DIR]: msprobe's flags, its path
- * checks, then the comparison and its summary. Exit codes: 0 done (NPU rows without a GPU match
- * are warned about and skipped, as msprobe does), 1 a failure (nothing written), 2 a usage
- * error, 3 --fail-on.
+ * checks, the pair's run records (pc_pcmp_check_pair), then the comparison and its summary. Exit
+ * codes: 0 done (NPU rows without a GPU match are warned about and skipped, as msprobe does), 1 a
+ * failure (nothing written), 2 a usage error, 3 --fail-on.
  */
 #include <stdio.h>
 #include <string.h>
@@ -21,7 +21,8 @@ static void print_usage(FILE *out, const pc_args_command *cmd)
     (void)cmd;
     fprintf(out, "usage: precheck api_precision_compare [-h] -npu NPU_CSV_PATH -gpu GPU_CSV_PATH "
                  "[-o OUT_PATH]\n"
-                 "                                      [--fail-on error|warning]\n");
+                 "                                      [--fail-on error|warning] "
+                 "[--allow-different-dumps]\n");
 }
 
 static void print_help(FILE *out, const pc_args_command *cmd)
@@ -42,15 +43,22 @@ static void print_help(FILE *out, const pc_args_command *cmd)
             "                        exit 3 when an API's verdict is error (warning: error or "
             "warning):\n"
             "                        a CI gate (default off: msprobe's exit codes)\n"
+            "  --allow-different-dumps\n"
+            "                        judge CSVs of run_ut runs of different dumps (or seeds) on\n"
+            "                        purpose; without it they are refused, as are one file given\n"
+            "                        twice and two copies of one run (the run records beside the\n"
+            "                        CSVs, precheck_run_<ts>.json, say which dump each side ran)\n"
             "\nAt the end the log has a summary (counts, each row in error with the standard and "
-            "the\nchecks that failed, NPU and GPU figures side by side) and precheck_summary_<ts>."
-            "json is\nwritten beside the outputs (docs/summary-json.md).\n"
+            "the\nchecks that failed, NPU and GPU figures side by side) and\n"
+            "api_precision_compare_summary_<ts>.json is written beside the outputs\n"
+            "(docs/summary-json.md). No output ever overwrites an existing file.\n"
             "\nexit status: 0 done, 1 failure (no output written), 2 usage error, 3 --fail-on\n");
 }
 
 typedef struct paths {
     const char *npu, *gpu, *out;
     pc_fail_level fail_on;
+    bool allow_different_dumps;
 } paths;
 
 static int take(void *ctx, const pc_args_command *cmd, int id, char **values, int count)
@@ -63,6 +71,8 @@ static int take(void *ctx, const pc_args_command *cmd, int id, char **values, in
         p->gpu = values[0];
     else if (id == PC_FLAG_OUT_PATH)
         p->out = values[0];
+    else if (id == PC_FLAG_ALLOW_DIFFERENT_DUMPS)
+        p->allow_different_dumps = true;
     else if (id == PC_FLAG_FAIL_ON && strcmp(values[0], "error") == 0)
         p->fail_on = PC_FAIL_ERROR;
     else if (id == PC_FLAG_FAIL_ON && strcmp(values[0], "warning") == 0)
@@ -80,7 +90,7 @@ static const pc_args_command command = {
     .prog = "precheck api_precision_compare",
     .table = pc_flags,
     .options = (const int[]){PC_FLAG_HELP, PC_FLAG_NPU_CSV_PATH, PC_FLAG_GPU_CSV_PATH,
-                             PC_FLAG_OUT_PATH, PC_FLAG_FAIL_ON, -1},
+                             PC_FLAG_OUT_PATH, PC_FLAG_FAIL_ON, PC_FLAG_ALLOW_DIFFERENT_DUMPS, -1},
     .required = (const int[]){PC_FLAG_NPU_CSV_PATH, PC_FLAG_GPU_CSV_PATH, -1},
     .print_usage = print_usage,
     .print_help = print_help,
@@ -107,9 +117,14 @@ int pc_cli_api_precision_compare(int argc, char **argv)
         pc_log_error("%s", pc_error_message());
         return 1;
     }
-    pc_pcmp_options opt = {.npu_path = npu_r, .gpu_path = gpu_r, .out_dir = out_r};
+    pc_pcmp_options opt = {.npu_path = npu_r,
+                           .gpu_path = gpu_r,
+                           .out_dir = out_r,
+                           .allow_different_dumps = p.allow_different_dumps};
     pc_pcmp_summary sum;
-    st = pc_pcmp_run(&opt, &sum);
+    st = pc_pcmp_check_pair(npu_r, gpu_r, p.allow_different_dumps);
+    if (st == PC_OK)
+        st = pc_pcmp_run(&opt, &sum);
     if (st != PC_OK) {
         pc_log_error("%s", pc_error_message());
         pc_log_error("api_precision_compare failed; no output was written.");
@@ -120,7 +135,8 @@ int pc_cli_api_precision_compare(int argc, char **argv)
     /* the summary, and summary.json beside the outputs (their time stamp) */
     char json[PC_PATH_BUFFER_SIZE + 64], line[4096];
     const char *ts = strrchr(sum.result_path, '_');
-    snprintf(json, sizeof json, "%s/precheck_summary_%.14s.json", out_r, ts ? ts + 1 : "run");
+    snprintf(json, sizeof json, "%s/api_precision_compare_summary_%.14s.json", out_r,
+             ts ? ts + 1 : "run");
     size_t used = (size_t)snprintf(line, sizeof line, "precheck");
     for (int i = 0; i < argc && used < sizeof line; i++)
         used += (size_t)snprintf(line + used, sizeof line - used, " %s", argv[i]);

@@ -48,6 +48,77 @@ static int check_tensor(void *ctx, const pc_dump_api *api, const pc_dump_arg *ar
     return 0;
 }
 
+static int count_file(void *ctx, const pc_dump_api *api, const pc_dump_arg *arg)
+{
+    (void)api;
+    *(size_t *)ctx += pc_dump_tensor_file(arg->u.tensor) != NULL;
+    return 0;
+}
+
+static bool is_orphan(const pc_dump *dump, const pc_dump_backward *bw)
+{
+    const pc_dump_api *api = pc_dump_find(dump, bw->full_name);
+    return !api || api->backward != &bw->entry;
+}
+
+/* Backward entries without their forward entry: nothing run_ut runs, said once. */
+static void report_orphans(const pc_dump *dump)
+{
+    size_t n = 0;
+    const char *first = NULL;
+    for (size_t i = 0; i < dump->backward_count; i++)
+        if (is_orphan(dump, &dump->backwards[i]) && !n++)
+            first = dump->backwards[i].entry.key;
+    if (n && dump->api_count == 0)
+        pc_log_warning("The dump holds %zu backward record%s and no forward record (written with "
+                       "data_mode [\"backward\"]): run_ut runs each API from its forward record "
+                       "(the inputs it was called with), so it has nothing to run. Dump with "
+                       "data_mode [\"all\"] (or [\"forward\", \"backward\"]) for run_ut.",
+                       n, n == 1 ? "" : "s");
+    else if (n)
+        pc_log_warning("%zu backward entries have no forward entry (the first: %s): run_ut runs "
+                       "an API from its forward entry, so they are neither run nor checked",
+                       n, first);
+}
+
+/* Every tensor file dump.json names is checked above or said here, with why it is not. */
+static void account_files(const pc_dump *dump, long checked)
+{
+    if (!dump->named_files)
+        return;
+    /* backward entries no forward entry pairs with: run_ut never reads them */
+    size_t orphans = 0;
+    const char *orphan_example = NULL;
+    for (size_t i = 0; i < dump->backward_count; i++) {
+        const pc_dump_backward *bw = &dump->backwards[i];
+        if (!is_orphan(dump, bw))
+            continue;
+        pc_dump_api alone = {.full_name = bw->full_name, .forward = bw->entry};
+        size_t before = orphans;
+        pc_dump_visit_tensors(&alone, count_file, &orphans);
+        if (orphans > before && !orphan_example)
+            orphan_example = bw->entry.key;
+    }
+    size_t named = dump->named_files, skipped = dump->module_files + orphans + dump->unread_files;
+    pc_log_info("dump.json names %zu tensor files: %ld loaded and checked, %zu not%s", named,
+                checked, skipped, skipped ? " (below)" : "");
+    if (dump->module_files)
+        pc_log_info("  %zu in Module entries, not checked: run_ut replays APIs, not modules",
+                    dump->module_files);
+    if (orphans)
+        pc_log_warning("  %zu in backward entries without a forward entry (the first: %s), not "
+                       "checked: run_ut runs an API from its forward entry",
+                       orphans, orphan_example);
+    if (dump->unread_files)
+        pc_log_warning("  %zu under keys run_ut does not read, in records it cannot rebuild or in "
+                       "the earlier body of a key written twice (the first: %s), not checked",
+                       dump->unread_files, dump->unread_example);
+    if ((size_t)checked + skipped != named)
+        pc_log_warning("  %zu not accounted for: please report this with the dump",
+                       named > (size_t)checked + skipped ? named - (size_t)checked - skipped
+                                                         : (size_t)checked + skipped - named);
+}
+
 static void print_usage(FILE *out, const pc_args_command *cmd)
 {
     (void)cmd;
@@ -60,7 +131,10 @@ static void print_help(FILE *out, const pc_args_command *cmd)
     fprintf(out, "\nReads an msprobe dump.json as run_ut does, loads every real tensor file of a "
                  "tensor-mode\ndump and checks it against its record: dtype, shape, and the "
                  "Max/Min/Mean/Norm\nstatistics msprobe wrote. For a statistics-mode dump it "
-                 "checks that every tensor\nrecord describes a tensor that can be generated.\n\n"
+                 "checks that every tensor\nrecord describes a tensor that can be generated. It "
+                 "counts the tensor files dump.json\nnames and says why any is not checked (in a "
+                 "Module entry, a backward entry without its\nforward, a key run_ut does not "
+                 "read).\n\n"
                  "Max and Min must be the file's exactly. msprobe took Mean and Norm with torch on "
                  "the tensor\nas the API saw it, on its device, in its own dtype; the file holds a "
                  "contiguous copy, and\nthe rounding of torch's sums cannot be reproduced from it. "
@@ -142,6 +216,8 @@ int pc_cli_check_dump(int argc, char **argv)
         pc_log_info("%ld tensor records without files (generated from their statistics): %ld "
                     "cannot be generated",
                     s.tensors - s.files, s.bad_shapes);
+    report_orphans(dump);
+    account_files(dump, s.files);
     pc_dump_free(dump);
     return s.bad_files || s.bad_shapes ? 1 : 0;
 }

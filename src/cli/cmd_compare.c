@@ -12,6 +12,7 @@
 #include "cli/flags.h"
 #include "precheck/compare/compare.h"
 #include "precheck/io/npy.h"
+#include "precheck/io/path_check.h"
 #include "precheck/io/pt.h"
 
 static void print_usage(FILE *out, const pc_args_command *cmd)
@@ -155,7 +156,10 @@ int pc_cli_compare(int argc, char **argv)
     pc_tensor bench = PC_TENSOR_NULL, device = PC_TENSOR_NULL;
     pc_api_result res = PC_API_RESULT_INIT;
     pc_csv_buffer out = PC_CSV_BUFFER_INIT;
-    if (read_tensor(bench_path, &bench) != PC_OK || read_tensor(device_path, &device) != PC_OK) {
+    /* run_ut's link rule for what it reads */
+    if (pc_path_check_not_link(bench_path) != PC_OK ||
+        pc_path_check_not_link(device_path) != PC_OK || read_tensor(bench_path, &bench) != PC_OK ||
+        read_tensor(device_path, &device) != PC_OK) {
         fprintf(stderr, "precheck compare: %s\n", pc_error_message());
         goto done;
     }

@@ -37,8 +37,9 @@ static void print_usage(FILE *out, const pc_args_command *cmd)
             "       %*s [--bench msprobe|fp64] [--seed N] [--timeout S]\n"
             "       %*s [--jobs N] [--max-memory MB] [--config_yaml CONFIG_YAML] [--no-progress]\n"
             "       %*s [--bench-cache DIR] [--fail-on error|warning] [--progress-interval S]\n"
-            "       %*s [--shard K/N]\n",
-            c->name, w, "", c->multi ? " [-n N]" : "", w, "", w, "", w, "", w, "", w, "");
+            "       %*s [--shard K/N]\n"
+            "       %*s --resume DIR\n",
+            c->name, w, "", c->multi ? " [-n N]" : "", w, "", w, "", w, "", w, "", w, "", w, "");
 }
 
 static void print_help(FILE *out, const pc_args_command *cmd)
@@ -134,6 +135,12 @@ static void print_help(FILE *out, const pc_args_command *cmd)
             "                               APIs (the same on every machine); precheck merge "
             "joins the\n"
             "                               shards' folders into the CSVs one run writes\n"
+            "  --resume DIR                 resume the newest unfinished run in DIR (its result "
+            "CSV lacks\n"
+            "                               APIs its record plans) with the options it was "
+            "started with,\n"
+            "                               from the folder it was started in (alone: no other "
+            "option)\n"
             "  -h, --help                   this help\n\n"
             "Options are spelled as msprobe's argparse takes them: --out_path=DIR, -oDIR, "
             "-d0,\n"
@@ -163,6 +170,8 @@ typedef struct run_args {
     pc_run_options o;
     long long num_splits;
     bool jobs_given;
+    const char *resume_dir; /* --resume DIR */
+    int others;             /* options other than --resume */
 } run_args;
 
 static int take(void *ctx, const pc_args_command *cmd, int id, char **values, int count)
@@ -170,6 +179,7 @@ static int take(void *ctx, const pc_args_command *cmd, int id, char **values, in
     run_args *a = ctx;
     pc_run_options *o = &a->o;
     const char *v = count ? values[0] : NULL;
+    a->others += id != PC_FLAG_RESUME;
     switch ((pc_flag)id) {
     case PC_FLAG_API_INFO:
         o->api_info = v;
@@ -319,6 +329,11 @@ static int take(void *ctx, const pc_args_command *cmd, int id, char **values, in
         o->shard_count = n;
         break;
     }
+    case PC_FLAG_RESUME:
+        if (!*v)
+            return pc_args_usage_error(cmd, "argument --resume: expected a directory");
+        a->resume_dir = v;
+        break;
     case PC_FLAG_FAIL_ON:
         if (strcmp(v, "error") == 0)
             o->fail_on = PC_FAIL_ERROR;
@@ -337,29 +352,12 @@ static int take(void *ctx, const pc_args_command *cmd, int id, char **values, in
 }
 
 static const int run_ut_flags[] = {
-    PC_FLAG_HELP,
-    PC_FLAG_API_INFO,
-    PC_FLAG_OUT_PATH,
-    PC_FLAG_SAVE_ERROR_DATA,
-    PC_FLAG_JIT_COMPILE,
-    PC_FLAG_DEVICE,
-    PC_FLAG_RESULT_CSV_PATH,
-    PC_FLAG_FILTER_API,
-    PC_FLAG_CONFIG_PATH,
-    PC_FLAG_BACKEND,
-    PC_FLAG_PYTHON,
-    PC_FLAG_BENCH,
-    PC_FLAG_SEED,
-    PC_FLAG_TIMEOUT,
-    PC_FLAG_MAX_MEMORY,
-    PC_FLAG_JOBS,
-    PC_FLAG_CONFIG_YAML,
-    PC_FLAG_NO_PROGRESS,
-    PC_FLAG_BENCH_CACHE,
-    PC_FLAG_PROGRESS_INTERVAL,
-    PC_FLAG_FAIL_ON,
-    PC_FLAG_SHARD,
-    -1,
+    PC_FLAG_HELP,        PC_FLAG_API_INFO,    PC_FLAG_OUT_PATH,        PC_FLAG_SAVE_ERROR_DATA,
+    PC_FLAG_JIT_COMPILE, PC_FLAG_DEVICE,      PC_FLAG_RESULT_CSV_PATH, PC_FLAG_FILTER_API,
+    PC_FLAG_CONFIG_PATH, PC_FLAG_BACKEND,     PC_FLAG_PYTHON,          PC_FLAG_BENCH,
+    PC_FLAG_SEED,        PC_FLAG_TIMEOUT,     PC_FLAG_MAX_MEMORY,      PC_FLAG_JOBS,
+    PC_FLAG_CONFIG_YAML, PC_FLAG_NO_PROGRESS, PC_FLAG_BENCH_CACHE,     PC_FLAG_PROGRESS_INTERVAL,
+    PC_FLAG_FAIL_ON,     PC_FLAG_SHARD,       PC_FLAG_RESUME,          -1,
 };
 /* msprobe adds -n after the run_ut flags */
 static const int multi_run_ut_flags[] = {
@@ -386,6 +384,7 @@ static const int multi_run_ut_flags[] = {
     PC_FLAG_PROGRESS_INTERVAL,
     PC_FLAG_FAIL_ON,
     PC_FLAG_SHARD,
+    PC_FLAG_RESUME,
     -1,
 };
 
@@ -416,6 +415,13 @@ static int run(int argc, char **argv, bool multi)
     int rc = pc_args_parse(&cmd, argc, argv, take, &a, NULL);
     if (rc != PC_ARGS_RUN)
         return rc;
+    /* --resume DIR: the newest unfinished run there, with the options it was started with */
+    if (a.resume_dir && a.others > 0)
+        return pc_args_usage_error(&cmd, "argument --resume: not allowed with other arguments "
+                                         "(the run is resumed with the options it was started "
+                                         "with, from its record)");
+    if (a.resume_dir)
+        return pc_run_resume_dir(a.resume_dir);
     pc_run_options o = a.o;
     long long num_splits = a.num_splits;
     bool jobs_given = a.jobs_given;

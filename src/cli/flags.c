@@ -40,6 +40,8 @@ const pc_args_option pc_flags[PC_FLAG_COUNT] = {
     PRECHECK(PROGRESS_INTERVAL, VALUE, "--progress-interval"),
     PRECHECK(FAIL_ON, VALUE, "--fail-on"),
     PRECHECK(SHARD, VALUE, "--shard"),
+    PRECHECK(RESUME, VALUE, "--resume"),
+    PRECHECK(ALLOW_DIFFERENT_DUMPS, SWITCH, "--allow-different-dumps"),
 
     PRECHECK(BENCH_PATH, VALUE, "-bench", "--bench_path"),
     PRECHECK(DEVICE_PATH, VALUE, "-device", "--device_path"),

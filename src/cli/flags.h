@@ -44,6 +44,9 @@ typedef enum pc_flag {
     PC_FLAG_PROGRESS_INTERVAL,
     PC_FLAG_FAIL_ON,
     PC_FLAG_SHARD,
+    PC_FLAG_RESUME,
+    /* precheck's own: api_precision_compare */
+    PC_FLAG_ALLOW_DIFFERENT_DUMPS,
     /* precheck's own: compare */
     PC_FLAG_BENCH_PATH,
     PC_FLAG_DEVICE_PATH,

@@ -2,9 +2,12 @@
  * precheck's command line: subcommand dispatch and the commands that are not a pipeline of
  * their own. Exit codes: 0 success, 1 a failure while working, 2 a usage error.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/args.h"
 #include "cli/commands.h"
@@ -165,8 +168,34 @@ static int cmd_dtypes(int argc, char **argv)
     return 0;
 }
 
+/*
+ * Started with stdin, stdout or stderr closed (`>&-`, some launchers), the first file precheck
+ * opens would take that number and log lines would land inside a result CSV or a summary: each
+ * closed one of fds 0-2 is opened on /dev/null before anything else is opened. False when
+ * /dev/null cannot be opened (nothing can safely be written then).
+ */
+static bool reserve_std_fds(void)
+{
+    for (int fd = 0; fd <= 2; fd++) {
+        if (fcntl(fd, F_GETFD) != -1 || errno != EBADF)
+            continue;
+        int got = open("/dev/null", O_RDWR); /* the lowest free number: fd itself */
+        if (got < 0)
+            return false;
+        if (got != fd) {
+            int ok = dup2(got, fd);
+            close(got);
+            if (ok < 0)
+                return false;
+        }
+    }
+    return true;
+}
+
 int main(int argc, char **argv)
 {
+    if (!reserve_std_fds())
+        return 1;
     /* the commands that run kernels: OpenMP and OpenBLAS share the cores, and fit an
      * address-space limit (threads.h) */
     bool kernels = false;

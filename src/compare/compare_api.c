@@ -9,6 +9,7 @@
 
 #include "compare_impl.h"
 #include "precheck/core/convert.h"
+#include "precheck/core/log.h"
 
 /* ---- values ---- */
 
@@ -332,6 +333,26 @@ static void compare_dropout_values(direction *dir, const pc_cmp_value *bench,
     }
     dir->status = device->kind == PC_CMP_TENSOR ? pc_compare_dropout(bench->tensor, device->tensor)
                                                 : PC_VERDICT_PASS;
+    if (dir->status == PC_VERDICT_PASS)
+        return; /* msprobe writes no row for dropout; a pass needs no reason */
+    /* an error says what the rule saw, in the one row a verdict always comes with */
+    dir->rows = calloc(1, sizeof *dir->rows);
+    if (!dir->rows)
+        return; /* the result row still has the verdict */
+    pc_detail_row *row = &dir->rows[0];
+    pc_cmp_row_init(row);
+    const pc_tensor *b = bench->tensor, *d = device->tensor;
+    snprintf(row->bench_dtype, sizeof row->bench_dtype, "%s", pc_dtype_torch_name(b->dtype));
+    snprintf(row->device_dtype, sizeof row->device_dtype, "%s", pc_dtype_torch_name(d->dtype));
+    pc_cmp_shape_tuple_text(row->shape, sizeof row->shape, d);
+    row->status = dir->status;
+    int64_t n = pc_tensor_numel(b), zb = count_zeros(b), zd = count_zeros(d);
+    pc_cmp_row_append(row,
+                      "dropout rule: %lld of %lld elements are zero on the bench (%.1f%%), %lld "
+                      "on the device (%.1f%%); the fractions must differ by less than 10%%.",
+                      (long long)zb, (long long)n, 100.0 * (double)zb / (double)n, (long long)zd,
+                      100.0 * (double)zd / (double)n);
+    dir->count = 1;
 }
 
 static void direction_free(direction *dir)
@@ -379,8 +400,13 @@ pc_status pc_api_result_skip(pc_api_result *res, const char *full_api_name, cons
     }
     pc_cmp_row_init(&res->fwd_rows[0]);
     res->fwd_rows[0].status = PC_VERDICT_SKIP;
-    snprintf(res->fwd_rows[0].message, sizeof res->fwd_rows[0].message, "%s",
-             message ? message : "");
+    if (!message || !*message) {
+        /* every SKIP says why: an empty reason is a bug of ours, said as such */
+        message = "precheck gave no reason for this SKIP (a bug: please report it with the API's "
+                  "dump entry)";
+        pc_log_warning("%s: %s", full_api_name, message);
+    }
+    snprintf(res->fwd_rows[0].message, sizeof res->fwd_rows[0].message, "%s", message);
     res->n_fwd = 1;
     res->forward = PC_VERDICT_SKIP;
     res->backward = PC_VERDICT_SKIP;
@@ -468,7 +494,7 @@ pc_status pc_compare_api(pc_api_result *res, const char *full_api_name,
         return pc_error_set(PC_ERR_NOMEM, "compare: cannot allocate a name");
     }
     res->forward = fwd.status;
-    if (!dropout) {
+    if (!dropout || fwd.rows) {
         res->fwd_rows = fwd.rows;
         res->n_fwd = fwd.count;
         fwd.rows = NULL;
@@ -489,7 +515,7 @@ pc_status pc_compare_api(pc_api_result *res, const char *full_api_name,
         res->backward = PC_VERDICT_SKIP;
     } else if (grads) {
         res->backward = bwd.status;
-        if (!dropout) {
+        if (!dropout || bwd.rows) {
             res->bwd_rows = bwd.rows;
             res->n_bwd = bwd.count;
             bwd.rows = NULL;

@@ -8,6 +8,9 @@
 void pc_cmp_row_append(pc_detail_row *row, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* A tensor's shape as Python prints a tuple: "(2, 3)", "(4,)", "()". */
+void pc_cmp_shape_tuple_text(char *dst, size_t size, const pc_tensor *t);
+
 /* A row with every cell SPACE, status pass and an empty message. */
 void pc_cmp_row_init(pc_detail_row *row);
 

@@ -21,7 +21,7 @@ void pc_cmp_row_append(pc_detail_row *row, const char *fmt, ...)
 }
 
 /* Python's repr of tuple(shape): "(2, 3)", "(7,)", "()". */
-static void shape_tuple_text(char *dst, size_t size, const pc_tensor *t)
+void pc_cmp_shape_tuple_text(char *dst, size_t size, const pc_tensor *t)
 {
     size_t k = 0;
     k += (size_t)snprintf(dst + k, size - k, "(");
@@ -244,7 +244,7 @@ pc_status pc_cmp_compare_tensor(pc_detail_row *row, const char *api_name, const 
     }
     snprintf(row->bench_dtype, sizeof row->bench_dtype, "%s", pc_dtype_torch_name(bench->dtype));
     snprintf(row->device_dtype, sizeof row->device_dtype, "%s", pc_dtype_torch_name(device->dtype));
-    shape_tuple_text(row->shape, sizeof row->shape, device);
+    pc_cmp_shape_tuple_text(row->shape, sizeof row->shape, device);
 
     pc_tensor b = PC_TENSOR_NULL, d = PC_TENSOR_NULL;
     st = numpy_arrays(&b, &d, bench, device);

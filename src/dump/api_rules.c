@@ -41,3 +41,8 @@ const pc_api_type_rule *pc_api_type_rule_of(const char *api_type)
             return &type_rules[i];
     return &type_defaults;
 }
+
+bool pc_api_is_dropout(const char *full_name)
+{
+    return full_name && strstr(full_name, "dropout") != NULL;
+}

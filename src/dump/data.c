@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "dump/dump_impl.h"
 #include "precheck/core/convert.h"
 #include "precheck/io/npy.h"
 #include "precheck/io/path_check.h"
@@ -579,18 +580,23 @@ static int visit_arg(const pc_dump_api *api, const pc_dump_arg *arg, pc_dump_ten
     }
 }
 
+int pc_dump_visit_entry(const pc_dump_api *api, const pc_dump_entry *e, pc_dump_tensor_visitor fn,
+                        void *ctx)
+{
+    int r = visit_arg(api, &e->input_args, fn, ctx);
+    for (size_t i = 0; i < e->kwarg_count && !r; i++)
+        r = visit_arg(api, &e->kwargs[i].value, fn, ctx);
+    if (!r)
+        r = visit_arg(api, &e->input, fn, ctx); /* backward: before its output, as written */
+    if (!r)
+        r = visit_arg(api, &e->output, fn, ctx);
+    return r;
+}
+
 int pc_dump_visit_tensors(const pc_dump_api *api, pc_dump_tensor_visitor fn, void *ctx)
 {
-    const pc_dump_entry *f = &api->forward;
-    int r = visit_arg(api, &f->input_args, fn, ctx);
-    for (size_t i = 0; i < f->kwarg_count && !r; i++)
-        r = visit_arg(api, &f->kwargs[i].value, fn, ctx);
-    if (!r)
-        r = visit_arg(api, &f->output, fn, ctx);
-    if (!r && api->backward) {
-        r = visit_arg(api, &api->backward->input, fn, ctx);
-        if (!r)
-            r = visit_arg(api, &api->backward->output, fn, ctx);
-    }
+    int r = pc_dump_visit_entry(api, &api->forward, fn, ctx);
+    if (!r && api->backward)
+        r = pc_dump_visit_entry(api, api->backward, fn, ctx);
     return r;
 }

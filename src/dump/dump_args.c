@@ -28,23 +28,10 @@ size_t pc_count_newlines(const char *data, size_t n)
 
 void pc_entry_location(const pc_entry_builder *b, size_t offset, size_t *line, size_t *column)
 {
-    if (offset > b->size)
-        offset = b->size;
-    size_t from = 0, ln = 1;
-    if (offset >= b->base_offset) {
-        from = b->base_offset;
-        ln = b->base_line;
-    }
-    ln += pc_count_newlines(b->data + from, offset - from);
-    size_t start = offset;
-    while (start > 0 && b->data[start - 1] != '\n')
-        start--;
-    size_t col = 1;
-    for (size_t i = start; i < offset; i++)
-        if (((unsigned char)b->data[i] & 0xC0) != 0x80)
-            col++;
-    *line = ln;
-    *column = col;
+    /* The document is tokenised over the whole file, so its locator knows the file's lines
+     * (counting back to the line's start here cost a whole line per message: the whole file
+     * when it is written on one line). */
+    pc_json_doc_offset_location(b->doc, offset, line, column);
 }
 
 static char *arena_printf(pc_entry_builder *b, const char *fmt, ...)
@@ -1108,6 +1095,18 @@ static bool is_falsy_container_or_null(const pc_json_doc *doc, pc_json_ref v)
     return !pc_json_truthy(doc, v);
 }
 
+/* msprobe 1.0.x (until August 2024) spelled a backward entry's lists after the hook's
+ * arguments: "grad_output" (the gradients of the forward outputs, files
+ * <api>.backward.input.<i>.pt) is today's "input", "grad_input" (the gradients of the forward
+ * inputs, files .backward.output.<i>.pt) is today's "output". The new spelling wins when an
+ * entry has both. */
+static pc_json_ref backward_list(const pc_json_doc *doc, pc_json_ref entry, const char *key,
+                                 const char *legacy)
+{
+    pc_json_ref v = pc_json_object_get(doc, entry, key);
+    return v != PC_JSON_NONE ? v : pc_json_object_get(doc, entry, legacy);
+}
+
 void pc_entry_build(pc_entry_builder *b, pc_json_ref ref, bool forward, pc_dump_entry *e)
 {
     const pc_json_doc *doc = b->doc;
@@ -1133,6 +1132,12 @@ void pc_entry_build(pc_entry_builder *b, pc_json_ref ref, bool forward, pc_dump_
             target = &e->output;
         else if (!forward && KEY_IS(key, len, "input"))
             target = &e->input;
+        else if (!forward && KEY_IS(key, len, "grad_output") &&
+                 pc_json_object_get(doc, ref, "input") == PC_JSON_NONE)
+            target = &e->input;
+        else if (!forward && KEY_IS(key, len, "grad_input") &&
+                 pc_json_object_get(doc, ref, "output") == PC_JSON_NONE)
+            target = &e->output;
         if (target) {
             size_t old = path_push(b, "%s%s", forward ? "" : "backward ", key);
             build_arg(b, v, target, 0);
@@ -1170,10 +1175,12 @@ void pc_entry_build(pc_entry_builder *b, pc_json_ref ref, bool forward, pc_dump_
             e->error = located_error(b, args, what);
         }
     } else {
-        pc_json_ref in = pc_json_object_get(doc, ref, "input");
+        pc_json_ref in = backward_list(doc, ref, "input", "grad_output");
         if (in != PC_JSON_NONE && pc_json_type_of(doc, in) != PC_JSON_ARRAY &&
             pc_json_type_of(doc, in) != PC_JSON_NULL) {
-            snprintf(what, sizeof what, "\"input\" must be a list, found %s", found_name(doc, in));
+            bool legacy = pc_json_object_get(doc, ref, "input") == PC_JSON_NONE;
+            snprintf(what, sizeof what, "\"%s\" must be a list, found %s",
+                     legacy ? "grad_output" : "input", found_name(doc, in));
             e->error = located_error(b, in, what);
         }
     }

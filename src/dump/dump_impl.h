@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "dump/arena.h"
+#include "precheck/dump/data.h"
 #include "precheck/dump/dump.h"
 #include "precheck/io/json.h"
 
@@ -43,9 +44,8 @@ typedef struct pc_entry_builder {
     const pc_json_doc *doc;
     const char *data; /* the whole file */
     size_t size;
-    const char *name;              /* the file name for messages */
-    size_t base_offset, base_line; /* an offset whose line is known, for cheap locations */
-    char path[512];                /* where in the entry we are, e.g. "input_args[1][0]" */
+    const char *name; /* the file name for messages */
+    char path[512];   /* where in the entry we are, e.g. "input_args[1][0]" */
     size_t path_len;
     bool oom;
     const char *last_dtype_name; /* a canonical torch name seen last, and its dtype */
@@ -57,8 +57,12 @@ typedef struct pc_entry_builder {
  * failure; every other problem ends up in entry->error or an argument's error. */
 void pc_entry_build(pc_entry_builder *b, pc_json_ref ref, bool forward, pc_dump_entry *entry);
 
-/* Line and column of offset in the file, counted from b->base_offset (whose line is
- * b->base_line) when offset is after it. */
+/* Calls fn on every tensor record of e (arguments, kwargs, outputs, backward lists) with
+ * api passed through; stops at the first nonzero return, which it returns. */
+int pc_dump_visit_entry(const pc_dump_api *api, const pc_dump_entry *e, pc_dump_tensor_visitor fn,
+                        void *ctx);
+
+/* Line and column of offset in the file (b->doc's locator: linear over many messages). */
 void pc_entry_location(const pc_entry_builder *b, size_t offset, size_t *line, size_t *column);
 
 /* Newlines in data[0, n): a loop the compiler vectorises. */

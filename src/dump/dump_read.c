@@ -1,5 +1,6 @@
-/* madvise(MADV_DONTNEED) is not POSIX (posix_madvise's DONTNEED is a no-op in glibc). */
-#define _DEFAULT_SOURCE 1
+/* madvise(MADV_DONTNEED) is not POSIX (posix_madvise's DONTNEED is a no-op in glibc); nor is
+ * memmem. */
+#define _GNU_SOURCE 1
 
 #include "dump/dump_impl.h"
 
@@ -140,6 +141,8 @@ static void reset_records(reader *r)
     r->dump->api_count = 0;
     r->dump->backward_count = 0;
     r->dump->module_count = 0;
+    r->dump->named_files = r->dump->module_files = r->dump->unread_files = 0;
+    r->dump->unread_example = NULL;
     name_map_free(&r->impl->forward_map);
     name_map_free(&r->impl->backward_map);
 }
@@ -210,6 +213,53 @@ static bool split_name(pc_arena *arena, pc_dump_api *api, const char *full, size
     return true;
 }
 
+/* Records naming a tensor file ("data_name" or "datapath" strings) in the tokenised value v,
+ * whatever keys they sit under: what the dump names, to account for what is read. */
+static size_t named_files(const pc_json_doc *doc, pc_json_ref v)
+{
+    size_t n = 0;
+    pc_json_type t = pc_json_type_of(doc, v);
+    if (t == PC_JSON_OBJECT) {
+        bool names = false;
+        for (pc_json_ref k = pc_json_first(doc, v); k != PC_JSON_NONE; k = pc_json_next(doc, k)) {
+            const char *key = pc_json_string(doc, k, NULL);
+            pc_json_ref val = pc_json_member_value(doc, k);
+            if (key && (strcmp(key, "data_name") == 0 || strcmp(key, "datapath") == 0))
+                names |= pc_json_type_of(doc, val) == PC_JSON_STRING;
+            else
+                n += named_files(doc, val);
+        }
+        return n + names;
+    }
+    if (t == PC_JSON_ARRAY)
+        for (pc_json_ref e = pc_json_first(doc, v); e != PC_JSON_NONE; e = pc_json_next(doc, e))
+            n += named_files(doc, e);
+    return n;
+}
+
+static int count_file(void *ctx, const pc_dump_api *api, const pc_dump_arg *arg)
+{
+    (void)api;
+    *(size_t *)ctx += pc_dump_tensor_file(arg->u.tensor) != NULL;
+    return 0;
+}
+
+static size_t entry_files(const pc_dump_entry *e)
+{
+    size_t n = 0;
+    pc_dump_visit_entry(NULL, e, count_file, &n);
+    return n;
+}
+
+static void note_unread(reader *r, const char *key, size_t n)
+{
+    if (!n)
+        return;
+    r->dump->unread_files += n;
+    if (!r->dump->unread_example)
+        r->dump->unread_example = key; /* in the arena */
+}
+
 static pc_status add_entry(reader *r, const char *key, size_t key_len, size_t key_offset,
                            size_t value_begin, size_t *value_end)
 {
@@ -218,8 +268,14 @@ static pc_status add_entry(reader *r, const char *key, size_t key_len, size_t ke
     pc_status st = pc_json_parse_value_at(r->doc, r->data, r->size, value_begin, value_end);
     if (st)
         return st;
+    /* a cheap look first: most statistics entries name no file */
+    size_t named = 0;
+    if (memmem(r->data + value_begin, *value_end - value_begin, "\"data", 5))
+        named = named_files(r->doc, pc_json_root(r->doc));
+    dump->named_files += named;
     if (contains(key, key_len, "Module")) {
         dump->module_count++;
+        dump->module_files += named;
         return PC_OK;
     }
     bool forward;
@@ -288,6 +344,8 @@ static pc_status add_entry(reader *r, const char *key, size_t key_len, size_t ke
             entry = &bw->entry;
         }
     }
+    if (entry->key) /* a key written twice: the earlier body's files are not read */
+        note_unread(r, entry->key, entry_files(entry));
     memset(entry, 0, sizeof *entry);
     entry->key = key_copy;
     entry->line = line_of(r, key_offset);
@@ -298,8 +356,6 @@ static pc_status add_entry(reader *r, const char *key, size_t key_len, size_t ke
     b.data = r->data;
     b.size = r->size;
     b.name = r->name;
-    b.base_offset = key_offset;
-    b.base_line = entry->line;
     b.path_len = 0;
     b.path[0] = '\0';
     b.oom = false;
@@ -308,6 +364,9 @@ static pc_status add_entry(reader *r, const char *key, size_t key_len, size_t ke
     pc_entry_build(&b, pc_json_root(r->doc), forward, entry);
     if (b.oom)
         return nomem(r);
+    size_t held = entry_files(entry);
+    if (named > held)
+        note_unread(r, key_copy, named - held);
     return PC_OK;
 }
 

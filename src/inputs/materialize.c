@@ -16,6 +16,7 @@
 #include "precheck/core/log.h"
 #include "precheck/dump/data.h"
 #include "precheck/io/checksum.h"
+#include "precheck/io/file_out.h"
 #include "precheck/dump/dump.h"
 #include "precheck/dump/dump_write.h"
 #include "precheck/inputs/inputs.h"
@@ -112,11 +113,13 @@ static pc_status copy_file(mat *m, const char *name)
     int in = open(resolved, O_RDONLY | O_CLOEXEC);
     if (in < 0)
         return pc_error_set(PC_ERR_IO, "cannot open %s: %s", resolved, strerror(errno));
-    int out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, PC_PATH_FILE_MODE);
-    if (out < 0) {
+    pc_file_out fo;
+    st = pc_file_out_open(&fo, dst, 0);
+    if (st != PC_OK) {
         close(in);
-        return pc_error_set(PC_ERR_IO, "cannot create %s: %s", dst, strerror(errno));
+        return st;
     }
+    int out = fileno(fo.f);
     enum { COPY_CHUNK = 1 << 20 };
     char *buf = malloc(COPY_CHUNK);
     st = buf ? PC_OK : pc_error_set(PC_ERR_NOMEM, "out of memory");
@@ -144,10 +147,9 @@ static pc_status copy_file(mat *m, const char *name)
     }
     free(buf);
     close(in);
-    if (close(out) != 0 && st == PC_OK)
-        st = pc_error_set(PC_ERR_IO, "cannot write %s: %s", dst, strerror(errno));
-    if (st)
-        unlink(dst);
+    if (st == PC_OK)
+        st = pc_file_out_commit(&fo);
+    pc_file_out_free(&fo);
     return st;
 }
 
@@ -330,7 +332,7 @@ static pc_status fill_tensor(mat *m, pc_json_writer *w, const pc_json_doc *doc, 
     else
         pc_tensor_share(&file, &t);
     if (st == PC_OK)
-        st = pc_pt_write_file(path, &file);
+        st = pc_pt_write_file(path, &file, 0);
     if (st == PC_OK)
         st = pc_path_set_file_mode(path);
     if (st == PC_OK) {
@@ -462,7 +464,11 @@ static pc_status on_entry(void *ctx, pc_json_writer *w, const char *key, const p
         } else if (last && forward && key_is(doc, k, "input_kwargs") &&
                    pc_json_type_of(doc, val) == PC_JSON_OBJECT) {
             st = write_kwargs(m, w, doc, val, api, e, key);
-        } else if (last && backward && key_is(doc, k, "input")) {
+        } else if (last && backward &&
+                   (key_is(doc, k, "input") ||
+                    /* msprobe 1.0's spelling, read as "input" when there is none */
+                    (key_is(doc, k, "grad_output") &&
+                     pc_json_object_get(doc, body, "input") == PC_JSON_NONE))) {
             size_t saved = suffix_push(m, "input");
             st = write_arg(m, w, doc, val, api, &e->input, key);
             suffix_pop(m, saved);
@@ -524,8 +530,7 @@ static pc_status check_empty_dir(const char *dir)
     return PC_OK;
 }
 
-static pc_status prepare_output(mat *m, char *json_path, size_t json_size, char *tmp_path,
-                                size_t tmp_size)
+static pc_status prepare_output(mat *m, char *json_path, size_t json_size)
 {
     const char *out = m->o->out_dir;
     pc_status st = pc_path_make_dir(out);
@@ -535,11 +540,14 @@ static pc_status prepare_output(mat *m, char *json_path, size_t json_size, char 
     if (st)
         return st;
     int a = snprintf(json_path, json_size, "%s/dump.json", out);
-    int b = snprintf(tmp_path, tmp_size, "%s/dump.json.partial", out);
     int c = snprintf(m->out_data_dir, sizeof m->out_data_dir, "%s/dump_tensor_data", out);
-    if (a < 0 || (size_t)a >= json_size || b < 0 || (size_t)b >= tmp_size || c < 0 ||
-        (size_t)c >= sizeof m->out_data_dir)
+    if (a < 0 || (size_t)a >= json_size || c < 0 || (size_t)c >= sizeof m->out_data_dir)
         return pc_error_set(PC_ERR_RANGE, "the output folder's path is too long: %s", out);
+    if (pc_file_is_link(json_path))
+        return pc_error_set(PC_ERR_INVALID,
+                            "%s is a symbolic link: precheck does not write through links in its "
+                            "output folder; remove the link or choose another -o",
+                            json_path);
     if (access(json_path, F_OK) == 0)
         return pc_error_set(PC_ERR_INVALID,
                             "%s exists: materialize does not overwrite a dump; remove it or "
@@ -558,7 +566,7 @@ pc_status pc_materialize(const pc_materialize_options *o, pc_materialize_stats *
     mat m = {.o = o};
     char *data = NULL;
     size_t size = 0;
-    char json_path[PC_PATH_BUFFER_SIZE + 16], tmp_path[PC_PATH_BUFFER_SIZE + 32];
+    char json_path[PC_PATH_BUFFER_SIZE + 16];
     FILE *f = NULL;
     pc_status st = read_all(o->api_info, &data, &size);
     if (st == PC_OK)
@@ -581,23 +589,20 @@ pc_status pc_materialize(const pc_materialize_options *o, pc_materialize_stats *
             st = pc_error_set(PC_ERR_NOMEM, "out of memory");
     }
     if (st == PC_OK)
-        st = prepare_output(&m, json_path, sizeof json_path, tmp_path, sizeof tmp_path);
-    if (st == PC_OK && !(f = fopen(tmp_path, "w")))
-        st = pc_error_set(PC_ERR_IO, "cannot create %s: %s", tmp_path, strerror(errno));
+        st = prepare_output(&m, json_path, sizeof json_path);
+    /* file_out.h: never through a link at dump.json, never over an existing one */
+    pc_file_out out = {0};
+    if (st == PC_OK)
+        st = pc_file_out_open(&out, json_path, 0);
     if (st == PC_OK) {
+        f = out.f;
         setvbuf(f, NULL, _IOFBF, 1 << 20);
         pc_dump_rewrite_hooks hooks = {on_top_member, on_before_data, on_entry, &m};
         st = pc_dump_rewrite(data, size, o->api_info, f, &hooks);
-        if (fclose(f) != 0 && st == PC_OK)
-            st = pc_error_set(PC_ERR_IO, "cannot write %s: %s", tmp_path, strerror(errno));
-        if (st == PC_OK && rename(tmp_path, json_path) != 0)
-            st = pc_error_set(PC_ERR_IO, "cannot rename %s to %s: %s", tmp_path, json_path,
-                              strerror(errno));
         if (st == PC_OK)
-            st = pc_path_set_file_mode(json_path);
-        if (st)
-            unlink(tmp_path);
+            st = pc_file_out_commit(&out);
     }
+    pc_file_out_free(&out);
     if (stats)
         *stats = m.stats;
     free(m.forward_done);

@@ -306,6 +306,84 @@ static bool needs_quotes(const char *s)
     return strpbrk(s, ",\"\r\n") != NULL;
 }
 
+/* The characters that make a spreadsheet run a cell (ASCII and their full-width forms). */
+static size_t formula_char(const char *s)
+{
+    static const char *const lead[] = {"+",
+                                       "-",
+                                       "=",
+                                       "%",
+                                       "@",
+                                       "\xEF\xBC\x8B" /* ＋ */,
+                                       "\xEF\xBC\x8D" /* － */,
+                                       "\xEF\xBC\x9D" /* ＝ */,
+                                       "\xEF\xBC\x85" /* ％ */,
+                                       "\xEF\xBC\xA0" /* ＠ */};
+    for (size_t i = 0; i < sizeof lead / sizeof lead[0]; i++)
+        if (strncmp(s, lead[i], strlen(lead[i])) == 0)
+            return strlen(lead[i]);
+    return 0;
+}
+
+bool pc_csv_formula_like(const char *s)
+{
+    if (formula_char(s))
+        return true;
+    for (const char *p = strchr(s, ';'); p; p = strchr(p + 1, ';'))
+        if (formula_char(p + 1))
+            return true;
+    return false;
+}
+
+/* A number as text ("-0.5", "-inf", "+1e-05"): a spreadsheet reads it as a number. */
+static bool plain_number(const char *s)
+{
+    if (!*s || strchr(" \t\r\n\f\v", *s))
+        return false;
+    char *end;
+    (void)strtod(s, &end);
+    return *end == '\0';
+}
+
+bool pc_csv_cell_runs(const char *s)
+{
+    return (formula_char(s) || strchr(s, ';')) && pc_csv_formula_like(s) && !plain_number(s);
+}
+
+/* s with a ' in front of every place pc_csv_formula_like names (malloc'd; NULL: no memory). */
+static char *defuse(const char *s)
+{
+    size_t n = strlen(s), marks = formula_char(s) ? 1 : 0;
+    for (const char *p = strchr(s, ';'); p; p = strchr(p + 1, ';'))
+        marks += formula_char(p + 1) ? 1 : 0;
+    char *d = malloc(n + marks + 1), *o = d;
+    if (!d)
+        return NULL;
+    for (const char *p = s; *p; p++) {
+        if ((p == s || p[-1] == ';') && formula_char(p))
+            *o++ = '\'';
+        *o++ = *p;
+    }
+    *o = '\0';
+    return d;
+}
+
+static pc_status append_field(pc_csv_buffer *buf, const char *s);
+
+/* A text cell: one that a spreadsheet would run is written with a ' in front of the formula
+ * (docs/msprobe-contract.md#formats). */
+static pc_status append_text(pc_csv_buffer *buf, const char *s)
+{
+    if (!pc_csv_cell_runs(s))
+        return append_field(buf, s);
+    char *d = defuse(s);
+    if (!d)
+        return pc_error_set(PC_ERR_NOMEM, "out of memory");
+    pc_status st = append_field(buf, d);
+    free(d);
+    return st;
+}
+
 static pc_status append_field(pc_csv_buffer *buf, const char *s)
 {
     size_t n = strlen(s);
@@ -358,7 +436,7 @@ pc_status pc_csv_append_row(pc_csv_buffer *buf, const pc_csv_cell *cells, size_t
         if (st != PC_OK)
             break;
         if (cells[i].kind == PC_CSV_TEXT) {
-            st = append_field(buf, cells[i].v.text ? cells[i].v.text : "");
+            st = append_text(buf, cells[i].v.text ? cells[i].v.text : "");
         } else {
             char num[PC_CSV_NUMBER_MAX];
             pc_csv_format_cell(num, sizeof num, &cells[i], precision);
@@ -405,9 +483,14 @@ static pc_status write_all(int fd, const char *p, size_t n, const char *path)
 
 pc_status pc_csv_append_file(const char *path, const pc_csv_buffer *buf)
 {
-    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0640);
+    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0640);
     if (fd < 0) {
         int e = errno;
+        if (e == ELOOP)
+            return pc_error_set(PC_ERR_INVALID,
+                                "%s is a symbolic link: precheck does not write through links; "
+                                "remove the link",
+                                path);
         return pc_error_set(e == ENOENT ? PC_ERR_NOT_FOUND : PC_ERR_IO, "%s: cannot open: %s", path,
                             strerror(e));
     }

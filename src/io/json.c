@@ -5,6 +5,7 @@
 #include <float.h>
 #include <locale.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,7 +44,8 @@ struct pc_json_doc {
     char *pool;
     size_t npool, cappool;
     uint32_t stack[PC_JSON_MAX_DEPTH];
-    char decimal_point; /* of the C library's current locale, for strtod */
+    char decimal_point;       /* of the C library's current locale, for strtod */
+    struct json_locator *loc; /* for positions in messages; behind a pointer: see below */
 };
 
 static const char *doc_name(const pc_json_doc *doc)
@@ -53,27 +55,148 @@ static const char *doc_name(const pc_json_doc *doc)
 
 /* ---- positions and messages ---- */
 
+/* Moves (line, column) at offset from to offset to, counting forward (columns in characters:
+ * UTF-8 continuation bytes do not count, as Python counts them). */
+static void advance_location(const char *data, size_t from, size_t to, size_t *line, size_t *column)
+{
+    const char *p = data + from, *e = data + to, *line_start = NULL;
+    for (;;) {
+        const char *nl = memchr(p, '\n', (size_t)(e - p));
+        if (!nl)
+            break;
+        ++*line;
+        line_start = p = nl + 1;
+    }
+    if (line_start) {
+        *column = 1;
+        p = line_start;
+    } else {
+        p = data + from;
+    }
+    for (; p < e; p++)
+        if (((unsigned char)*p & 0xC0) != 0x80)
+            ++*column;
+}
+
 void pc_json_offset_location(const char *data, size_t size, size_t pos, size_t *line,
                              size_t *column)
 {
     if (pos > size)
         pos = size;
-    size_t ln = 1, line_start = 0;
-    for (const char *p = data, *e = data + pos; p < e;) {
-        const char *nl = memchr(p, '\n', (size_t)(e - p));
-        if (!nl)
-            break;
-        ln++;
-        line_start = (size_t)(nl - data) + 1;
-        p = nl + 1;
+    *line = 1;
+    *column = 1;
+    advance_location(data, 0, pos, line, column);
+}
+
+/*
+ * Positions for the messages of one document. Counting from the start of the input for each
+ * message made a dump with n bad records cost n times the file (21,120 bad records: 153 s
+ * against 0.33 s clean). The locator keeps the line and column of every LOC_STEP-th byte up to
+ * the furthest position asked (16 bytes per 8 KiB, built once as positions move forward) and
+ * of the last position asked, and counts forward from the nearer of the two: each message
+ * costs at most LOC_STEP bytes besides the one pass over the file. It lives behind a pointer
+ * and a mutex so that a const document can still be read from several threads.
+ */
+enum { LOC_STEP = 8192 };
+
+typedef struct json_locator {
+    pthread_mutex_t lock;
+    const char *data; /* the input the marks describe; a new input resets them */
+    size_t size;
+    size_t (*marks)[2]; /* line and column of offset i * LOC_STEP */
+    size_t nmarks, capmarks;
+    size_t last_pos, last_line, last_column;
+} json_locator;
+
+static json_locator *locator_new(void)
+{
+    json_locator *loc = calloc(1, sizeof *loc);
+    if (loc && pthread_mutex_init(&loc->lock, NULL) != 0) {
+        free(loc);
+        loc = NULL;
     }
-    /* Python counts characters: skip UTF-8 continuation bytes. */
-    size_t col = 1;
-    for (size_t i = line_start; i < pos; i++)
-        if (((unsigned char)data[i] & 0xC0) != 0x80)
-            col++;
-    *line = ln;
-    *column = col;
+    return loc;
+}
+
+static void locator_free(json_locator *loc)
+{
+    if (!loc)
+        return;
+    pthread_mutex_destroy(&loc->lock);
+    free(loc->marks);
+    free(loc);
+}
+
+/* With loc->lock held. */
+static void locator_find(json_locator *loc, const char *data, size_t size, size_t pos, size_t *line,
+                         size_t *column)
+{
+    if (loc->data != data || loc->size != size) {
+        loc->data = data;
+        loc->size = size;
+        loc->nmarks = 0;
+        loc->last_pos = 0;
+        loc->last_line = loc->last_column = 1;
+    }
+    if (!loc->nmarks) {
+        if (!loc->capmarks) {
+            loc->marks = malloc(64 * sizeof *loc->marks);
+            loc->capmarks = loc->marks ? 64 : 0;
+        }
+        if (loc->capmarks) {
+            loc->marks[0][0] = loc->marks[0][1] = 1;
+            loc->nmarks = 1;
+        }
+    }
+    size_t want = pos / LOC_STEP + 1; /* marks needed: up to the one at or before pos */
+    while (loc->nmarks && loc->nmarks < want) {
+        if (loc->nmarks == loc->capmarks) {
+            size_t cap = loc->capmarks * 2;
+            void *m = realloc(loc->marks, cap * sizeof *loc->marks);
+            if (!m)
+                break; /* fewer marks: slower messages, same positions */
+            loc->marks = m;
+            loc->capmarks = cap;
+        }
+        size_t i = loc->nmarks, ln = loc->marks[i - 1][0], col = loc->marks[i - 1][1];
+        advance_location(data, (i - 1) * LOC_STEP, i * LOC_STEP, &ln, &col);
+        loc->marks[i][0] = ln;
+        loc->marks[i][1] = col;
+        loc->nmarks++;
+    }
+    size_t from = 0, ln = 1, col = 1;
+    if (loc->nmarks) {
+        size_t i = want <= loc->nmarks ? want - 1 : loc->nmarks - 1;
+        from = i * LOC_STEP;
+        ln = loc->marks[i][0];
+        col = loc->marks[i][1];
+    }
+    if (loc->last_pos <= pos && loc->last_pos > from) {
+        from = loc->last_pos;
+        ln = loc->last_line;
+        col = loc->last_column;
+    }
+    advance_location(data, from, pos, &ln, &col);
+    loc->last_pos = pos;
+    loc->last_line = *line = ln;
+    loc->last_column = *column = col;
+}
+
+void pc_json_doc_offset_location(const pc_json_doc *doc, size_t pos, size_t *line, size_t *column)
+{
+    if (!doc || !doc->data) {
+        *line = *column = 0;
+        return;
+    }
+    if (pos > doc->size)
+        pos = doc->size;
+    json_locator *loc = doc->loc;
+    if (!loc || pthread_mutex_lock(&loc->lock) != 0) {
+        pc_json_offset_location(doc->data, doc->size, pos, line, column);
+        return;
+    }
+    locator_find(loc, doc->data, doc->size, pos, line, column);
+    pthread_mutex_unlock(&loc->lock);
 }
 
 /* What is at pos, for "found ..." in messages. */
@@ -429,10 +552,11 @@ pc_status pc_json_doc_new(pc_json_doc **out, const char *name)
     pc_json_doc *doc = calloc(1, sizeof *doc);
     if (!doc)
         return pc_error_set(PC_ERR_NOMEM, "out of memory for a JSON document");
+    doc->loc = locator_new(); /* NULL: positions counted from the start, slower */
     if (name) {
         doc->name = strdup(name);
         if (!doc->name) {
-            free(doc);
+            pc_json_free(doc);
             return pc_error_set(PC_ERR_NOMEM, "out of memory for a JSON document");
         }
     }
@@ -448,6 +572,7 @@ void pc_json_free(pc_json_doc *doc)
     free(doc->owned_data);
     free(doc->tok);
     free(doc->pool);
+    locator_free(doc->loc);
     free(doc);
 }
 
@@ -1180,7 +1305,7 @@ void pc_json_location(const pc_json_doc *doc, pc_json_ref v, size_t *line, size_
         *line = *column = 0;
         return;
     }
-    pc_json_offset_location(doc->data, doc->size, (size_t)t->offset, line, column);
+    pc_json_doc_offset_location(doc, (size_t)t->offset, line, column);
 }
 
 /* ---- typed getters ---- */

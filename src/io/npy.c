@@ -7,6 +7,7 @@
 
 #include "io/tensor_file.h"
 #include "precheck/core/dtype.h"
+#include "precheck/io/file_out.h"
 
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "precheck's .npy reader and writer assume a little-endian machine"
@@ -508,16 +509,17 @@ pc_status pc_npy_write_buffer(const pc_tensor *t, void **data, size_t *size)
     return PC_OK;
 }
 
-pc_status pc_npy_write_file(const char *path, const pc_tensor *t)
+pc_status pc_npy_write_file(const char *path, const pc_tensor *t, unsigned flags)
 {
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-    if (fd < 0)
-        return pc_error_set(PC_ERR_IO, "%s: cannot create: %s", path, strerror(errno));
-    pc_sink sink = {.fd = fd, .origin = path};
-    pc_status st = write_npy(t, &sink);
-    if (close(fd) != 0 && st == PC_OK)
-        st = pc_error_set(PC_ERR_IO, "%s: write failed: %s", path, strerror(errno));
+    /* file_out.h: a fresh temporary beside path (never through a link), then into place */
+    pc_file_out out;
+    pc_status st = pc_file_out_open(&out, path, flags);
     if (st != PC_OK)
-        unlink(path);
+        return st;
+    pc_sink sink = {.fd = fileno(out.f), .origin = path};
+    st = write_npy(t, &sink);
+    if (st == PC_OK)
+        st = pc_file_out_commit(&out);
+    pc_file_out_free(&out);
     return st;
 }

@@ -591,6 +591,13 @@ static pc_status check_not_link(const char *path)
     return PC_OK;
 }
 
+pc_status pc_path_check_not_link(const char *path)
+{
+    if (!path)
+        return pc_error_set(PC_ERR_INVALID, "no path given");
+    return check_not_link(path);
+}
+
 static pc_status check_owner(const char *real, const struct stat *st)
 {
     long uid = current_uid();

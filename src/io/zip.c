@@ -207,6 +207,51 @@ short_field:
                         zip->origin, index);
 }
 
+static bool same_name(const pc_zip_entry *x, const pc_zip_entry *y)
+{
+    return x->name_len == y->name_len && memcmp(x->name, y->name, x->name_len) == 0;
+}
+
+static int entry_order(const void *a, const void *b)
+{
+    const pc_zip_entry *x = *(const pc_zip_entry *const *)a, *y = *(const pc_zip_entry *const *)b;
+    if (x->name_len != y->name_len)
+        return x->name_len < y->name_len ? -1 : 1;
+    return memcmp(x->name, y->name, x->name_len);
+}
+
+/* Two members of one name: torch's reader and Python's zipfile need not take the same one, so
+ * which bytes are the data is ambiguous; the archive is refused, naming the member. */
+static pc_status check_unique_names(const pc_zip *zip, const pc_zip_entry *entries, size_t n)
+{
+    if (n < 2)
+        return PC_OK;
+    const pc_zip_entry **sorted = malloc(n * sizeof *sorted);
+    if (!sorted)
+        return pc_error_set(PC_ERR_NOMEM, "%s: out of memory listing %zu zip entries", zip->origin,
+                            n);
+    for (size_t i = 0; i < n; i++)
+        sorted[i] = &entries[i];
+    qsort(sorted, n, sizeof *sorted, entry_order);
+    pc_status st = PC_OK;
+    for (size_t i = 1; i < n; i++) {
+        if (!same_name(sorted[i - 1], sorted[i]))
+            continue;
+        size_t j = i + 1;
+        while (j < n && same_name(sorted[j], sorted[i]))
+            j++;
+        char label[160];
+        pc_zip_entry_label(sorted[i], label, sizeof label);
+        st = pc_error_set(PC_ERR_FORMAT,
+                          "%s: the zip archive holds %zu members named %s: which one is the "
+                          "data is ambiguous, so the file is not read (save the tensor again)",
+                          zip->origin, j - i + 1, label);
+        break;
+    }
+    free(sorted);
+    return st;
+}
+
 pc_status pc_zip_open(pc_zip *zip, const void *data, size_t size, const char *origin)
 {
     memset(zip, 0, sizeof *zip);
@@ -273,6 +318,11 @@ pc_status pc_zip_open(pc_zip *zip, const void *data, size_t size, const char *or
          * the entry is read). */
         e->header_offset += end.delta;
         p += CENTRAL_SIZE + name_len + extra_len + comment_len;
+    }
+    st = check_unique_names(zip, entries, (size_t)end.count);
+    if (st != PC_OK) {
+        free(entries);
+        return st;
     }
     zip->entries = entries;
     zip->count = (size_t)end.count;

@@ -6,7 +6,8 @@
  * present), checks that the central directory lies inside the bytes, and lists its entries;
  * entry names point into the caller's bytes, which must outlive the pc_zip. Nothing is read
  * from a local header until pc_zip_entry_data() asks for that entry, so damage in a member
- * nobody uses does not fail the file. Bytes before the archive (a prefix, as a self-extracting
+ * nobody uses does not fail the file; but two members of one name fail it (which one holds
+ * the data would be a guess). Bytes before the archive (a prefix, as a self-extracting
  * stub has) are allowed: offsets are corrected by where the central directory really is.
  * Only stored (method 0), unencrypted members can be read; others are PC_ERR_UNSUPPORTED with
  * the method's name. CRCs are not checked (torch does not check them either, and a CRC over a
@@ -56,7 +57,8 @@ typedef struct pc_zip {
 pc_status pc_zip_open(pc_zip *zip, const void *data, size_t size, const char *origin);
 void pc_zip_close(pc_zip *zip);
 
-/* The first entry named exactly name (len bytes); NULL when there is none. */
+/* The entry named exactly name (len bytes); NULL when there is none (names are unique:
+ * pc_zip_open() refuses an archive with two members of one name, PC_ERR_FORMAT). */
 const pc_zip_entry *pc_zip_find(const pc_zip *zip, const char *name, size_t len);
 
 /* Where entry's data begins in the archive's bytes (*offset) after checking its local header,

@@ -14,6 +14,7 @@
  * So a direct row comes before the row of the API still open when it is met, even when it belongs
  * to that API, and it never ends or opens an API's run.
  */
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +25,7 @@
 #include "precheck/core/log.h"
 #include "precheck/io/csv.h"
 #include "precheck/io/csv_read.h"
+#include "precheck/io/file_out.h"
 #include "precheck/precision_compare/precision_compare.h"
 #include "precision_compare/pcmp_impl.h"
 
@@ -290,25 +292,14 @@ done:
     return st;
 }
 
-/* msprobe refuses to write a value that a spreadsheet would run as a formula. */
-static bool formula_like(const char *s)
-{
-    static const char *const lead[] = {"＋", "－", "＝", "％", "＠", "+", "-", "=", "%", "@"};
-    for (const char *q = s; q; q = strchr(q, ';')) {
-        if (q != s)
-            q++;
-        for (size_t i = 0; i < sizeof lead / sizeof lead[0]; i++)
-            if (strncmp(q, lead[i], strlen(lead[i])) == 0)
-                return true;
-    }
-    return false;
-}
-
 /* ---- writing ---- */
 
+/* An output CSV: its rows go to a fresh temporary beside the final name (io/file_out.h: never
+ * through a link, never over an existing file), put in place when the run is done. */
 typedef struct out_file {
-    char tmp[4300];
     char final[4200];
+    pc_file_out fo;
+    bool bom; /* the BOM is written */
     pc_csv_buffer buf;
 } out_file;
 
@@ -316,9 +307,14 @@ static pc_status out_flush(out_file *o, bool force)
 {
     if (!force && o->buf.len < (1u << 20))
         return PC_OK;
-    pc_status st = pc_csv_append_file(o->tmp, &o->buf);
+    bool ok = true;
+    if (!o->bom && o->buf.len) {
+        ok = fwrite("\xEF\xBB\xBF", 1, 3, o->fo.f) == 3;
+        o->bom = true;
+    }
+    ok = ok && (!o->buf.len || fwrite(o->buf.data, 1, o->buf.len, o->fo.f) == o->buf.len);
     pc_csv_buffer_clear(&o->buf);
-    return st;
+    return ok ? PC_OK : pc_error_set(PC_ERR_IO, "%s: cannot write: %s", o->final, strerror(errno));
 }
 
 static pc_status out_open(out_file *o, const char *dir, const char *kind, const char *ts)
@@ -326,11 +322,17 @@ static pc_status out_open(out_file *o, const char *dir, const char *kind, const 
     size_t n = strlen(dir);
     const char *sep = n && dir[n - 1] == '/' ? "" : "/";
     snprintf(o->final, sizeof o->final, "%s%sapi_precision_compare_%s_%s.csv", dir, sep, kind, ts);
-    snprintf(o->tmp, sizeof o->tmp, "%s.partial", o->final);
-    if (access(o->final, F_OK) == 0)
-        return pc_error_set(PC_ERR_INVALID, "%s already exists; choose another output directory",
-                            o->final);
-    unlink(o->tmp);
+    o->bom = false;
+    return pc_file_out_open(&o->fo, o->final, 0);
+}
+
+/* Empties the temporary for a second pass. */
+static pc_status out_restart(out_file *o)
+{
+    pc_csv_buffer_clear(&o->buf);
+    o->bom = false;
+    if (fflush(o->fo.f) != 0 || ftruncate(fileno(o->fo.f), 0) != 0 || fseek(o->fo.f, 0, SEEK_SET))
+        return pc_error_set(PC_ERR_IO, "%s: cannot write: %s", o->final, strerror(errno));
     return PC_OK;
 }
 
@@ -387,7 +389,18 @@ typedef struct run_state {
     strpool pool;
     out_file details, result;
     pc_pcmp_verdict verdict;
+    size_t formulas, formula_line; /* cells written defused (pc_csv_cell_runs), the first's line */
 } run_state;
+
+/* Counts the cells of a details row that go out defused: a Message or a raw cell of the NPU
+ * CSV that a spreadsheet would run (said once at the end). */
+static void note_formulas(run_state *s, const pc_csv_reader *r, const pc_pcmp_verdict *v)
+{
+    for (int i = 0; i < PC_PCMP_DETAILS_COLUMNS; i++)
+        if (v->cells[i].kind == PC_CSV_TEXT && v->cells[i].v.text &&
+            pc_csv_cell_runs(v->cells[i].v.text) && s->formulas++ == 0)
+            s->formula_line = pc_csv_reader_line(r);
+}
 
 static pc_status set_skip_msg(api_entry *e, const char *msg)
 {
@@ -411,9 +424,10 @@ static pc_status add_direct(run_state *s, const char *name, const char *msg)
 
 enum { UNMATCHED_NAMED = 10 };
 
+/* msprobe refuses to write an API name that a spreadsheet would run as a formula. */
 static pc_status check_formula(const pc_csv_reader *r, const char *path, const char *name)
 {
-    if (!formula_like(name))
+    if (!pc_csv_formula_like(name))
         return PC_OK;
     return pc_error_set(PC_ERR_FORMAT,
                         "%s:%zu: the API Name '%s' starts with a character that makes it a "
@@ -503,6 +517,7 @@ static pc_status npu_loop(run_state *s, const char *path, pc_pcmp_summary *sum)
             gpu.cell[gpu_kept[k]] = g->cell[k];
         pc_pcmp_verdict *v = &s->verdict;
         pc_pcmp_judge_row(&npu, &gpu, v);
+        note_formulas(s, r, v);
         if ((st = pc_csv_append_row(&s->details.buf, v->cells, PC_PCMP_DETAILS_COLUMNS, 14)) !=
             PC_OK)
             goto done;
@@ -734,6 +749,7 @@ static pc_status stream_pass(run_state *s, const pc_pcmp_options *opt, pc_pcmp_s
         }
         pc_pcmp_verdict *v = &s->verdict;
         pc_pcmp_judge_row(&npu, &gpu, v);
+        note_formulas(s, r, v);
         gpu_pending = false;
         if ((st = pc_csv_append_row(&s->details.buf, v->cells, PC_PCMP_DETAILS_COLUMNS, 14)) !=
                 PC_OK ||
@@ -789,13 +805,15 @@ static pc_status stream_pass(run_state *s, const pc_pcmp_options *opt, pc_pcmp_s
 /* Forgets what a pass wrote: empty outputs with their headers again. */
 static pc_status restart_outputs(run_state *s, pc_pcmp_summary *sum)
 {
-    pc_csv_buffer_clear(&s->details.buf);
-    pc_csv_buffer_clear(&s->result.buf);
-    unlink(s->details.tmp);
-    unlink(s->result.tmp);
+    pc_status st = out_restart(&s->details);
+    if (st == PC_OK)
+        st = out_restart(&s->result);
+    if (st != PC_OK)
+        return st;
     sum->npu_rows = sum->gpu_rows = sum->details_rows = sum->result_rows = 0;
     sum->unmatched_rows = 0;
-    pc_status st = pc_csv_append_text_row(&s->result.buf, pc_pcmp_result_header(), 4);
+    s->formulas = 0;
+    st = pc_csv_append_text_row(&s->result.buf, pc_pcmp_result_header(), 4);
     if (st == PC_OK)
         st = pc_csv_append_text_row(&s->details.buf, pc_pcmp_details_header(),
                                     PC_PCMP_DETAILS_COLUMNS);
@@ -822,7 +840,6 @@ pc_status pc_pcmp_run(const pc_pcmp_options *opt, pc_pcmp_summary *summary)
     if (!s)
         return pc_error_set(PC_ERR_NOMEM, "out of memory");
     const char *dir = opt->out_dir ? opt->out_dir : "./";
-    bool opened = false;
     pc_status st;
     /* both headers first, as msprobe checks both before it writes anything */
     const char *paths[2] = {opt->npu_path, opt->gpu_path}, *which[2] = {"npu_csv", "gpu_csv"};
@@ -839,7 +856,6 @@ pc_status pc_pcmp_run(const pc_pcmp_options *opt, pc_pcmp_summary *summary)
     if ((st = out_open(&s->details, dir, "details", ts)) != PC_OK ||
         (st = out_open(&s->result, dir, "result", ts)) != PC_OK)
         goto done;
-    opened = true;
     if ((st = restart_outputs(s, sum)) != PC_OK)
         goto done;
     bool fallback = false;
@@ -867,30 +883,40 @@ pc_status pc_pcmp_run(const pc_pcmp_options *opt, pc_pcmp_summary *summary)
     }
     /* two CSVs of different dumps: msprobe would judge the few names they share and report
      * success; precheck refuses when most NPU rows find no GPU row */
-    if (sum->npu_rows > 0 && sum->unmatched_rows * 2 > sum->npu_rows) {
+    if (sum->npu_rows > 0 && sum->unmatched_rows * 2 > sum->npu_rows &&
+        opt->allow_different_dumps) {
+        pc_log_warning("--allow-different-dumps: %zu of %zu NPU rows have no GPU row of the same "
+                       "API name; only the others are judged.",
+                       sum->unmatched_rows, sum->npu_rows);
+    } else if (sum->npu_rows > 0 && sum->unmatched_rows * 2 > sum->npu_rows) {
         st = pc_error_set(PC_ERR_INVALID,
                           "the NPU and GPU CSVs do not look like run_ut runs of the same dump: "
                           "%zu of %zu NPU rows have no GPU row of the same API name (more than "
                           "half is refused). -npu and -gpu must be the details CSVs of run_ut on "
-                          "the same dump.json, on the NPU machine and on the GPU machine.",
+                          "the same dump.json, on the NPU machine and on the GPU machine "
+                          "(--allow-different-dumps judges the rows they share).",
                           sum->unmatched_rows, sum->npu_rows);
         goto done;
     }
+    if (s->formulas)
+        pc_log_warning("%zu cell(s) of %s would run as spreadsheet formulas (the first on line "
+                       "%zu): written with a ' in front, as every cell precheck writes "
+                       "(docs/msprobe-contract.md#formats).",
+                       s->formulas, opt->npu_path, s->formula_line);
     if ((st = out_flush(&s->details, true)) != PC_OK || (st = out_flush(&s->result, true)) != PC_OK)
         goto done;
-    if (rename(s->details.tmp, s->details.final) != 0 ||
-        rename(s->result.tmp, s->result.final) != 0) {
-        st = pc_error_set(PC_ERR_IO, "cannot move the outputs into place in %s", dir);
-        unlink(s->details.final);
+    /* details first: a result CSV in place means its details are too */
+    if ((st = pc_file_out_commit(&s->details.fo)) != PC_OK)
+        goto done;
+    if ((st = pc_file_out_commit(&s->result.fo)) != PC_OK) {
+        unlink(s->details.fo.path);
         goto done;
     }
     snprintf(sum->details_path, sizeof sum->details_path, "%s", s->details.final);
     snprintf(sum->result_path, sizeof sum->result_path, "%s", s->result.final);
 done:
-    if (st != PC_OK && opened) {
-        unlink(s->details.tmp);
-        unlink(s->result.tmp);
-    }
+    pc_file_out_free(&s->details.fo); /* a temporary not put in place is removed */
+    pc_file_out_free(&s->result.fo);
     for (size_t i = 0; i < s->apis.n; i++)
         free((char *)s->apis.e[i].message);
     free(s->apis.e);

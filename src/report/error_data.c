@@ -13,6 +13,8 @@
 #include "precheck/core/convert.h"
 #include "precheck/core/dtype.h"
 #include "precheck/core/tensor.h"
+#include "precheck/core/log.h"
+#include "precheck/io/path_check.h"
 #include "precheck/io/pt.h"
 #include "report_impl.h"
 
@@ -147,7 +149,14 @@ static bool draw_pair(html_buf *b, const rep_model *m, const rep_api *a, const r
     snprintf(dp, n, "%s/%s.%s.output.device.%d.pt", m->error_dir, a->name, dir, r->output);
     pc_tensor bt = PC_TENSOR_NULL, dt = PC_TENSOR_NULL;
     bool drawn = false;
-    pc_status st = pc_pt_read_file(bp, &bt, NULL);
+    /* run_ut's link rule: a tensor file that is a soft link is not read (it could be any file) */
+    pc_status st = pc_path_check_not_link(bp);
+    if (st == PC_OK)
+        st = pc_path_check_not_link(dp);
+    if (st != PC_OK)
+        pc_log_warning("%s; the report skips it.", pc_error_message());
+    if (st == PC_OK)
+        st = pc_pt_read_file(bp, &bt, NULL);
     if (st == PC_OK)
         st = pc_pt_read_file(dp, &dt, NULL);
     if (st == PC_ERR_NOT_FOUND) {

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "precheck/io/checksum.h"
+#include "precheck/io/file_out.h"
 #include "report_impl.h"
 #include "tally.h"
 
@@ -109,6 +110,23 @@ static void counts_bars(html_buf *b, const size_t c[2][RV_COUNT], const char *ki
     }
 }
 
+/* "12.5 s" from a record, else "about 12 s (from the files' times: ...)", else "" */
+static void took_text(char *buf, size_t size, double recorded, double from_files, const char *csv)
+{
+    if (recorded >= 0) {
+        fmt_seconds(buf, size, recorded);
+    } else if (from_files >= 0) {
+        char s[32];
+        fmt_seconds(s, sizeof s, from_files);
+        snprintf(buf, size,
+                 "about %s (from the files' times: the %s CSV's last change after the start its "
+                 "name gives; meaningless when the files were copied)",
+                 s, csv);
+    } else {
+        buf[0] = 0;
+    }
+}
+
 static void overview_run_ut(html_buf *b, const rep_model *m)
 {
     const rep_run_info *in = &m->info;
@@ -123,17 +141,8 @@ static void overview_run_ut(html_buf *b, const rep_model *m)
     char started[32], took[256];
     ts_text(started, sizeof started, m->run_ut_ts);
     fact(b, "Started", in->started ? in->started : started, false);
-    if (in->seconds >= 0)
-        fmt_seconds(took, sizeof took, in->seconds);
-    else if (m->run_ut_seconds_from_files >= 0) {
-        char s[32];
-        fmt_seconds(s, sizeof s, m->run_ut_seconds_from_files);
-        snprintf(took, sizeof took,
-                 "about %s (from the files' times: the result CSV's last change after the start "
-                 "its name gives; meaningless when the files were copied)",
-                 s);
-    } else
-        took[0] = 0;
+    took_text(took, sizeof took, in->seconds, m->run_ut_seconds_from_files,
+              m->result_csv ? "result" : "details");
     fact(b, "Time taken", took, false);
     char apis[160];
     size_t listed = 0;
@@ -182,10 +191,25 @@ static void overview_compare(html_buf *b, const rep_model *m)
 {
     pc_hb_raw(b, "<div><h3>api_precision_compare: the NPU against the GPU <span class=\"muted\">");
     pc_hb_text(b, m->compare_ts);
-    pc_hb_raw(b,
-              "</span></h3><p class=\"muted\">Each NPU row judged against the GPU row of the same "
-              "name with its API's precision standard (比对算法). The CSVs do not name the two "
-              "runs they compared.</p>");
+    const rep_compare_info *in = &m->cinfo;
+    pc_hb_raw(b, "</span></h3><p class=\"muted\">Each NPU row judged against the GPU row of the "
+                 "same name with its API's precision standard (比对算法).");
+    if (!in->has_summary)
+        pc_hb_raw(b, " The CSVs do not name the two runs they compared, and this run left no "
+                     "summary that would.");
+    pc_hb_raw(b, "</p><dl class=\"facts\">");
+    if (in->has_summary) {
+        fact(b, "NPU run (-npu)", in->npu_csv, true);
+        fact(b, "GPU run (-gpu)", in->gpu_csv, true);
+    }
+    char started[32], took[256];
+    ts_text(started, sizeof started, m->compare_ts);
+    fact(b, "Started", in->started ? in->started : started, false);
+    took_text(took, sizeof took, in->seconds, m->compare_seconds_from_files,
+              m->cresult_csv ? "result" : "details");
+    fact(b, "Time taken", took, false);
+    fact(b, "Command", in->command, true);
+    pc_hb_raw(b, "</dl>");
     counts_bars(b, m->ccounts, "compare", false);
     /* rows per standard */
     const char *algos[16];
@@ -271,8 +295,8 @@ static void sort_order(size_t *order, size_t n, const rep_model *m)
 static void files_section(html_buf *b, const rep_model *m)
 {
     pc_hb_raw(b, "<section class=\"card\" id=\"files\"><h2>Files read</h2><ul>");
-    const char *files[] = {m->result_csv,  m->details_csv, m->summary_json,
-                           m->record_json, m->cresult_csv, m->cdetails_csv};
+    const char *files[] = {m->result_csv,  m->details_csv,  m->summary_json, m->record_json,
+                           m->cresult_csv, m->cdetails_csv, m->csummary_json};
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
         if (files[i]) {
             pc_hb_raw(b, "<li><code>");
@@ -378,7 +402,6 @@ pc_status pc_report_write(const pc_report_options *opt, pc_report_info *info)
     rep_model m;
     html_buf b = {0};
     size_t *order = NULL, error_apis = 0;
-    char *tmp = NULL;
     pc_status st = pc_rep_model_load(&m, opt);
     if (st != PC_OK)
         goto out;
@@ -401,25 +424,24 @@ pc_status pc_report_write(const pc_report_options *opt, pc_report_info *info)
     else
         snprintf(path, sizeof path, "%s/precheck_report_%s.html", opt->dir,
                  m.run_ut_ts[0] ? m.run_ut_ts : m.compare_ts);
-    size_t n = strlen(path) + 16;
-    tmp = malloc(n);
-    if (!tmp) {
-        st = pc_error_set(PC_ERR_NOMEM, "out of memory");
+    /* the default name takes a free _N when a page for the same run is there already (a second
+     * `report` of the same folder); a file named with -o is the user's choice and is replaced
+     * (as cc -o does); never through a link at either (file_out.h) */
+    pc_file_out out;
+    st = pc_file_out_open(&out, path, opt->out_path ? PC_FILE_OUT_REPLACE : PC_FILE_OUT_UNIQUE);
+    if (st != PC_OK)
         goto out;
-    }
-    snprintf(tmp, n, "%s.partial", path);
-    FILE *f = fopen(tmp, "wb");
-    if (!f) {
-        st = pc_error_set(PC_ERR_IO, "%s: cannot create: %s", tmp, strerror(errno));
-        goto out;
-    }
-    bool ok = fwrite(b.data, 1, b.len, f) == b.len;
-    ok = fclose(f) == 0 && ok;
-    if (!ok || rename(tmp, path) != 0) {
+    if (b.len && fwrite(b.data, 1, b.len, out.f) != b.len) {
         st = pc_error_set(PC_ERR_IO, "%s: cannot write: %s", path, strerror(errno));
-        unlink(tmp);
+        pc_file_out_free(&out);
         goto out;
     }
+    st = pc_file_out_commit(&out);
+    if (st == PC_OK)
+        snprintf(path, sizeof path, "%s", out.path);
+    pc_file_out_free(&out);
+    if (st != PC_OK)
+        goto out;
     if (info) {
         memset(info, 0, sizeof *info);
         snprintf(info->out_path, sizeof info->out_path, "%s", path);
@@ -431,7 +453,6 @@ pc_status pc_report_write(const pc_report_options *opt, pc_report_info *info)
         info->error_data_apis = error_apis;
     }
 out:
-    free(tmp);
     free(order);
     pc_hb_free(&b);
     pc_rep_model_free(&m);

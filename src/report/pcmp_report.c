@@ -3,7 +3,9 @@
  * verdict, then each row in error (or warning) with the standard that judged it, the checks
  * that failed, their values and the NPU and GPU figures side by side -- and one line where the
  * NPU and GPU rows are identical and msprobe's rule still says error. The same goes into
- * precheck_summary_<ts>.json (kind "api_precision_compare", docs/summary-json.md).
+ * api_precision_compare_summary_<ts>.json (kind "api_precision_compare", docs/summary-json.md),
+ * written as io/file_out.h writes every whole file: never through a link, never over an
+ * existing file.
  *
  * It streams what the run wrote (its result and details CSVs) and its two inputs (the NPU and
  * GPU run_ut details CSVs), keeping only the failed rows, so that memory stays small for
@@ -17,6 +19,7 @@
 
 #include "precheck/core/log.h"
 #include "precheck/io/csv_read.h"
+#include "precheck/io/file_out.h"
 #include "precheck/report/pcmp_report.h"
 
 /* A check of the pcmp details CSV (its value column; the verdict is the next column) and the
@@ -307,7 +310,7 @@ pc_status pc_pcmp_report(const pc_pcmp_report_in *in, pc_fail_level fail_on, boo
     *fails = false;
     failed_list l = {0};
     size_t fwd[V_COUNT] = {0}, bwd[V_COUNT] = {0}, apis = 0;
-    char tmp[4200] = "";
+    pc_file_out jo = {0};
     FILE *jf = NULL;
     pc_csv_reader *r = NULL;
     pc_status st = collect_failed(in->details_csv, &l);
@@ -317,9 +320,10 @@ pc_status pc_pcmp_report(const pc_pcmp_report_in *in, pc_fail_level fail_on, boo
         pc_log_warning("the NPU and GPU figures are left out of the summary: %s",
                        pc_error_message());
     if (st == PC_OK && in->json_path) {
-        if (snprintf(tmp, sizeof tmp, "%s.tmp", in->json_path) >= (int)sizeof tmp ||
-            !(jf = fopen(tmp, "w")))
-            pc_log_warning("%s: cannot create: %s", tmp, strerror(errno));
+        if (pc_file_out_open(&jo, in->json_path, 0) == PC_OK)
+            jf = jo.f;
+        else
+            pc_log_warning("no summary for programs: %s", pc_error_message());
     }
     if (jf) {
         fputs("{\n  \"schema\": \"precheck-summary\",\n  \"version\": 1,\n  \"kind\": "
@@ -424,11 +428,9 @@ pc_status pc_pcmp_report(const pc_pcmp_report_in *in, pc_fail_level fail_on, boo
         fputs("}, \"backward\": {", jf);
         json_counts(jf, bwd, true);
         fputs("}}\n}\n", jf);
-        FILE *done_f = jf;
         jf = NULL;
-        if (fclose(done_f) != 0 || rename(tmp, in->json_path) != 0) {
-            pc_log_warning("%s: cannot write: %s", in->json_path, strerror(errno));
-            unlink(tmp);
+        if (pc_file_out_commit(&jo) != PC_OK) {
+            pc_log_warning("no summary for programs: %s", pc_error_message());
         } else {
             pc_log_info("  summary for programs: %s", in->json_path);
         }
@@ -436,10 +438,7 @@ pc_status pc_pcmp_report(const pc_pcmp_report_in *in, pc_fail_level fail_on, boo
     *fails = (fail_on != PC_FAIL_NEVER && (fwd[V_ERROR] || bwd[V_ERROR])) ||
              (fail_on == PC_FAIL_WARNING && (fwd[V_WARNING] || bwd[V_WARNING]));
 done:
-    if (jf) {
-        fclose(jf);
-        unlink(tmp);
-    }
+    pc_file_out_free(&jo);
     failed_free(&l);
     return st;
 }

@@ -165,6 +165,14 @@ typedef struct rep_run_info {
     size_t n_settings;
 } rep_run_info;
 
+/* What the api_precision_compare run's summary says (all optional). */
+typedef struct rep_compare_info {
+    bool has_summary;
+    const char *summary_problem; /* why no summary of this run could be read, or NULL */
+    const char *command, *started, *npu_csv, *gpu_csv;
+    double seconds; /* < 0 unknown */
+} rep_compare_info;
+
 typedef struct rep_model {
     rep_arena arena;
     const char *dir;
@@ -172,10 +180,17 @@ typedef struct rep_model {
     char run_ut_ts[PC_REPORT_TS_LEN + 1], compare_ts[PC_REPORT_TS_LEN + 1];
     size_t run_ut_runs, compare_runs;
     const char *result_csv, *details_csv, *summary_json, *record_json; /* paths, or NULL */
-    const char *cresult_csv, *cdetails_csv;
+    const char *cresult_csv, *cdetails_csv, *csummary_json;
+    /* the summaries that may be each run's (report_find.c: its stamp, the newest suffix first;
+     * report_load.c takes the first whose "kind" and CSV are the run's into summary_json and
+     * csummary_json) */
+    const char *summary_try[8], *csummary_try[16];
+    size_t n_summary_try, n_csummary_try;
     const char *error_dir;            /* the ut_error_data<ts> folder found, or NULL */
     double run_ut_seconds_from_files; /* the last write after the start, -1 unknown */
+    double compare_seconds_from_files;
     rep_run_info info;
+    rep_compare_info cinfo;
     /* the APIs */
     rep_api *apis;
     size_t n_apis, cap_apis;
@@ -190,10 +205,15 @@ typedef struct rep_model {
 } rep_model;
 
 /* report_find.c: the runs of opt->dir and the one of each command to show (m's time stamps,
- * paths and counts of runs; notes); PC_ERR_NOT_FOUND when there is none or no --run TS. */
+ * paths and counts of runs; notes); PC_ERR_NOT_FOUND when there is none or no --run TS.
+ * Run_ut's link rule applies to what it reads: DIR itself a soft link is PC_ERR_INVALID
+ * ("The file path <DIR> is a soft link."); a file or folder inside DIR with one of the names it
+ * reads that is a soft link (or not a regular file or folder) is skipped, with a WARNING
+ * naming it and a note on the page. */
 pc_status pc_rep_find_runs(rep_model *m, const pc_report_options *opt);
-/* Where the run's ut_error_data<ts> folder is (m->error_dir, NULL when nowhere). */
-void pc_rep_find_error_data(rep_model *m, const pc_report_options *opt);
+/* Where the run's ut_error_data<ts> folder is (m->error_dir, NULL when nowhere); the same rule:
+ * --error-data a soft link is PC_ERR_INVALID, a candidate folder that is one is skipped. */
+pc_status pc_rep_find_error_data(rep_model *m, const pc_report_options *opt);
 
 /* Finds the runs in opt->dir and reads them. PC_ERR_NOT_FOUND when there is nothing to
  * report on. The model is valid (and must be freed) whatever the status. */

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "precheck/core/excerpt.h"
 #include "precheck/io/csv_read.h"
 #include "precheck/io/json.h"
 #include "report_impl.h"
@@ -208,21 +209,86 @@ static long jlong(const pc_json_doc *doc, pc_json_ref obj, const char *key)
     return pc_json_get_int64(doc, pc_json_object_get(doc, obj, key), &v) == PC_OK ? (long)v : -1;
 }
 
+static const char *base_of(const char *path)
+{
+    const char *s = path ? strrchr(path, '/') : NULL;
+    return s ? s + 1 : path;
+}
+
+/* Why a summary is not the run's, or NULL when it is: its "kind" (none: run_ut's, from before
+ * there were two) and the CSV it names (when both are known: a folder moved keeps the names). */
+static const char *not_of_run(const pc_json_doc *doc, const char *kind, const char *result_csv,
+                              const char *details_csv)
+{
+    pc_json_ref root = pc_json_root(doc), run = pc_json_object_get(doc, root, "run");
+    const char *k = pc_json_string(doc, pc_json_object_get(doc, root, "kind"), NULL);
+    if (strcmp(k ? k : "run_ut", kind) != 0)
+        return "the other command's";
+    const char *r = pc_json_string(doc, pc_json_object_get(doc, run, "result_csv"), NULL);
+    const char *d = pc_json_string(doc, pc_json_object_get(doc, run, "details_csv"), NULL);
+    if (r && result_csv)
+        return strcmp(base_of(r), base_of(result_csv)) == 0 ? NULL : "of another result CSV";
+    if (d && details_csv)
+        return strcmp(base_of(d), base_of(details_csv)) == 0 ? NULL : "of another details CSV";
+    return NULL;
+}
+
+/* The first of the n summaries at try that is the run's (kind, CSVs), parsed into *out; NULL
+ * when none is. *problem: why the first that could not be read was not (NULL when all could);
+ * *other: a summary of the stamp that is the other command's, or NULL. */
+static const char *find_summary(rep_model *m, const char *const *try, size_t n, const char *kind,
+                                const char *result_csv, const char *details_csv, pc_json_doc **out,
+                                const char **problem, const char **other)
+{
+    *problem = *other = NULL;
+    for (size_t i = 0; i < n; i++) {
+        pc_json_doc *doc = NULL;
+        if (pc_json_parse_file(&doc, try[i]) != PC_OK) {
+            if (!*problem)
+                *problem = pc_rep_strdup(&m->arena, pc_error_message());
+            continue;
+        }
+        const char *schema =
+            pc_json_string(doc, pc_json_object_get(doc, pc_json_root(doc), "schema"), NULL);
+        const char *why = !schema || strcmp(schema, "precheck-summary") != 0
+                              ? "not a precheck summary (no \"schema\": \"precheck-summary\")"
+                              : not_of_run(doc, kind, result_csv, details_csv);
+        if (!why) {
+            *out = doc;
+            return try[i];
+        }
+        if (strcmp(why, "the other command's") == 0) {
+            if (!*other)
+                *other = try[i];
+        } else if (!*problem) {
+            char text[512];
+            snprintf(text, sizeof text, "%s is %s", base_of(try[i]), why);
+            *problem = pc_rep_strdup(&m->arena, text);
+        }
+        pc_json_free(doc);
+    }
+    return NULL;
+}
+
 static void read_summary(rep_model *m)
 {
     rep_run_info *in = &m->info;
     pc_json_doc *doc = NULL;
-    if (pc_json_parse_file(&doc, m->summary_json) != PC_OK) {
-        in->summary_problem = pc_rep_strdup(&m->arena, pc_error_message());
+    const char *other;
+    m->summary_json = find_summary(m, m->summary_try, m->n_summary_try, "run_ut", m->result_csv,
+                                   m->details_csv, &doc, &in->summary_problem, &other);
+    if (!m->summary_json) {
+        if (other && !in->summary_problem)
+            pc_rep_note(m,
+                        "%s is not this run_ut run's summary but api_precision_compare's (an "
+                        "older precheck gave both commands' summaries one name, and the later "
+                        "replaced the earlier): the run's device, time and counts are not "
+                        "known; its command and settings come from its run record.",
+                        base_of(other));
         return;
     }
+    in->summary_problem = NULL;
     pc_json_ref root = pc_json_root(doc);
-    const char *schema = pc_json_string(doc, pc_json_object_get(doc, root, "schema"), NULL);
-    if (!schema || strcmp(schema, "precheck-summary") != 0) {
-        in->summary_problem = "it is not a precheck summary (no \"schema\": \"precheck-summary\")";
-        pc_json_free(doc);
-        return;
-    }
     pc_json_ref run = pc_json_object_get(doc, root, "run");
     in->has_summary = true;
     in->device = jstr(m, doc, run, "device");
@@ -239,6 +305,30 @@ static void read_summary(rep_model *m)
     in->planned = jlong(doc, run, "apis_planned");
     in->done = jlong(doc, run, "apis_done");
     in->earlier = jlong(doc, run, "apis_from_earlier_run");
+    pc_json_free(doc);
+}
+
+static void read_compare_summary(rep_model *m)
+{
+    rep_compare_info *in = &m->cinfo;
+    pc_json_doc *doc = NULL;
+    const char *other;
+    m->csummary_json =
+        find_summary(m, m->csummary_try, m->n_csummary_try, "api_precision_compare", m->cresult_csv,
+                     m->cdetails_csv, &doc, &in->summary_problem, &other);
+    if (!m->csummary_json)
+        return;
+    in->summary_problem = NULL;
+    pc_json_ref run = pc_json_object_get(doc, pc_json_root(doc), "run");
+    in->has_summary = true;
+    in->command = jstr(m, doc, run, "command");
+    in->started = jstr(m, doc, run, "started");
+    in->npu_csv = jstr(m, doc, run, "npu_csv");
+    in->gpu_csv = jstr(m, doc, run, "gpu_csv");
+    double secs;
+    if (pc_json_get_double(doc, pc_json_object_get(doc, run, "seconds"), &secs) == PC_OK &&
+        isfinite(secs) && secs >= 0)
+        in->seconds = secs;
     pc_json_free(doc);
 }
 
@@ -329,8 +419,9 @@ static const char *csv_cell(csv_file *f, int col)
 
 static pc_status not_ours(const csv_file *f, const char *what)
 {
-    return pc_error_set(PC_ERR_FORMAT, "%s is not %s: its header starts with \"%.60s\"", f->path,
-                        what, f->ncols ? f->header[0] : "");
+    pc_excerpt ex;
+    return pc_error_set(PC_ERR_FORMAT, "%s is not %s: its header starts with %s", f->path, what,
+                        pc_excerpt_of(&ex, f->ncols ? f->header[0] : ""));
 }
 
 static pc_status read_result(rep_model *m, const char *path, bool compare)
@@ -606,22 +697,29 @@ pc_status pc_rep_model_load(rep_model *m, const pc_report_options *opt)
     m->dir = opt->dir;
     m->info.seconds = -1;
     m->info.planned = m->info.done = m->info.earlier = -1;
-    m->run_ut_seconds_from_files = -1;
+    m->run_ut_seconds_from_files = m->compare_seconds_from_files = -1;
+    m->cinfo.seconds = -1;
     pc_status st = pc_rep_find_runs(m, opt);
     if (st != PC_OK)
         return st;
-    if (m->summary_json)
+    if (m->n_summary_try)
         read_summary(m);
+    if (m->n_csummary_try)
+        read_compare_summary(m);
     if (m->record_json)
         read_record(m);
     if (m->info.summary_problem)
         pc_rep_note(m,
-                    "precheck_summary_%s.json could not be read (%s); the page is made from the "
-                    "CSVs.",
+                    "The summary of run_ut run %s could not be read (%s); the page is made from "
+                    "the CSVs.",
                     m->run_ut_ts, m->info.summary_problem);
+    if (m->cinfo.summary_problem)
+        pc_rep_note(m,
+                    "The summary of api_precision_compare run %s could not be read (%s); the page "
+                    "is made from the CSVs.",
+                    m->compare_ts, m->cinfo.summary_problem);
     if (m->info.record_problem)
-        pc_rep_note(m, "precheck_run_%s.json could not be read: %s", m->run_ut_ts,
-                    m->info.record_problem);
+        pc_rep_note(m, "%s could not be read: %s", base_of(m->record_json), m->info.record_problem);
     if (st == PC_OK && m->result_csv)
         st = read_result(m, m->result_csv, false);
     if (st == PC_OK && m->details_csv)
@@ -639,8 +737,7 @@ pc_status pc_rep_model_load(rep_model *m, const pc_report_options *opt)
             m->counts[1][m->apis[i].bwd]++;
         }
     }
-    pc_rep_find_error_data(m, opt);
-    return PC_OK;
+    return pc_rep_find_error_data(m, opt);
 }
 
 void pc_rep_model_free(rep_model *m)

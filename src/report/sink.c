@@ -91,11 +91,18 @@ pc_status pc_sink_csv_open(pc_sink *out, const char *result_path, const char *de
     c->result_path = result_path;
     c->details_path = details_path;
     c->precision = precision;
-    c->result_fd = open(result_path, O_WRONLY | O_APPEND | O_CLOEXEC);
-    c->details_fd = open(details_path, O_WRONLY | O_APPEND | O_CLOEXEC);
+    c->result_fd = open(result_path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+    c->details_fd = open(details_path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
     if (c->result_fd < 0 || c->details_fd < 0) {
-        pc_status st = pc_error_set(PC_ERR_IO, "%s: cannot open: %s",
-                                    c->result_fd < 0 ? result_path : details_path, strerror(errno));
+        const char *bad = c->result_fd < 0 ? result_path : details_path;
+        pc_status st =
+            errno == ELOOP
+                ? pc_error_set(PC_ERR_INVALID,
+                               "%s is a symbolic link: precheck does not append through links "
+                               "(the run's CSVs are files it made); remove the link and resume "
+                               "from a copy of the real file",
+                               bad)
+                : pc_error_set(PC_ERR_IO, "%s: cannot open: %s", bad, strerror(errno));
         csv_free(c);
         return st;
     }

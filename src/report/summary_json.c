@@ -1,7 +1,9 @@
 /*
  * summary.json: a run's verdicts for programs (CI gates, dashboards), schema
  * "precheck-summary" version 1, documented in docs/summary-json.md. Written at the end of the
- * run, atomically (a temporary file renamed), also for an interrupted run (run.interrupted).
+ * run, also for an interrupted run (run.interrupted), as io/file_out.h writes every whole file:
+ * atomically, never through a link, and over an existing file only for a resumed run (the same
+ * run's record, rewritten whole).
  */
 #include <errno.h>
 #include <math.h>
@@ -10,12 +12,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "precheck/io/file_out.h"
 #include "precheck/report/sink.h"
 #include "tally.h"
 
 typedef struct json_sink {
     tally t;
     char *path;
+    bool replace;
 } json_sink;
 
 static pc_status json_api(void *self, const pc_api_result *res)
@@ -94,17 +98,11 @@ static pc_status json_finish(void *self, const pc_run_end *e)
 {
     json_sink *j = self;
     const tally *t = &j->t;
-    size_t n = strlen(j->path) + 8;
-    char *tmp = malloc(n);
-    if (!tmp)
-        return pc_error_set(PC_ERR_NOMEM, "out of memory");
-    snprintf(tmp, n, "%s.tmp", j->path);
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
-        pc_status st = pc_error_set(PC_ERR_IO, "%s: cannot create: %s", tmp, strerror(errno));
-        free(tmp);
+    pc_file_out out;
+    pc_status st = pc_file_out_open(&out, j->path, j->replace ? PC_FILE_OUT_REPLACE : 0);
+    if (st != PC_OK)
         return st;
-    }
+    FILE *f = out.f;
     fputs("{\n  \"schema\": \"precheck-summary\",\n  \"version\": 1,\n  \"kind\": \"run_ut\",\n",
           f);
     fputs("  \"run\": {\"command\": ", f);
@@ -165,12 +163,8 @@ static pc_status json_finish(void *self, const pc_run_end *e)
         fputc('}', f);
     }
     fputs(t->n ? "\n  ]\n}\n" : "]\n}\n", f);
-    pc_status st = PC_OK;
-    if (fclose(f) != 0 || rename(tmp, j->path) != 0) {
-        st = pc_error_set(PC_ERR_IO, "%s: cannot write: %s", j->path, strerror(errno));
-        unlink(tmp);
-    }
-    free(tmp);
+    st = pc_file_out_commit(&out);
+    pc_file_out_free(&out);
     return st;
 }
 
@@ -184,7 +178,7 @@ static void json_free(void *self)
 
 static const pc_sink_vt json_vt = {"json", json_api, json_finish, json_free};
 
-pc_status pc_sink_json_new(pc_sink *out, const char *path)
+pc_status pc_sink_json_new(pc_sink *out, const char *path, bool replace)
 {
     json_sink *j = calloc(1, sizeof *j);
     size_t n = strlen(path) + 1;
@@ -195,6 +189,7 @@ pc_status pc_sink_json_new(pc_sink *out, const char *path)
         return pc_error_set(PC_ERR_NOMEM, "out of memory");
     }
     memcpy(j->path, path, n);
+    j->replace = replace;
     *out = (pc_sink){&json_vt, j};
     return PC_OK;
 }

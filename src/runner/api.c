@@ -11,6 +11,7 @@
 #include "precheck/core/log.h"
 #include "precheck/dump/api_rules.h"
 #include "precheck/inputs/inputs.h"
+#include "precheck/io/file_out.h"
 #include "precheck/io/path_check.h"
 #include "precheck/io/pt.h"
 #include "precheck/ops/schema.h"
@@ -171,6 +172,10 @@ static bool any_requires_grad(const pc_op_call *call, const pc_dump_api *api)
 
 /* ---- -save_error_data ---- */
 
+/* An error-data file is rewritten by a resumed run that re-runs its API (REPLACE); never through
+ * a link at its name (io/file_out.h). */
+#define ERROR_DATA_FLAGS (PC_FILE_OUT_REPLACE | PC_FILE_OUT_NO_SYNC)
+
 /* The files of one API's error data: the result counts them, and those that could not be
  * saved (with the first one's error), for the run to say once at its end (run.c). */
 typedef struct saver {
@@ -200,7 +205,8 @@ static void save_tensor(saver *s, const pc_tensor *t)
         save_failed(s, why);
         return;
     }
-    if (pc_pt_write_file(path, t) != PC_OK || pc_path_set_file_mode(path) != PC_OK)
+    if (pc_pt_write_file(path, t, ERROR_DATA_FLAGS) != PC_OK ||
+        pc_path_set_file_mode(path) != PC_OK)
         save_failed(s, pc_error_message());
 }
 
@@ -335,8 +341,16 @@ static pc_status incoming_grad(api_run *x, pc_inputs *in, int out_index)
     const pc_dump_arg *gin = &b->input;
     if (b->error)
         return pc_error_set(PC_ERR_INVALID, "%s", b->error);
+    if (gin->kind == PC_DUMP_ARG_ABSENT)
+        return pc_error_set(PC_ERR_INVALID,
+                            "the backward entry %s has no \"input\" (nor msprobe 1.0's "
+                            "\"grad_output\"): no gradient to run the backward with",
+                            b->key);
     if (gin->kind != PC_DUMP_ARG_LIST)
-        return pc_error_set(PC_ERR_INVALID, "%s", "");
+        return pc_error_set(PC_ERR_INVALID,
+                            "\"input\" of the backward entry %s is not a list (found: %s): no "
+                            "gradient to run the backward with",
+                            b->key, gin->error ? gin->error : pc_dump_arg_kind_name(gin->kind));
     if (gin->u.list.count == 0)
         return pc_error_set(PC_ERR_INVALID, "list index out of range");
     const pc_dump_arg *g0 = &gin->u.list.items[0];
@@ -351,7 +365,11 @@ static pc_status incoming_grad(api_run *x, pc_inputs *in, int out_index)
         return st;
     }
     if (g0->kind != PC_DUMP_ARG_TENSOR)
-        return pc_error_set(PC_ERR_INVALID, "%s", g0->error ? g0->error : "");
+        return g0->error ? pc_error_set(PC_ERR_INVALID, "%s", g0->error)
+                         : pc_error_set(PC_ERR_INVALID,
+                                        "input[0] of the backward entry %s is not a tensor "
+                                        "(found: %s): no gradient to run the backward with",
+                                        b->key, pc_dump_arg_kind_name(g0->kind));
     return pc_inputs_provide(in, x->api, g0, &x->grad);
 }
 

@@ -29,6 +29,7 @@
 
 #include "precheck/core/log.h"
 #include "precheck/io/checksum.h"
+#include "precheck/io/file_out.h"
 #include "precheck/io/path_check.h"
 #include "runner_impl.h"
 
@@ -186,12 +187,15 @@ static bool put(FILE *f, uint32_t *crc, const void *p, size_t n)
 
 static pc_status store(const char *dir, const pc_cache_key *k, const entry *e, int n)
 {
-    char path[PC_PATH_LENGTH_MAX], tmp[PC_PATH_LENGTH_MAX + 32];
+    char path[PC_PATH_LENGTH_MAX];
     cache_path(path, sizeof path, dir, k);
-    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
-    FILE *f = fopen(tmp, "wb");
-    if (!f)
-        return pc_error_set(PC_ERR_IO, "bench cache: cannot write %s: %s", tmp, strerror(errno));
+    /* an entry is rewritten whole in place of an older one (file_out.h: a fresh temporary,
+     * never through a link planted at the entry's name); no fsync: a lost entry is recomputed */
+    pc_file_out out;
+    pc_status st = pc_file_out_open(&out, path, PC_FILE_OUT_REPLACE | PC_FILE_OUT_NO_SYNC);
+    if (st != PC_OK)
+        return pc_error_prefix(st, "bench cache");
+    FILE *f = out.f;
     uint32_t crc = 0;
     bool ok = put(f, &crc, MAGIC, 8) && put(f, &crc, k->h, sizeof k->h);
     int32_t count = n;
@@ -213,14 +217,15 @@ static pc_status store(const char *dir, const pc_cache_key *k, const entry *e, i
         pc_tensor_free(&c);
     }
     ok = ok && fwrite(&crc, 1, sizeof crc, f) == sizeof crc;
-    ok = (fclose(f) == 0) && ok;
-    if (!ok || rename(tmp, path) != 0) {
-        int err = errno;
-        unlink(tmp);
-        return pc_error_set(PC_ERR_IO, "bench cache: cannot write %s: %s", path,
-                            ok ? strerror(err) : "write failed");
+    if (!ok) {
+        st = pc_error_set(PC_ERR_IO, "bench cache: cannot write %s: %s", path,
+                          errno ? strerror(errno) : "write failed");
+        pc_file_out_free(&out);
+        return st;
     }
-    return PC_OK;
+    st = pc_file_out_commit(&out);
+    pc_file_out_free(&out);
+    return st == PC_OK ? PC_OK : pc_error_prefix(st, "bench cache");
 }
 
 static bool get(FILE *f, uint32_t *crc, void *p, size_t n)

@@ -5,6 +5,7 @@
  * that a resume can only finish the run it continues. Also the command that resumes a run,
  * which is the original command line with -csv_path added.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -13,7 +14,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "precheck/core/excerpt.h"
 #include "precheck/core/log.h"
+#include "precheck/io/file_out.h"
 #include "precheck/io/json.h"
 #include "precheck/io/path_check.h"
 #include "runner_impl.h"
@@ -148,13 +151,16 @@ static void json_string(FILE *f, const char *s)
     fputc('"', f);
 }
 
-pc_status pc_run_identity_write(const pc_run_identity *id, const char *path, const char *command)
+pc_status pc_run_record_write(const pc_run_identity *id, const char *path, const char *command,
+                              const pc_run_record_resume *resume)
 {
-    char tmp[PC_PATH_BUFFER_SIZE + 80];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *f = fopen(tmp, "w");
-    if (!f)
-        return pc_error_set(PC_ERR_IO, "%s: cannot create: %s", tmp, strerror(errno));
+    /* the safe writer: a fresh temporary beside it, renamed into place (a record of an earlier
+     * run under this name is one whose CSVs are gone: the names were claimed by this run) */
+    pc_file_out o;
+    pc_status st = pc_file_out_open(&o, path, PC_FILE_OUT_REPLACE);
+    if (st != PC_OK)
+        return st;
+    FILE *f = o.f;
     fprintf(f, "{\n  \"precheck_run\": 1,\n  \"command\": ");
     json_string(f, command);
     for (int pass = 0; pass < 2; pass++) {
@@ -170,14 +176,32 @@ pc_status pc_run_identity_write(const pc_run_identity *id, const char *path, con
         }
         fprintf(f, "\n  }");
     }
-    fprintf(f, "\n}\n");
-    if (fclose(f) != 0 || rename(tmp, path) != 0) {
-        pc_status st = pc_error_set(PC_ERR_IO, "%s: cannot write: %s", path, strerror(errno));
-        unlink(tmp);
-        return st;
+    if (resume) {
+        char cwd[PC_PATH_BUFFER_SIZE];
+        if (!getcwd(cwd, sizeof cwd))
+            cwd[0] = 0;
+        fprintf(f, ",\n  \"resume\": {\n    \"command\": ");
+        json_string(f, resume->command);
+        fprintf(f, ",\n    \"cwd\": ");
+        json_string(f, cwd);
+        fprintf(f, ",\n    \"argv\": [");
+        for (int i = 0; i < resume->argc; i++) {
+            fprintf(f, "%s", i ? ", " : "");
+            json_string(f, resume->argv[i]);
+        }
+        fprintf(f, "],\n    \"planned_apis\": %zu\n  }", resume->planned);
     }
-    pc_path_set_file_mode(path);
-    return PC_OK;
+    fprintf(f, "\n}\n");
+    st = pc_file_out_commit(&o);
+    pc_file_out_free(&o);
+    if (st == PC_OK)
+        pc_path_set_file_mode(path);
+    return st;
+}
+
+pc_status pc_run_identity_write(const pc_run_identity *id, const char *path, const char *command)
+{
+    return pc_run_record_write(id, path, command, NULL);
 }
 
 pc_status pc_run_identity_check(const pc_run_identity *id, const char *path, const char *csv,
@@ -188,8 +212,12 @@ pc_status pc_run_identity_check(const pc_run_identity *id, const char *path, con
     if (stat(path, &st) != 0)
         return PC_OK;
     *found = true;
+    /* run_ut's link rule: a record that is a link could be any file */
+    pc_status s = pc_path_check_not_link(path);
+    if (s != PC_OK)
+        return pc_error_prefix(s, "the run record beside %s", csv);
     pc_json_doc *doc = NULL;
-    pc_status s = pc_json_parse_file(&doc, path);
+    s = pc_json_parse_file(&doc, path);
     if (s != PC_OK)
         return pc_error_prefix(s, "the run record beside %s is damaged", csv);
     pc_json_ref rec = pc_json_object_get(doc, 0, "identity");
@@ -220,9 +248,10 @@ pc_status pc_run_identity_check(const pc_run_identity *id, const char *path, con
                                      differences > 1 ? "; " : "", then ? then : "?", now);
             continue;
         }
-        used +=
-            (size_t)snprintf(diff + used, sizeof diff - used, "%s%s: '%s' then, '%s' now",
-                             differences > 1 ? "; " : "", f->key, was ? was : "(none)", f->value);
+        pc_excerpt then, now;
+        used += (size_t)snprintf(
+            diff + used, sizeof diff - used, "%s%s: %s then, %s now", differences > 1 ? "; " : "",
+            f->key, was ? pc_excerpt_of(&then, was) : "(none)", pc_excerpt_of(&now, f->value));
     }
     if (differences > 0) {
         const char *cmd = pc_json_string(doc, pc_json_object_get(doc, 0, "command"), NULL);
@@ -300,4 +329,156 @@ void pc_run_command_line(char *out, size_t size, int argc, char *const *argv, co
     }
     if (used >= size && size > 4)
         memcpy(out + size - 4, "...", 4);
+}
+
+/* ---- run_ut --resume DIR ---- */
+
+static int compare_desc(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)b, *(char *const *)a);
+}
+
+/* The rows of the result CSV at path (its complete records after the header); -1 when it cannot
+ * be read or is not a result CSV. */
+static long result_rows(const char *path)
+{
+    char *data = NULL;
+    size_t n = 0, count = 0, end = 0;
+    pc_csv_record *r = NULL;
+    if (pc_csv_file_read(path, &data, &n) != PC_OK)
+        return -1;
+    long rows = -1;
+    if (pc_csv_records_split(data, n, &r, &count, &end) == PC_OK && count > 0 &&
+        strcmp(r[0].first, "API name") == 0)
+        rows = (long)count - 1;
+    pc_csv_records_free(r, count);
+    free(data);
+    return rows;
+}
+
+/* The newest run in dir whose result CSV has fewer rows than its record plans: its record
+ * (parsed, in *doc) and result CSV. */
+static pc_status newest_unfinished(const char *dir, pc_json_doc **doc, char *result, size_t size,
+                                   long *rows, int64_t *planned)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return pc_error_set(PC_ERR_IO, "%s: cannot read the folder: %s", dir, strerror(errno));
+    char **ts = NULL;
+    size_t count = 0, cap = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        const char *name = e->d_name;
+        size_t len = strlen(name);
+        if (len != strlen("precheck_run_") + 14 + 5 || strncmp(name, "precheck_run_", 13) != 0 ||
+            strcmp(name + len - 5, ".json") != 0 || strspn(name + 13, "0123456789") != 14)
+            continue;
+        if (count == cap) {
+            char **g = realloc(ts, (cap = cap ? cap * 2 : 16) * sizeof *ts);
+            if (!g)
+                break;
+            ts = g;
+        }
+        ts[count] = malloc(15);
+        if (!ts[count])
+            break;
+        memcpy(ts[count], name + 13, 14);
+        ts[count++][14] = 0;
+    }
+    closedir(d);
+    qsort(ts, count, sizeof *ts, compare_desc);
+    size_t finished = 0, older = 0, unusable = 0;
+    bool found = false;
+    for (size_t i = 0; i < count && !found; i++) {
+        char record[PC_PATH_BUFFER_SIZE + 80];
+        pc_run_identity_path(record, sizeof record, dir, ts[i]);
+        snprintf(result, size, "%s/accuracy_checking_result_%s.csv", dir, ts[i]);
+        pc_json_doc *j = NULL;
+        if (pc_json_parse_file(&j, record) != PC_OK) {
+            unusable++;
+            continue;
+        }
+        pc_json_ref resume = pc_json_object_get(j, 0, "resume");
+        int64_t plan = -1;
+        if (!resume || pc_json_object_get_int64(j, resume, "planned_apis", &plan) != PC_OK) {
+            older++;
+            pc_json_free(j);
+            continue;
+        }
+        *rows = result_rows(result);
+        if (*rows < 0) {
+            unusable++;
+            pc_json_free(j);
+            continue;
+        }
+        if (*rows >= plan) {
+            finished++;
+            pc_json_free(j);
+            continue;
+        }
+        *doc = j;
+        *planned = plan;
+        found = true;
+    }
+    for (size_t i = 0; i < count; i++)
+        free(ts[i]);
+    free(ts);
+    if (found)
+        return PC_OK;
+    return pc_error_set(PC_ERR_NOT_FOUND,
+                        "%s holds no unfinished run to resume (run records "
+                        "precheck_run_<ts>.json: %zu; of finished runs: %zu; unreadable, or "
+                        "without their result CSV: %zu; from an older precheck, without a resume "
+                        "command: %zu -- resume those with -csv_path <result CSV>).",
+                        dir, count, finished, unusable, older);
+}
+
+int pc_run_resume_dir(const char *dir)
+{
+    char resolved[PC_PATH_BUFFER_SIZE], result[PC_PATH_BUFFER_SIZE + 80];
+    pc_json_doc *doc = NULL;
+    long rows = 0;
+    int64_t planned = 0;
+    if (pc_path_check(dir, PC_PATH_DIR, PC_PATH_READ, NULL, resolved, sizeof resolved) != PC_OK ||
+        newest_unfinished(resolved, &doc, result, sizeof result, &rows, &planned) != PC_OK) {
+        pc_log_error("%s", pc_error_message());
+        return 1;
+    }
+    pc_json_ref resume = pc_json_object_get(doc, 0, "resume");
+    pc_json_ref args = pc_json_object_get(doc, resume, "argv");
+    const char *cwd = pc_json_string(doc, pc_json_object_get(doc, resume, "cwd"), NULL);
+    const char *command = pc_json_string(doc, pc_json_object_get(doc, resume, "command"), NULL);
+    size_t argc = pc_json_type_of(doc, args) == PC_JSON_ARRAY ? pc_json_count(doc, args) : 0;
+    char **argv = calloc(argc + 4, sizeof *argv);
+    bool ok = argv && argc > 0;
+    for (size_t i = 0; ok && i < argc; i++)
+        ok = (argv[i + 1] = (char *)pc_json_string(doc, pc_json_array_at(doc, args, i), NULL));
+    if (!ok) {
+        pc_log_error("The run record of %s has no command to resume it with (damaged?): resume "
+                     "it with -csv_path %s and the run's options.",
+                     result, result);
+        free(argv);
+        pc_json_free(doc);
+        return 1;
+    }
+    argv[0] = "precheck";
+    argv[argc + 1] = "-csv_path";
+    argv[argc + 2] = result;
+    pc_log_info("Resuming the newest unfinished run in %s: %ld of %lld APIs written to %s.",
+                resolved, rows, (long long)planned, result);
+    pc_log_info("Its command, run in %s: %s", cwd && *cwd ? cwd : ".", command ? command : "?");
+    if (cwd && *cwd && chdir(cwd) != 0) {
+        pc_log_error("The run was started in %s, which cannot be entered now (%s): resume it "
+                     "from a folder where its paths hold with: %s",
+                     cwd, strerror(errno), command ? command : "?");
+        free(argv);
+        pc_json_free(doc);
+        return 1;
+    }
+    fflush(NULL);
+    execv("/proc/self/exe", argv);
+    pc_log_error("cannot start precheck again (/proc/self/exe): %s; resume with: %s",
+                 strerror(errno), command ? command : "?");
+    free(argv);
+    pc_json_free(doc);
+    return 1;
 }

@@ -19,8 +19,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "precheck/core/excerpt.h"
 #include "precheck/core/log.h"
 #include "precheck/dump/filter.h"
+#include "precheck/io/file_out.h"
 #include "precheck/io/json.h"
 #include "precheck/io/path_check.h"
 #include "precheck/runner/cost.h"
@@ -113,7 +115,13 @@ static const char *ident_str(const shard_in *sh, const char *key)
 static pc_status load_shard(const char *input, shard_in *sh)
 {
     char ts[64];
-    pc_status st = find_record(input, sh, ts, sizeof ts);
+    /* run_ut's link rule for what merge reads: the input as given, and the files it finds */
+    pc_status st = pc_path_check_not_link(input);
+    if (st == PC_OK)
+        st = find_record(input, sh, ts, sizeof ts);
+    const char *const found[3] = {sh->record, sh->result, sh->details};
+    for (int i = 0; i < 3 && st == PC_OK; i++)
+        st = pc_path_check_not_link(found[i]);
     if (st != PC_OK)
         return st;
     st = pc_json_parse_file(&sh->doc, sh->record);
@@ -173,6 +181,7 @@ static pc_status check_shards(shard_in *sh, size_t count)
                 if (va && vb && strcmp(va, vb) == 0)
                     continue;
                 const char *v0 = pass ? vb : va, *vi = pass ? va : vb;
+                pc_excerpt en, e0, ei;
                 if (strcmp(name, "dump_content") == 0) { /* name the dumps, not their digests */
                     const char *d0 = pc_json_string(
                         sh[0].doc, pc_json_object_get(sh[0].doc, sh[0].about, "dump"), NULL);
@@ -186,9 +195,10 @@ static pc_status check_shards(shard_in *sh, size_t count)
                 }
                 return pc_error_set(
                     PC_ERR_INVALID,
-                    "%s and %s are shards of different runs: %s is '%s' in the first and '%s' "
-                    "in the second. Merge the shards of one run (the same dump and settings).",
-                    sh[0].record, sh[i].record, name, v0 ? v0 : "(none)", vi ? vi : "(none)");
+                    "%s and %s are shards of different runs: %s is %s in the first and %s in "
+                    "the second. Merge the shards of one run (the same dump and settings).",
+                    sh[0].record, sh[i].record, pc_excerpt_of(&en, name),
+                    v0 ? pc_excerpt_of(&e0, v0) : "(none)", vi ? pc_excerpt_of(&ei, vi) : "(none)");
             }
         }
         if (sh[i].n != sh[0].n)
@@ -362,6 +372,30 @@ static pc_status write_record(const shard_in *sh, size_t count, const char *path
     return st;
 }
 
+/* The names a run started at `start` would take (pc_run_claim_names' pattern, or the next
+ * second whose two names are both free), without creating them: merge puts its CSVs there only
+ * once they are whole. */
+static pc_status free_names(const char *out_dir, time_t start, char *ts, char *result,
+                            size_t result_size, char *details, size_t details_size)
+{
+    for (int k = 0; k < 3600; k++) {
+        time_t t = start + k;
+        struct tm lt;
+        localtime_r(&t, &lt);
+        strftime(ts, 16, "%Y%m%d%H%M%S", &lt);
+        snprintf(result, result_size, "%s/accuracy_checking_result_%s.csv", out_dir, ts);
+        snprintf(details, details_size, "%s/accuracy_checking_details_%s.csv", out_dir, ts);
+        struct stat st;
+        if (lstat(result, &st) != 0 && errno == ENOENT && lstat(details, &st) != 0 &&
+            errno == ENOENT)
+            return PC_OK;
+    }
+    return pc_error_set(PC_ERR_IO,
+                        "%s holds run_ut CSVs for every second of the hour after now; choose "
+                        "another -o",
+                        out_dir);
+}
+
 int pc_merge(const pc_merge_options *o)
 {
     int rc = 1;
@@ -369,8 +403,8 @@ int pc_merge(const pc_merge_options *o)
     pc_dump *dump = NULL;
     bool *keep = NULL;
     char result[PC_PATH_BUFFER_SIZE + 80] = "", details[PC_PATH_BUFFER_SIZE + 80] = "";
-    bool created = false;
-    FILE *rf = NULL, *df = NULL;
+    bool created = false, result_made = false;
+    pc_file_out rf = {0}, df = {0};
     if (!sh) {
         pc_log_error("out of memory");
         return 1;
@@ -396,7 +430,9 @@ int pc_merge(const pc_merge_options *o)
                      sh[0].record);
         goto out;
     }
-    if (pc_run_file_digest(dump_path, digest, sizeof digest) != PC_OK) {
+    /* the dump, checked as run_ut checks -api_info (a link is refused) */
+    if (pc_path_check(dump_path, PC_PATH_FILE, PC_PATH_READ, ".json", NULL, 0) != PC_OK ||
+        pc_run_file_digest(dump_path, digest, sizeof digest) != PC_OK) {
         pc_log_error("%s (the dump the shards ran; if it moved, give it with -api_info)",
                      pc_error_message());
         goto out;
@@ -419,38 +455,32 @@ int pc_merge(const pc_merge_options *o)
             goto out;
         }
     }
-    /* the output: the names a run started now would take */
+    /* the output: the names a run started now would take. Both CSVs are written as temporaries
+     * and put in place at the end (io/file_out.h): a merge killed midway leaves no CSV under a
+     * final name for a resume or a report to trust, and writes through no planted link. */
     const char *out_path = o->out_path && *o->out_path ? o->out_path : "./";
     char out_dir[PC_PATH_BUFFER_SIZE], ts[16];
     if (pc_path_make_dir(out_path) != PC_OK ||
         pc_path_check(out_path, PC_PATH_DIR, PC_PATH_WRITE, NULL, out_dir, sizeof out_dir) !=
             PC_OK ||
-        pc_run_claim_names(out_dir, time(NULL), ts, result, sizeof result, details,
-                           sizeof details) != PC_OK) {
+        free_names(out_dir, time(NULL), ts, result, sizeof result, details, sizeof details) !=
+            PC_OK ||
+        pc_file_out_open(&rf, result, 0) != PC_OK || pc_file_out_open(&df, details, 0) != PC_OK) {
         pc_log_error("%s", pc_error_message());
         goto out;
     }
-    created = true;
-    rf = fopen(result, "wb");
-    df = fopen(details, "wb");
-    if (!rf || !df) {
-        pc_log_error("cannot write %s: %s", rf ? details : result, strerror(errno));
-        goto out;
-    }
     size_t apis = 0;
-    pc_status st = write_rows(sh, o->input_count, dump, keep, rf, df, &apis);
-    bool closed = fclose(rf) == 0;
-    closed = (fclose(df) == 0) && closed;
-    rf = df = NULL;
-    if (st == PC_OK && !closed)
-        st = pc_error_set(PC_ERR_IO, "cannot write the merged CSVs in %s: %s", out_dir,
-                          strerror(errno));
+    pc_status st = write_rows(sh, o->input_count, dump, keep, rf.f, df.f, &apis);
+    /* details first: a result CSV in place means its details are too */
+    if (st == PC_OK && (st = pc_file_out_commit(&df)) == PC_OK) {
+        created = true;
+        if ((st = pc_file_out_commit(&rf)) == PC_OK)
+            result_made = true;
+    }
     if (st != PC_OK) {
         pc_log_error("%s", pc_error_message());
         goto out;
     }
-    pc_path_set_file_mode(result);
-    pc_path_set_file_mode(details);
     char record[PC_PATH_BUFFER_SIZE + 80], command[4096];
     pc_run_identity_path(record, sizeof record, out_dir, ts);
     pc_run_command_line(command, sizeof command, o->argc, o->argv, NULL);
@@ -460,17 +490,15 @@ int pc_merge(const pc_merge_options *o)
     }
     pc_log_info("Merged %zu shards (%zu APIs of %s) into %s and %s", o->input_count, apis,
                 dump_path, result, details);
-    created = false;
+    created = result_made = false;
     rc = 0;
 out:
-    if (rf)
-        fclose(rf);
-    if (df)
-        fclose(df);
-    if (created) { /* nothing half-made left behind */
-        unlink(result);
+    if (created) /* nothing half-made left behind (only what this merge put in place) */
         unlink(details);
-    }
+    if (result_made)
+        unlink(result);
+    pc_file_out_free(&rf); /* removes a temporary not put in place */
+    pc_file_out_free(&df);
     for (size_t i = 0; i < o->input_count; i++)
         free_shard(&sh[i]);
     free(sh);

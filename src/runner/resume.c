@@ -8,7 +8,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "precheck/core/excerpt.h"
+#include "precheck/core/log.h"
+#include "precheck/io/file_out.h"
 #include "precheck/io/path_check.h"
+#include "precheck/io/run_lock.h"
 #include "runner_impl.h"
 
 /* ---- name set ---- */
@@ -118,7 +122,7 @@ pc_status pc_csv_records_split(const char *data, size_t n, record **out, size_t 
     record *r = NULL;
     *complete_end = i;
     while (i < n) {
-        size_t start = i;
+        size_t start = i, fields = 1, term = 0;
         bool quoted = false, in_first = true;
         size_t fcap = 64, flen = 0;
         char *first = malloc(fcap);
@@ -142,13 +146,21 @@ pc_status pc_csv_records_split(const char *data, size_t n, record **out, size_t 
                 i++;
                 continue;
             } else if (c == '\r' && i + 1 < n && data[i + 1] == '\n') {
-                i += 2;
-                done = true;
-                break;
+                term = 2;
+            } else if (c == '\n' || (c == '\r' && i + 1 < n)) {
+                /* LF (dos2unix, pandas) or a lone CR ends a record as well; a CR at the very
+                 * end of the data may be a CRLF cut in two: not complete */
+                term = 1;
             } else if (c == ',') {
                 in_first = false;
+                fields++;
                 i++;
                 continue;
+            }
+            if (term) {
+                i += term;
+                done = true;
+                break;
             }
             if (in_first) {
                 if (flen + 1 >= fcap) {
@@ -176,7 +188,7 @@ pc_status pc_csv_records_split(const char *data, size_t n, record **out, size_t 
             }
             r = g;
         }
-        r[k++] = (record){start, i, first, flen};
+        r[k++] = (record){start, i, first, flen, fields, term == 2};
         *complete_end = i;
     }
     *out = r;
@@ -229,92 +241,163 @@ pc_status pc_csv_file_read(const char *path, char **data, size_t *n)
     return PC_OK;
 }
 
-/* Rewrites path with the kept byte ranges of data (a temporary file renamed over it). */
+/* Rewrites path whole with the kept records of data, each ending in CRLF (run_ut's endings,
+ * whatever the file had), through the safe writer: readers see the old file or the new one.
+ * With lock (the run lock on path), the lock moves to the new file before it takes the name. */
 static pc_status rewrite(const char *path, const char *data, const record *r, size_t count,
-                         size_t head_end, const bool *keep)
+                         size_t head_end, const bool *keep, pc_run_lock *lock)
 {
-    char tmp[PC_PATH_BUFFER_SIZE + 16];
-    snprintf(tmp, sizeof tmp, "%s.repair", path);
-    FILE *f = fopen(tmp, "wb");
-    if (!f)
-        return pc_error_set(PC_ERR_IO, "cannot write %s: %s", tmp, strerror(errno));
-    bool ok = fwrite(data, 1, head_end, f) == head_end;
-    for (size_t i = 0; i < count && ok; i++)
-        if (keep[i])
-            ok = fwrite(data + r[i].start, 1, r[i].end - r[i].start, f) == r[i].end - r[i].start;
-    ok = fclose(f) == 0 && ok;
-    if (!ok || rename(tmp, path) != 0) {
-        unlink(tmp);
-        return pc_error_set(PC_ERR_IO, "cannot rewrite %s: %s", path, strerror(errno));
+    pc_file_out o;
+    pc_status st = pc_file_out_open(&o, path, PC_FILE_OUT_REPLACE);
+    if (st != PC_OK)
+        return st;
+    fwrite(data, 1, head_end, o.f);
+    for (size_t i = 0; i < count; i++) {
+        if (keep && !keep[i])
+            continue;
+        size_t body = r[i].end - r[i].start - (r[i].crlf ? 2 : 1);
+        fwrite(data + r[i].start, 1, body, o.f);
+        fwrite("\r\n", 1, 2, o.f);
     }
-    pc_path_set_file_mode(path);
-    return PC_OK;
+    if (lock && lock->fd >= 0 && (st = pc_run_lock_adopt(lock, o.tmp)) != PC_OK) {
+        pc_file_out_free(&o);
+        return st;
+    }
+    st = pc_file_out_commit(&o);
+    if (lock)
+        pc_run_lock_adopt_done(lock, st == PC_OK);
+    pc_file_out_free(&o);
+    if (st == PC_OK)
+        pc_path_set_file_mode(path);
+    return st;
 }
 
-/* A file to resume must be what run_ut wrote: its first record the header. */
-static pc_status check_header(const char *path, const record *r, size_t count, const char *first,
-                              const char *kind)
+/* One of the two CSVs of the run to resume, read and split, and what it needs. */
+typedef struct csv_file {
+    const char *path;
+    char *data;
+    size_t n, count, end, head;
+    record *r;
+    bool endings; /* a complete record ends other than in CRLF */
+} csv_file;
+
+static void csv_file_free(csv_file *c)
 {
-    if (count == 0)
+    pc_csv_records_free(c->r, c->count);
+    free(c->data);
+    c->r = NULL;
+    c->data = NULL;
+    c->count = 0;
+}
+
+static const char RESULT_HEAD[] = "API name", DETAILS_HEAD[] = "API Name";
+
+/*
+ * A file to resume must be what run_ut (or msprobe) wrote, whole: its first record the header
+ * of its kind, no complete record with more fields than the header. Nothing is changed here:
+ * a file that is not a run to resume is refused as it is.
+ */
+static pc_status csv_file_load(csv_file *c, const char *path, bool result)
+{
+    *c = (csv_file){.path = path};
+    pc_status st = pc_csv_file_read(path, &c->data, &c->n);
+    if (st == PC_OK)
+        st = pc_csv_records_split(c->data, c->n, &c->r, &c->count, &c->end);
+    if (st != PC_OK)
+        return st;
+    c->head = c->n >= 3 && memcmp(c->data, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
+    const char *kind = result ? "accuracy_checking_result" : "accuracy_checking_details";
+    const char *want = result ? RESULT_HEAD : DETAILS_HEAD;
+    if (c->n == c->head)
         return pc_error_set(PC_ERR_FORMAT,
-                            "%s is empty: the %s CSV of a run starts with its header, so this is "
-                            "not a run to resume",
-                            path, kind);
-    if (strcmp(r[0].first, first) != 0)
+                            "%s is empty%s: the %s CSV of a run starts with its header, so this "
+                            "is not a run to resume (a run killed before it wrote anything); "
+                            "start a new run without -csv_path. Nothing was changed.",
+                            path, c->head ? " (only a byte order mark)" : "", kind);
+    if (c->count == 0)
         return pc_error_set(PC_ERR_FORMAT,
-                            "%s is not an %s CSV of run_ut: its header starts with '%.80s', not "
-                            "'%s'",
-                            path, kind, r[0].first, first);
+                            "%s holds no complete line (%zu bytes without a line ending): the %s "
+                            "CSV of a run starts with its header, so this is not a run to resume. "
+                            "Nothing was changed.",
+                            path, c->n, kind);
+    if (result && strcmp(c->r[0].first, DETAILS_HEAD) == 0)
+        return pc_error_set(PC_ERR_FORMAT,
+                            "%s is a details CSV (its header starts with 'API Name'): give "
+                            "-csv_path the result CSV accuracy_checking_result_<ts>.csv of the "
+                            "run (its details CSV is found beside it). Nothing was changed.",
+                            path);
+    if (!result && strcmp(c->r[0].first, RESULT_HEAD) == 0)
+        return pc_error_set(PC_ERR_FORMAT,
+                            "%s is a result CSV (its header starts with 'API name'), not the "
+                            "details CSV of the run. Nothing was changed.",
+                            path);
+    pc_excerpt ex;
+    if (strcmp(c->r[0].first, want) != 0)
+        return pc_error_set(PC_ERR_FORMAT,
+                            "%s is not an %s CSV of run_ut: its header starts with %s, not "
+                            "\"%s\". Nothing was changed.",
+                            path, kind, pc_excerpt_quote(&ex, c->r[0].first, c->r[0].first_len),
+                            want);
+    size_t line = 1;
+    for (size_t i = 0; i < c->count; i++) {
+        /* msprobe leaves out empty trailing fields (a row without a Message), never adds */
+        if (i > 0 && c->r[i].fields > c->r[0].fields)
+            return pc_error_set(PC_ERR_FORMAT,
+                                "%s: record %zu (from line %zu) has %zu fields, the header %zu: "
+                                "the file was changed since run_ut wrote it, so it is not a run "
+                                "to resume as it is. Nothing was changed.",
+                                path, i + 1, line, c->r[i].fields, c->r[0].fields);
+        c->endings |= !c->r[i].crlf;
+        for (size_t b = c->r[i].start; b < c->r[i].end; b++)
+            line += c->data[b] == '\n' ||
+                    (c->data[b] == '\r' && (b + 1 == c->r[i].end || c->data[b + 1] != '\n'));
+    }
     return PC_OK;
 }
 
 pc_status pc_resume_prepare(const char *result_path, const char *details_path, pc_name_set *done,
-                            size_t *repaired)
+                            size_t *repaired, pc_run_lock *lock)
 {
     *repaired = 0;
-    char *data = NULL;
-    size_t n = 0, count = 0, end = 0;
-    record *r = NULL;
-    pc_status st = pc_csv_file_read(result_path, &data, &n);
+    csv_file res, det;
+    /* both files are read and checked whole before a byte of either changes */
+    pc_status st = csv_file_load(&res, result_path, true);
     if (st == PC_OK)
-        st = pc_csv_records_split(data, n, &r, &count, &end);
-    if (st == PC_OK && end < n) { /* a partial last record */
-        if (truncate(result_path, (off_t)end) != 0)
-            st = pc_error_set(PC_ERR_IO, "cannot truncate %s: %s", result_path, strerror(errno));
-        (*repaired)++;
-    }
-    if (st == PC_OK)
-        st = check_header(result_path, r, count, "API name", "accuracy_checking_result");
-    for (size_t i = 1; i < count && st == PC_OK; i++) /* record 0 is the header */
-        st = pc_name_set_add(done, r[i].first, r[i].first_len);
-    pc_csv_records_free(r, count);
-    free(data);
-    if (st != PC_OK)
-        return st;
-
-    r = NULL;
-    data = NULL;
-    st = pc_csv_file_read(details_path, &data, &n);
-    if (st == PC_OK)
-        st = pc_csv_records_split(data, n, &r, &count, &end);
-    if (st == PC_OK)
-        st = check_header(details_path, r, count, "API Name", "accuracy_checking_details");
-    bool *keep = st == PC_OK ? calloc(count + 1, sizeof *keep) : NULL;
+        st = csv_file_load(&det, details_path, false);
+    else
+        det = (csv_file){0};
+    for (size_t i = 1; i < res.count && st == PC_OK; i++) /* record 0 is the header */
+        st = pc_name_set_add(done, res.r[i].first, res.r[i].first_len);
+    bool *keep = st == PC_OK ? calloc(det.count + 1, sizeof *keep) : NULL;
     if (st == PC_OK && !keep)
         st = pc_error_set(PC_ERR_NOMEM, "out of memory");
     size_t drop = 0;
-    for (size_t i = 0; i < count && st == PC_OK; i++) {
-        size_t api_len = pc_details_row_api_len(r[i].first, r[i].first_len);
-        keep[i] = i == 0 || pc_name_set_has(done, r[i].first, api_len);
+    for (size_t i = 0; i < det.count && st == PC_OK; i++) {
+        size_t api_len = pc_details_row_api_len(det.r[i].first, det.r[i].first_len);
+        keep[i] = i == 0 || pc_name_set_has(done, det.r[i].first, api_len);
         drop += !keep[i];
     }
-    if (st == PC_OK && (drop > 0 || end < n)) {
-        size_t head = n >= 3 && memcmp(data, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
-        st = rewrite(details_path, data, r, count, head, keep);
-        *repaired += drop + (end < n);
+    if (st == PC_OK && (res.endings || det.endings))
+        pc_log_warning("%s and its details CSV have line endings other than run_ut's CRLF (a "
+                       "re-save by dos2unix, pandas or a spreadsheet): they are rewritten with "
+                       "CRLF, as the run writes its rows.",
+                       result_path);
+    /* the result CSV first (a partial last record cut off): a result row is the mark of a
+     * finished API, so the details rows are judged against what stays */
+    if (st == PC_OK && res.endings) {
+        st = rewrite(result_path, res.data, res.r, res.count, res.head, NULL, lock);
+        *repaired += res.end < res.n;
+    } else if (st == PC_OK && res.end < res.n) {
+        if (truncate(result_path, (off_t)res.end) != 0)
+            st = pc_error_set(PC_ERR_IO, "cannot truncate %s: %s", result_path, strerror(errno));
+        (*repaired)++;
+    }
+    if (st == PC_OK && (drop > 0 || det.end < det.n || det.endings)) {
+        st = rewrite(details_path, det.data, det.r, det.count, det.head, keep, NULL);
+        *repaired += drop + (det.end < det.n);
     }
     free(keep);
-    pc_csv_records_free(r, count);
-    free(data);
+    csv_file_free(&res);
+    csv_file_free(&det);
     return st;
 }

@@ -104,6 +104,9 @@ typedef struct run_state {
     /* where results go (report/sink.h): the CSVs, the summary, summary.json */
     pc_sink sinks[3];
     int nsinks;
+    /* APIs whose rows every sink took; the first sink failure (a full disk), said once */
+    size_t written_ok;
+    char write_error[PC_ERROR_MESSAGE_MAX];
     /* what the run writes into, as it was when the APIs started (note_outputs) */
     char folder[PC_PATH_BUFFER_SIZE + 64];
     kept_path kept[4];
@@ -147,9 +150,11 @@ static int on_result(void *ctx, size_t pos, const pc_api_result *res)
     double t0 = s->opt->timing ? pc_clock_seconds() : 0;
     for (int i = 0; i < s->nsinks; i++)
         if (pc_sink_api(&s->sinks[i], res) != PC_OK) {
-            pc_log_error("%s", pc_error_message());
+            /* the run stops; run_main says it once, with what was written and the resume */
+            snprintf(s->write_error, sizeof s->write_error, "%s", pc_error_message());
             return 1;
         }
+    s->written_ok++;
     s->error_files += res->error_data_files;
     if (res->error_data_unsaved && !s->error_unsaved) {
         snprintf(s->error_first, sizeof s->error_first, "%s",
@@ -264,7 +269,7 @@ static pc_status write_headers(const run_state *s)
 /* Creates path, which must not exist (O_EXCL); false with errno when it cannot. */
 static bool create_new(const char *path)
 {
-    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0640);
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0640);
     if (fd < 0)
         return false;
     close(fd);
@@ -389,7 +394,14 @@ static pc_status check_dump_whole(const pc_dump *dump, bool replay)
                             "\"tensor\" and data_mode [\"all\"], or choose another backend "
                             "(docs/devices.md).",
                             dump->path, dump->task ? dump->task : "?");
-    if (dump->api_count == 0 && dump->module_count > 0)
+    if (dump->api_count == 0 && dump->backward_count > 0)
+        pc_log_warning("The dump holds %zu backward record%s%s and no forward record (written "
+                       "with data_mode [\"backward\"]): run_ut runs each API from its forward "
+                       "record (the inputs it was called with), so there is nothing to run. Dump "
+                       "with data_mode [\"all\"] (or [\"forward\", \"backward\"]) for run_ut.",
+                       dump->backward_count, dump->backward_count == 1 ? "" : "s",
+                       dump->module_count ? " (and module records)" : "");
+    else if (dump->api_count == 0 && dump->module_count > 0)
         pc_log_warning("The dump holds %zu module records and no API record (level \"%s\"): "
                        "run_ut checks APIs, so there is nothing to check. Dump with level "
                        "\"L1\" (or \"mix\") for run_ut.",
@@ -598,6 +610,29 @@ static pc_api_runner runner_of(const pc_run_options *o, const pc_dump *dump, pc_
     return r;
 }
 
+/* The command that resumes the run: its whole command with -csv_path <result CSV>. */
+static void resume_command_of(const pc_run_options *o, const char *result, char *command,
+                              size_t size)
+{
+    if (o->argc > 0) {
+        pc_run_command_line(command, size, o->argc, o->argv, result);
+    } else {
+        char *const argv[] = {o->multi ? "multi_run_ut" : "run_ut", "-api_info",
+                              (char *)o->api_info};
+        pc_run_command_line(command, size, 3, argv, result);
+    }
+}
+
+/* The lines that tell how to go on with an unfinished run (command is overwritten). */
+static void log_resume_command(const pc_run_options *o, const pc_mpi *mpi, const char *result,
+                               char *command, size_t size)
+{
+    pc_log_warning("The UT task has not been completed. The parameter '-csv_path' along with "
+                   "the path to the result CSV file will be utilized to resume the UT task.");
+    resume_command_of(o, result, command, size);
+    pc_log_warning("To resume: %s%s", mpi->active ? "mpirun ... " : "", command);
+}
+
 static int run_main(const pc_run_options *given, pc_mpi *mpi)
 {
     pc_run_options opts = *given; /* workers_auto settles workers once the dump is read */
@@ -623,7 +658,8 @@ static int run_main(const pc_run_options *given, pc_mpi *mpi)
     bool ran = false;     /* the APIs started running */
     pc_run_identity *ident = NULL;
     char record_path[PC_PATH_BUFFER_SIZE + 80] = "";
-    bool planned = false; /* under mpirun: the other ranks know the plan */
+    bool planned = false;                /* under mpirun: the other ranks know the plan */
+    pc_run_lock lock = PC_RUN_LOCK_INIT; /* one writer per run (io/run_lock.h) */
     if (mpi->active && opts.workers <= 0 && !opts.workers_auto) {
         pc_log_warning("Under mpirun every rank runs its APIs in worker processes: --jobs 0 "
                        "is taken as 1.");
@@ -692,7 +728,9 @@ static int run_main(const pc_run_options *given, pc_mpi *mpi)
     bool resume = o->csv_path && *o->csv_path;
     if (resume) {
         bool found = false;
-        if (resume_paths(&s, o->csv_path, ts) != PC_OK) {
+        /* the run's lock before a byte is read: a live run or another resume appends to it */
+        if (resume_paths(&s, o->csv_path, ts) != PC_OK ||
+            pc_run_lock_take(&lock, s.result_path) != PC_OK) {
             fail(pc_error_message());
             goto out;
         }
@@ -716,6 +754,10 @@ static int run_main(const pc_run_options *given, pc_mpi *mpi)
         goto out;
     } else {
         created = true;
+        if (pc_run_lock_take(&lock, s.result_path) != PC_OK) {
+            fail(pc_error_message());
+            goto out;
+        }
         /* the error-data folder first, so that the record says where it is (precheck report
          * finds the tensors there) */
         if (o->save_error_data &&
@@ -726,11 +768,6 @@ static int run_main(const pc_run_options *given, pc_mpi *mpi)
         if (o->save_error_data)
             pc_run_identity_note(ident, "error_data", s.error_dir);
         pc_run_identity_path(record, sizeof record, out_dir, ts);
-        snprintf(record_path, sizeof record_path, "%s", record);
-        if (pc_run_identity_write(ident, record, command) != PC_OK) {
-            fail(pc_error_message());
-            goto out;
-        }
     }
     if (resume && o->save_error_data &&
         error_data_dir(&s, cfg.error_data_path ? cfg.error_data_path : "./", ts) != PC_OK) {
@@ -748,7 +785,7 @@ static int run_main(const pc_run_options *given, pc_mpi *mpi)
         goto out;
     }
     size_t repaired = 0;
-    if (pc_resume_prepare(s.result_path, s.details_path, &done, &repaired) != PC_OK) {
+    if (pc_resume_prepare(s.result_path, s.details_path, &done, &repaired, &lock) != PC_OK) {
         fail(pc_error_message());
         goto out;
     }
@@ -761,6 +798,18 @@ static int run_main(const pc_run_options *given, pc_mpi *mpi)
     if (work_list(dump, keep, &done, &list, &count, &unsafe) != PC_OK) {
         fail(pc_error_message());
         goto out;
+    }
+    if (created) {
+        /* the record, with the command that resumes the run and how many APIs it writes: a run
+         * killed with SIGKILL leaves both (run_ut --resume DIR reads them) */
+        char resume_command[4096];
+        resume_command_of(o, s.result_path, resume_command, sizeof resume_command);
+        pc_run_record_resume rr = {resume_command, o->argc, o->argv, count};
+        snprintf(record_path, sizeof record_path, "%s", record);
+        if (pc_run_record_write(ident, record, command, &rr) != PC_OK) {
+            fail(pc_error_message());
+            goto out;
+        }
     }
 
     int cores = rank_cores(mpi);
@@ -824,7 +873,7 @@ static int run_main(const pc_run_options *given, pc_mpi *mpi)
     }
     if (pc_sink_csv_open(&s.sinks[0], s.result_path, s.details_path, cfg.precision) != PC_OK ||
         pc_sink_summary_new(&s.sinks[1]) != PC_OK ||
-        pc_sink_json_new(&s.sinks[2], summary_path) != PC_OK) {
+        pc_sink_json_new(&s.sinks[2], summary_path, resume) != PC_OK) {
         fail(pc_error_message());
         goto out;
     }
@@ -856,6 +905,12 @@ static int run_main(const pc_run_options *given, pc_mpi *mpi)
         pc_progress_finish(s.progress);
     pc_path_set_file_mode(s.result_path);
     pc_path_set_file_mode(s.details_path);
+    if (s.write_error[0]) { /* a full disk: said once, with what was written and how to go on */
+        pc_log_error("%s: %zu of %zu APIs were written; the run stops here.", s.write_error,
+                     s.written_ok, count);
+        log_resume_command(o, mpi, s.result_path, command, sizeof command);
+        goto out;
+    }
     if (st != PC_OK) {
         fail(pc_error_message());
         goto out;
@@ -891,15 +946,7 @@ static int run_main(const pc_run_options *given, pc_mpi *mpi)
     if (written < count) {
         pc_log_warning("Interrupted by %s: %zu of %zu APIs were written.",
                        interrupted == SIGTERM ? "SIGTERM" : "user", written, count);
-        pc_log_warning("The UT task has not been completed. The parameter '-csv_path' along with "
-                       "the path to the result CSV file will be utilized to resume the UT task.");
-        if (o->argc > 0) {
-            pc_run_command_line(command, sizeof command, o->argc, o->argv, s.result_path);
-            pc_log_warning("To resume: %s%s", mpi->active ? "mpirun ... " : "", command);
-        } else {
-            pc_log_warning("To resume: precheck %s -api_info %s -csv_path %s",
-                           o->multi ? "multi_run_ut" : "run_ut", o->api_info, s.result_path);
-        }
+        log_resume_command(o, mpi, s.result_path, command, sizeof command);
         error_data_lost(&s, error_dir_lost);
         rc = 130;
         goto out;
@@ -945,6 +992,7 @@ out:
         if (record_path[0])
             unlink(record_path);
     }
+    pc_run_lock_release(&lock);
     free(ident);
     pc_progress_free(s.progress);
     pc_backend_close(&device);

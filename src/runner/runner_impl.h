@@ -12,6 +12,7 @@
 #include "precheck/inputs/bind.h"
 #include "precheck/inputs/inputs.h"
 #include "precheck/io/csv.h"
+#include "precheck/io/run_lock.h"
 #include "precheck/runner/runner.h"
 
 /* ---- one API, as run_ut (api.c) and run_overflow_check (overflow.c) prepare it
@@ -96,15 +97,20 @@ pc_status pc_cache_dir_check(const char *dir);
 /* ---- the records of run_ut's CSVs (resume.c; precheck merge reads them too) ---- */
 
 typedef struct pc_csv_record {
-    size_t start, end; /* bytes [start, end) including the CRLF */
+    size_t start, end; /* bytes [start, end) including the line ending */
     char *first;       /* the first field, unquoted (malloc'ed) */
     size_t first_len;
+    size_t fields; /* how many fields the record has */
+    bool crlf;     /* it ends in CRLF (else in LF or a lone CR) */
 } pc_csv_record;
 
 /* The whole file, malloc'ed. */
 pc_status pc_csv_file_read(const char *path, char **data, size_t *n);
-/* Splits data into records ending in CRLF outside quotes. *complete_end: the end of the last
- * complete record (a partial tail is not a record). Skips the BOM. */
+/* Splits data into records ending outside quotes in CRLF (what run_ut and msprobe write), LF or
+ * a lone CR (the same file after dos2unix, pandas or a spreadsheet: msprobe reads those too).
+ * *complete_end: the end of the last complete record (a partial tail is not a record, nor is a
+ * last record ending in a CR at the very end of the data, which may be a cut CRLF). Skips the
+ * BOM. */
 pc_status pc_csv_records_split(const char *data, size_t n, pc_csv_record **out, size_t *count,
                                size_t *complete_end);
 void pc_csv_records_free(pc_csv_record *r, size_t n);
@@ -143,6 +149,19 @@ void pc_run_identity_path(char *out, size_t size, const char *dir, const char *t
 pc_status pc_run_file_digest(const char *path, char *out, size_t size);
 /* Writes the record (atomically) with the run's command line. */
 pc_status pc_run_identity_write(const pc_run_identity *id, const char *path, const char *command);
+/* What a new run's record says about resuming it (its "resume" object): the command that
+ * resumes it, the arguments it was given (run again by run_ut --resume DIR, from the folder the
+ * run was started in, also recorded) and how many APIs it writes (a result CSV with fewer rows
+ * is an unfinished run). */
+typedef struct pc_run_record_resume {
+    const char *command;
+    int argc;
+    char *const *argv;
+    size_t planned;
+} pc_run_record_resume;
+/* The record with its "resume" object (resume may be NULL: none). */
+pc_status pc_run_record_write(const pc_run_identity *id, const char *path, const char *command,
+                              const pc_run_record_resume *resume);
 /* Compares id with the record at path, written by the run that made csv: PC_ERR_INVALID
  * naming every difference; *found false (and PC_OK) when there is no record (a CSV written by
  * msprobe or an older precheck). */
@@ -167,9 +186,14 @@ void pc_name_set_free(pc_name_set *s);
 
 /* Makes the two CSVs of an interrupted run consistent and reads the done set: a partial last
  * record of either file is cut off; details rows of APIs that have no result row (the API in
- * flight when the run was killed) are removed. *repaired counts the records dropped. */
+ * flight when the run was killed) are removed; line endings other than CRLF (a re-saved file)
+ * become CRLF, so the finished CSVs are the bytes of an uninterrupted run. Both files are read
+ * and checked whole first: a file that is not a run to resume (empty, the other kind, another
+ * header, a record with more fields than the header) is refused unchanged. lock (may be NULL): the
+ * run lock on result_path, moved to the new file when the result CSV is rewritten.
+ * *repaired counts the records dropped. */
 pc_status pc_resume_prepare(const char *result_path, const char *details_path, pc_name_set *done,
-                            size_t *repaired);
+                            size_t *repaired, pc_run_lock *lock);
 
 /* The API name of a details row name: "Torch.add.0.forward.output.1" -> length of
  * "Torch.add.0"; the whole length when the name has no such suffix. */

@@ -152,7 +152,7 @@ static void test_resume_files(void **state)
     write_file(p, "name,value\r\nx,1\r\n");
     expect("run_ut -api_info " GPT "/dump.json -csv_path %s/accuracy_checking_result_"
            "20260101000000.csv --no-progress",
-           1, "is not an accuracy_checking_result CSV of run_ut: its header starts with 'name'");
+           1, "is not an accuracy_checking_result CSV of run_ut: its header starts with \"name\"");
     /* the result file without its details twin */
     unlink(d);
     write_file(p, "API name,Forward Test Success,Backward Test Success,Message\r\n");

@@ -106,7 +106,7 @@ static void test_unfinished_shard_named_then_resumed(void **state)
     PC_TEST_FMT(args, "run_ut -api_info %s --shard 1/2 -csv_path %s --no-progress",
                 DUMP("gpt_tensor"), result);
     assert_int_equal(pc_test_run_precheck(NULL, args, log), 1);
-    pc_test_expect_in_log(log, "shard: '2/2' then, '1/2' now");
+    pc_test_expect_in_log(log, "shard: \"2/2\" then, \"1/2\" now");
     /* resumed as itself: the merge is the whole run */
     PC_TEST_FMT(args, "run_ut -api_info %s --shard 2/2 -csv_path %s --no-progress",
                 DUMP("gpt_tensor"), result);
@@ -146,7 +146,7 @@ static void test_merge_refuses_what_is_not_one_split(void **state)
     pc_test_expect_in_log(log, "the dumps' contents differ");
     PC_TEST_FMT(args, "merge %s/a1 %s/c2 %s/a3 -o %s", root, root, root, out);
     assert_int_equal(pc_test_run_precheck(NULL, args, log), 1);
-    pc_test_expect_in_log(log, "seed is '1234' in the first and '7' in the second");
+    pc_test_expect_in_log(log, "\"seed\" is \"1234\" in the first and \"7\" in the second");
     PC_TEST_FMT(args, "merge %s/a1 %s/a2 %s/a2 %s/a3 -o %s", root, root, root, root, out);
     assert_int_equal(pc_test_run_precheck(NULL, args, log), 1);
     pc_test_expect_in_log(log, "shard 2/3 is given twice");

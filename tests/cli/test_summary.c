@@ -108,7 +108,7 @@ static void test_precision_compare_summary(void **state)
     assert_true(pc_test_file_contains(
         log, "the NPU and GPU rows of Functional.linear.0.backward.output.2 are identical, and "
              "msprobe's rule still says error"));
-    pc_test_find_file(dir, "precheck_summary_", json, sizeof json);
+    pc_test_find_file(dir, "api_precision_compare_summary_", json, sizeof json);
     pc_json_doc *doc = NULL;
     assert_int_equal(pc_json_parse_file(&doc, json), PC_OK);
     assert_string_equal(pc_json_string(doc, pc_json_object_get(doc, 0, "kind"), NULL),

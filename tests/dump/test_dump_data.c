@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "precheck/io/file_out.h"
 #include "precheck/core/convert.h"
 #include "precheck/dump/data.h"
 #include "precheck/io/pt.h"
@@ -171,7 +172,7 @@ static void store(const char *path, const pc_tensor *v, pc_dtype dtype)
 {
     pc_tensor t = PC_TENSOR_NULL;
     assert_int_equal(pc_tensor_cast(&t, v, dtype), PC_OK);
-    assert_int_equal(pc_pt_write_file(path, &t), PC_OK);
+    assert_int_equal(pc_pt_write_file(path, &t, PC_FILE_OUT_REPLACE), PC_OK);
     pc_tensor_free(&t);
 }
 
@@ -361,7 +362,7 @@ static pc_status check_synthetic(const char *dir, const pc_tensor *t, const char
     PC_TEST_FMT(shape, "mkdir -p '%s'", path);
     assert_int_equal(system(shape), 0);
     PC_TEST_FMT(path, "%s/dump_tensor_data/x.pt", dir);
-    assert_int_equal(pc_pt_write_file(path, t), PC_OK);
+    assert_int_equal(pc_pt_write_file(path, t, PC_FILE_OUT_REPLACE), PC_OK);
     pc_tensor_stats s;
     assert_int_equal(pc_tensor_stats_compute(t, &s), PC_OK);
     json_number(max, sizeof max, s.max);

@@ -5,6 +5,7 @@
 #include "test_pt_support.h"
 
 #include "io/tensor_file.h"
+#include "precheck/io/file_out.h"
 #include "precheck/io/npy.h"
 
 static int setup(void **state)
@@ -160,7 +161,7 @@ static void test_round_trips(void **state)
     assert_int_equal(pc_tensor_alloc(&t, PC_DTYPE_C64, (const int64_t[]){3, 5}, 2), PC_OK);
     fill_pattern(&t, 1);
     assert_int_equal(pc_tensor_transpose(&v, &t, 0, 1), PC_OK);
-    assert_int_equal(pc_npy_write_file(path, &v), PC_OK);
+    assert_int_equal(pc_npy_write_file(path, &v, PC_FILE_OUT_REPLACE), PC_OK);
     pc_npy_info info;
     assert_int_equal(pc_npy_read_file(path, &back, &info), PC_OK);
     assert_true(info.mapped);
@@ -197,7 +198,7 @@ static void test_numpy_loads_written_files(void **state)
             snprintf(names[count], sizeof names[count], "%s_%zu.npy", pc_dtype_name((pc_dtype)d),
                      s);
             snprintf(path, sizeof path, "%s/%s", dir, names[count]);
-            assert_int_equal(pc_npy_write_file(path, &t), PC_OK);
+            assert_int_equal(pc_npy_write_file(path, &t, PC_FILE_OUT_REPLACE), PC_OK);
             tf_hex_encode(bytes, tf_row_major_bytes(&t, bytes), hex);
             char shape[PC_SHAPE_FORMAT_MAX], compact[PC_SHAPE_FORMAT_MAX];
             pc_shape_format(shape, sizeof shape, t.shape, t.rank);

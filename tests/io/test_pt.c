@@ -11,6 +11,7 @@
 
 #include "io/pt_impl.h"
 #include "io/zip.h"
+#include "precheck/io/file_out.h"
 #include "precheck/core/convert.h"
 #include "precheck/io/pt.h"
 
@@ -408,7 +409,7 @@ static void test_round_trip_file_views(void **state)
     assert_int_equal(pc_tensor_narrow(&view, &base, 1, 2, 3), PC_OK);
     assert_int_equal(pc_tensor_transpose(&view, &view, 0, 1), PC_OK);
     assert_false(pc_tensor_is_contiguous(&view));
-    assert_int_equal(pc_pt_write_file(path, &view), PC_OK);
+    assert_int_equal(pc_pt_write_file(path, &view, PC_FILE_OUT_REPLACE), PC_OK);
     pc_pt_info info;
     if (pc_pt_read_file(path, &back, &info) != PC_OK)
         fail_msg("%s", pc_error_message());
@@ -438,12 +439,12 @@ static void test_round_trip_file_views(void **state)
     /* A file that cannot be created is an error naming it, and leaves nothing behind. */
     snprintf(path, sizeof path, "%s/no/such/dir/x.pt", dir);
     assert_int_equal(pc_tensor_alloc(&base, PC_DTYPE_F32, NULL, 0), PC_OK);
-    assert_int_equal(pc_pt_write_file(path, &base), PC_ERR_IO);
+    assert_int_equal(pc_pt_write_file(path, &base, PC_FILE_OUT_REPLACE), PC_ERR_IO);
     tf_assert_message_has("cannot create");
     pc_tensor_free(&base);
-    assert_int_equal(pc_pt_write_file(path, &base), PC_ERR_IO);
+    assert_int_equal(pc_pt_write_file(path, &base, PC_FILE_OUT_REPLACE), PC_ERR_IO);
     snprintf(path, sizeof path, "%s/null.pt", dir);
-    assert_int_equal(pc_pt_write_file(path, &base), PC_ERR_INVALID);
+    assert_int_equal(pc_pt_write_file(path, &base, PC_FILE_OUT_REPLACE), PC_ERR_INVALID);
     tf_assert_message_has("null tensor");
     assert_int_equal(access(path, F_OK), -1);
     const char *names[] = {"Torch.matmul.0.forward.output.device.0.pt"};
@@ -581,7 +582,7 @@ static void test_torch_loads_written_files(void **state)
                 tf_write_all(path, buf, n);
                 free(buf);
             } else {
-                assert_int_equal(pc_pt_write_file(path, &t), PC_OK);
+                assert_int_equal(pc_pt_write_file(path, &t, PC_FILE_OUT_REPLACE), PC_OK);
             }
             tf_hex_encode(bytes, tf_row_major_bytes(&t, bytes), hex);
             char shape[PC_SHAPE_FORMAT_MAX];

@@ -182,7 +182,7 @@ static void test_summary_json(void **state)
     assert_non_null(pc_test_tmpdir(dir, sizeof dir));
     snprintf(path, sizeof path, "%s/summary.json", dir);
     pc_sink s;
-    assert_int_equal(pc_sink_json_new(&s, path), PC_OK);
+    assert_int_equal(pc_sink_json_new(&s, path, false), PC_OK);
     /* a name made to break JSON or a page: quotes, a backslash, a newline, markup */
     const char *crafted = "Torch.x\"},{\"name\": \"</script><script>alert(1)</script>\\\n.0";
     feed(&s, crafted);

@@ -71,7 +71,10 @@ static void round_trip(const char *npu_args, const char *gpu_args, char *result,
     run(args);
     find_file(npu_dir, "accuracy_checking_details_", npu, sizeof npu);
     find_file(gpu_dir, "accuracy_checking_details_", gpu, sizeof gpu);
-    PC_TEST_FMT(args, "api_precision_compare -npu %s -gpu %s -o %s", npu, gpu, out);
+    /* two dumps of one model (bf16 and fp32), as msprobe's CSVs of gpt_bf16_vs_fp32 were made:
+     * different dumps on purpose */
+    PC_TEST_FMT(args, "api_precision_compare -npu %s -gpu %s -o %s --allow-different-dumps", npu,
+                gpu, out);
     run(args);
     find_file(out, "api_precision_compare_result_", result, size);
 }

@@ -14,7 +14,7 @@ _precheck_options()
     local run_ut="-api_info --api_info_file -o --out_path -save_error_data -j --jit_compile
         -d --device -csv_path --result_csv_path -f --filter_api -config --config_path
         --backend --python --bench --seed --timeout --max-memory --jobs --config_yaml
-        --no-progress --progress-interval --fail-on --bench-cache --shard -h --help"
+        --no-progress --progress-interval --fail-on --bench-cache --shard --resume -h --help"
     case $1 in
     run_ut | acc_check) echo "$run_ut" ;;
     multi_run_ut | multi_acc_check) echo "$run_ut -n --num_splits" ;;
@@ -23,7 +23,7 @@ _precheck_options()
             -h --help"
         ;;
     api_precision_compare) echo "-h --help -npu --npu_csv_path -gpu --gpu_csv_path -o --out_path
-        --fail-on" ;;
+        --fail-on --allow-different-dumps" ;;
     materialize) echo "-api_info --api_info_file -o --out_path --seed -h --help" ;;
     check_dump) echo "-api_info --api_info_file -h --help" ;;
     compare) echo "-bench --bench_path -device --device_path -api_name --bench -precision
@@ -47,7 +47,7 @@ _precheck_value()
         ;;
     -bench | -device) [[ $1 == compare ]] && echo file || echo none ;;
     -o | --output) [[ $1 == report ]] && echo file || echo dir ;;
-    --out_path | --bench-cache | --error-data) echo dir ;;
+    --out_path | --bench-cache | --error-data | --resume) echo dir ;;
     --backend)
         if [[ $1 == run_overflow_check ]]; then
             echo "words cpu torch:cpu torch:cuda torch:npu faulty:"

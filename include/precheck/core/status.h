@@ -44,7 +44,10 @@ const char *pc_error_message(void);
 /* Forgets the thread's message. */
 void pc_error_clear(void);
 
-/* Bytes kept of a message; longer ones are cut with "...". */
+/* Bytes kept of a message (with its NUL). A longer one is shortened where it says least: its
+ * longest words (paths) are cut in the middle to their start, "..." and their end, so that the
+ * cause at the end of the message survives; only when that is not enough is its end cut, marked
+ * "...". */
 enum { PC_ERROR_MESSAGE_MAX = 1024 };
 
 #endif

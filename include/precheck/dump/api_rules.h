@@ -32,6 +32,11 @@ typedef struct pc_api_rule {
 /* The rules of an API by its api_name (NULL allowed); never NULL. */
 const pc_api_rule *pc_api_rule_of(const char *api_name);
 
+/* msprobe's dropout rule: an API whose full name contains "dropout" (Functional.dropout,
+ * Torch.dropout_, NPU._npu_dropout) is compared by its fraction of zeros, not its values
+ * (compare/ applies the same substring rule to the names it is given). */
+bool pc_api_is_dropout(const char *full_name);
+
 /* One T(...) row of api_rules.def: msprobe's rules by API type (the first segment of a name). */
 typedef struct pc_api_type_rule {
     const char *api_type;  /* NULL in the defaults */

@@ -231,7 +231,14 @@ typedef struct pc_dump {
     const pc_dump_backward *backwards; /* backward entries in dict order */
     size_t backward_count;
     size_t module_count; /* keys containing "Module" (ignored) */
-    pc_dump_impl *impl;  /* private */
+    /* Tensor files named in "data" (records with a "data_name" or "datapath" string, Module
+     * entries included), and those no record of an api or backward entry holds: in Module
+     * entries, and elsewhere (under keys run_ut does not read, in records that cannot be
+     * rebuilt, in the earlier body of a key written twice), the first such entry's key in
+     * unread_example. check_dump accounts for every one. */
+    size_t named_files, module_files, unread_files;
+    const char *unread_example;
+    pc_dump_impl *impl; /* private */
 } pc_dump;
 
 /* Reads dump.json at path. Errors (*out untouched): PC_ERR_NOT_FOUND / PC_ERR_IO (cannot

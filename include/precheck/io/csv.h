@@ -14,7 +14,9 @@
  *   PC_CSV_INT   a Python int: decimal;
  *   PC_CSV_SPACE msprobe's SPACE, a single " ";
  *   PC_CSV_EMPTY None or "": nothing between the commas;
- *   PC_CSV_TEXT  a string, as is.
+ *   PC_CSV_TEXT  a string, as is -- except a value a spreadsheet would run as a formula
+ *                (pc_csv_cell_runs): a ' goes in front of each place that starts one, so
+ *                "=HYPERLINK(..)" is written '=HYPERLINK(..) and "a;=b" a;'=b.
  *
  * OWNERSHIP: cells borrow their text; a pc_csv_buffer owns its bytes (pc_csv_buffer_free).
  * Errors: PC_ERR_NOMEM when a buffer cannot grow; the file functions give PC_ERR_IO (or
@@ -23,6 +25,7 @@
 #ifndef PC_IO_CSV_H
 #define PC_IO_CSV_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -89,7 +92,18 @@ typedef struct pc_csv_buffer {
 void pc_csv_buffer_free(pc_csv_buffer *buf);  /* leaves an empty buffer */
 void pc_csv_buffer_clear(pc_csv_buffer *buf); /* keeps the memory */
 
-/* Appends one record: the n cells, quoted where needed, separated by commas, and CRLF. */
+/*
+ * msprobe's rule for a value a spreadsheet would run: it starts with one of + - = % @ (or their
+ * full-width forms ＋ － ＝ ％ ＠), or holds a ';' followed by one (a ';' separates cells in some
+ * locales). pc_csv_formula_like is the rule itself (msprobe refuses such API names);
+ * pc_csv_cell_runs is the rule for any other text cell: formula-like and not a plain number
+ * ("-0.5", "-inf" are numbers to a spreadsheet).
+ */
+bool pc_csv_formula_like(const char *s);
+bool pc_csv_cell_runs(const char *s);
+
+/* Appends one record: the n cells, quoted where needed, separated by commas, and CRLF. A text
+ * cell for which pc_csv_cell_runs holds gets a ' in front of each formula start. */
 pc_status pc_csv_append_row(pc_csv_buffer *buf, const pc_csv_cell *cells, size_t n, int precision);
 
 /* The same for a record of plain strings (headers). */

@@ -157,11 +157,18 @@ pc_status pc_json_object_get_string(const pc_json_doc *doc, pc_json_ref obj, con
 
 /* The name given at parse time ("<json>" when none). */
 const char *pc_json_doc_name(const pc_json_doc *doc);
-/* Line and column (from 1) where v starts; 0, 0 for PC_JSON_NONE. */
+/* Line and column (from 1) where v starts; 0, 0 for PC_JSON_NONE. Linear over many calls:
+ * the document remembers a line mark every 8 KiB up to the furthest position asked (16 bytes
+ * each) and the last position, so each call counts at most 8 KiB (the typed getters' errors
+ * use this too). */
 void pc_json_location(const pc_json_doc *doc, pc_json_ref v, size_t *line, size_t *column);
+/* The same for byte offset pos of the document's input (clamped to its size); 0, 0 before
+ * anything was parsed into doc. */
+void pc_json_doc_offset_location(const pc_json_doc *doc, size_t pos, size_t *line, size_t *column);
 /* Byte offset of v's first character in the input buffer (SIZE_MAX for PC_JSON_NONE). */
 size_t pc_json_offset(const pc_json_doc *doc, pc_json_ref v);
-/* Line and column of byte offset pos of data[0, size) (pos clamped to size). */
+/* Line and column of byte offset pos of data[0, size) (pos clamped to size), counted from
+ * the start: for one message; pc_json_doc_offset_location() for many. */
 void pc_json_offset_location(const char *data, size_t size, size_t pos, size_t *line,
                              size_t *column);
 

@@ -54,9 +54,10 @@ pc_status pc_npy_read_file(const char *path, pc_tensor *out, pc_npy_info *info);
 pc_status pc_npy_read_buffer(const void *data, size_t size, const char *origin, pc_tensor *out,
                              pc_npy_info *info);
 
-/* Writes t to path, replacing the file (mode 0666 less the umask; no partial file is left on
- * failure). */
-pc_status pc_npy_write_file(const char *path, const pc_tensor *t);
+/* Writes t to path as io/file_out.h writes a whole file, with its flags (PC_FILE_OUT_*): a
+ * link at path is refused, an existing file is replaced only with PC_FILE_OUT_REPLACE; mode
+ * PC_PATH_FILE_MODE; no partial file is left on failure. */
+pc_status pc_npy_write_file(const char *path, const pc_tensor *t, unsigned flags);
 
 /* The same into a new malloc'ed buffer. */
 pc_status pc_npy_write_buffer(const pc_tensor *t, void **data, size_t *size);

@@ -79,6 +79,14 @@ enum {
 pc_status pc_path_check(const char *path, pc_path_kind kind, unsigned access,
                         const char *required_suffix, char *resolved, size_t resolved_size);
 
+/* Check 2 alone, msprobe's link rule for a path precheck reads: the given path, made absolute
+ * and normalised without touching the file system, is not itself a symlink. PC_ERR_INVALID with
+ * "The file path <p> is a soft link." (p as given); PC_OK for a path that does not exist. For
+ * the files a command finds by itself in a folder (report's CSVs and JSON files, merge's run
+ * records), and for paths it reads that pc_path_check's other checks would refuse for no
+ * reason of safety (report's DIR: any name, anyone's folder). */
+pc_status pc_path_check_not_link(const char *path);
+
 /* What msprobe checks before it writes a file or creates a directory at `path`, which need not
  * exist: the given path is not a symlink (as check 2), the resolved path is at most 4096
  * characters and the given path's last component at most 255 ("The file path length exceeds

@@ -62,10 +62,11 @@ pc_status pc_pt_read_file(const char *path, pc_tensor *out, pc_pt_info *info);
 pc_status pc_pt_read_buffer(const void *data, size_t size, const char *origin, pc_tensor *out,
                             pc_pt_info *info);
 
-/* Writes t (any layout; a non-contiguous t is written as its contiguous copy) to path,
- * replacing the file. The file is created with mode 0666 less the umask; on failure no
- * partial file is left. */
-pc_status pc_pt_write_file(const char *path, const pc_tensor *t);
+/* Writes t (any layout; a non-contiguous t is written as its contiguous copy) to path as
+ * io/file_out.h writes a whole file, with its flags (PC_FILE_OUT_*): a link at path is refused,
+ * an existing file is replaced only with PC_FILE_OUT_REPLACE; mode PC_PATH_FILE_MODE; on
+ * failure nothing is left under path nor a temporary beside it. */
+pc_status pc_pt_write_file(const char *path, const pc_tensor *t, unsigned flags);
 
 /* The same into a new malloc'ed buffer (*data, *size); archive is the name prefix of the
  * members (NULL: "archive", what torch uses when saving to a file object). */

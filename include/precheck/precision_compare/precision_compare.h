@@ -93,7 +93,25 @@ typedef struct pc_pcmp_options {
     const char *gpu_path;  /* -gpu */
     const char *out_dir;   /* -o; NULL means "./" */
     const char *timestamp; /* YYYYmmddHHMMSS for the file names; NULL means now (local time) */
+    /* --allow-different-dumps: CSVs whose API names mostly differ are judged (with a WARNING)
+     * instead of refused; pass the same to pc_pcmp_check_pair */
+    bool allow_different_dumps;
 } pc_pcmp_options;
+
+/*
+ * Whether npu_csv and gpu_csv are a pair to judge: api_precision_compare calls it before
+ * pc_pcmp_run (which itself judges any two files, as the tests use it). The run record
+ * beside a details CSV (accuracy_checking_details_<ts>.csv: precheck_run_<ts>.json in the same
+ * folder, written by run_ut and by merge) says which dump, seed, settings and device the run
+ * had. Refused (PC_ERR_INVALID, the message naming what differs and what to do): the same file
+ * twice (the same path or the same inode), two copies of one run (the same record), and, unless
+ * allow_different, runs of different inputs (the dump's content or the seed differ). WARNINGs:
+ * runs of different inputs when allow_different; other settings that change rows or figures
+ * (bench, lists, filter, shard, precision); the sides swapped (-npu run on torch:cuda, -gpu on
+ * torch:npu). A side without a readable record (msprobe's CSVs) gives one WARNING that the pair
+ * could not be verified, and PC_OK: the API names are then the only check (pc_pcmp_run).
+ */
+pc_status pc_pcmp_check_pair(const char *npu_csv, const char *gpu_csv, bool allow_different);
 
 typedef struct pc_pcmp_summary {
     size_t npu_rows;       /* data rows read from the NPU CSV */

@@ -67,8 +67,10 @@ pc_status pc_sink_csv_open(pc_sink *out, const char *result_path, const char *de
 /* The summary in the log (INFO lines, msprobe's log format), at finish. */
 pc_status pc_sink_summary_new(pc_sink *out);
 
-/* summary.json at path, written (atomically) at finish. */
-pc_status pc_sink_json_new(pc_sink *out, const char *path);
+/* summary.json at path, written at finish as io/file_out.h writes (atomically, never through a
+ * link). An existing file at path fails the finish ("already exists"), unless replace (a resumed
+ * run rewrites its own summary). */
+pc_status pc_sink_json_new(pc_sink *out, const char *path, bool replace);
 
 /* --fail-on: the worst verdict among the results a sink saw, for an exit code. */
 typedef enum pc_fail_level {

@@ -159,6 +159,13 @@ int pc_merge(const pc_merge_options *o);
 /* The exit status of the run: 0 done, 1 failed (a message was logged), 130 interrupted. */
 int pc_run_ut(const pc_run_options *opt);
 
+/* run_ut --resume DIR: the newest run in DIR whose result CSV lacks APIs its record
+ * (precheck_run_<ts>.json) plans, resumed with the arguments it was started with, from the
+ * folder it was started in, plus -csv_path <its result CSV>: this process becomes that
+ * command (exec). Returns only on failure: 1, with the message logged (no unfinished run in
+ * DIR, a record without its command). */
+int pc_run_resume_dir(const char *dir);
+
 /* ---- run_overflow_check (docs/msprobe-contract.md#formats) ----
  *
  * Per API, the forward on the reference device in the dumped dtypes (msprobe's CPU run: no
