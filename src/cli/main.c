@@ -196,15 +196,25 @@ int main(int argc, char **argv)
 {
     if (!reserve_std_fds())
         return 1;
-    /* the commands that run kernels: OpenMP and OpenBLAS share the cores (threads.h) */
-    for (int i = 1; i < argc && i < 4; i++) {
+    /* the commands that run kernels: OpenMP and OpenBLAS share the cores, and fit an
+     * address-space limit (threads.h) */
+    bool kernels = false;
+    for (int i = 1; i < argc && i < 4 && !kernels; i++) {
         const cli_command *c = find_command(argv[i]);
-        if (c && c->kernels) {
-            pc_threads_prefer_passive(argv);
-            break;
-        }
+        kernels = c && c->kernels;
     }
+    if (kernels)
+        pc_threads_prefer_passive(argv);
     pc_log_init_from_env();
+    if (kernels && pc_threads_check_limit() != PC_OK) {
+        pc_log_error("%s", pc_error_message());
+        return 1;
+    }
+    if (kernels && pc_threads_cap() > 0)
+        pc_log_info("The address space is limited to %zu MiB per process: each runs at most %d "
+                    "thread(s) of matrix products (OpenBLAS reserves %zu MiB for each).",
+                    pc_threads_address_limit() >> 20, pc_threads_cap(),
+                    PC_THREADS_BLAS_BUFFER >> 20);
     bool framework = false;
     int next;
     int rc = pc_args_parse(&top, argc, argv, take_top, &framework, &next);

@@ -369,6 +369,7 @@ void pc_api_result_free(pc_api_result *res)
     free(res->full_name);
     free(res->fwd_rows);
     free(res->bwd_rows);
+    free(res->error_data_error);
     for (char *t = res->owned_text; t;) {
         char *next;
         memcpy(&next, t, sizeof next);

@@ -10,7 +10,7 @@
 #include "compare_impl.h"
 #include "precheck/compare/compare.h"
 
-#define PACK_MAGIC 0x31525043u /* "PCR1" */
+#define PACK_MAGIC 0x32525043u /* "PCR2" */
 
 static pc_status grow(pc_csv_buffer *b, size_t more)
 {
@@ -46,7 +46,7 @@ static pc_status put_str(pc_csv_buffer *b, const char *s)
 {
     uint32_t n = s ? (uint32_t)strlen(s) : 0;
     pc_status st = put_u32(b, n);
-    return st == PC_OK ? put(b, s, n) : st;
+    return st == PC_OK && n > 0 ? put(b, s, n) : st;
 }
 
 static pc_status put_row(pc_csv_buffer *b, const pc_detail_row *r)
@@ -88,6 +88,12 @@ pc_status pc_api_result_pack(const pc_api_result *res, pc_csv_buffer *out)
         st = put_row(out, &res->fwd_rows[i]);
     for (size_t i = 0; i < res->n_bwd && st == PC_OK; i++)
         st = put_row(out, &res->bwd_rows[i]);
+    if (st == PC_OK)
+        st = put_u32(out, res->error_data_files);
+    if (st == PC_OK)
+        st = put_u32(out, res->error_data_unsaved);
+    if (st == PC_OK)
+        st = put_str(out, res->error_data_error);
     return st;
 }
 
@@ -192,6 +198,19 @@ pc_status pc_api_result_unpack(const char *data, size_t size, pc_api_result *res
         ok = get_row(&r, &res->fwd_rows[i], res);
     for (uint32_t i = 0; i < head[3] && ok; i++, res->n_bwd++)
         ok = get_row(&r, &res->bwd_rows[i], res);
+    const char *err = NULL;
+    uint32_t err_len = 0;
+    ok = ok && get(&r, &res->error_data_files, sizeof res->error_data_files) &&
+         get(&r, &res->error_data_unsaved, sizeof res->error_data_unsaved) &&
+         get_str(&r, NULL, 0, &err, &err_len);
+    if (ok && err_len > 0) {
+        res->error_data_error = malloc(err_len + 1);
+        ok = res->error_data_error != NULL;
+        if (ok) {
+            memcpy(res->error_data_error, err, err_len);
+            res->error_data_error[err_len] = 0;
+        }
+    }
     if (!ok || r.p != r.end) {
         pc_api_result_free(res);
         return pc_error_set(PC_ERR_FORMAT, "a worker's result is damaged");

@@ -125,6 +125,14 @@ static pc_status json_finish(void *self, const pc_run_end *e)
     str(f, e->details_csv);
     fputs(", \"record\": ", f);
     str(f, e->identity_json);
+    if (e->error_data_dir) {
+        fputs(", \"error_data\": {\"folder\": ", f);
+        str(f, e->error_data_dir);
+        fprintf(f, ", \"files\": %zu, \"not_saved\": %zu, \"first_error\": ", e->error_data_files,
+                e->error_data_unsaved);
+        str(f, e->error_data_error);
+        fputc('}', f);
+    }
     fputs("},\n  \"counts\": {\"forward\": ", f);
     counts(f, t->forward, false);
     fputs(", \"backward\": ", f);

@@ -176,23 +176,38 @@ static bool any_requires_grad(const pc_op_call *call, const pc_dump_api *api)
  * a link at its name (io/file_out.h). */
 #define ERROR_DATA_FLAGS (PC_FILE_OUT_REPLACE | PC_FILE_OUT_NO_SYNC)
 
+/* The files of one API's error data: the result counts them, and those that could not be
+ * saved (with the first one's error), for the run to say once at its end (run.c). */
 typedef struct saver {
     const char *dir;
     const char *prefix;
     int k;
+    pc_api_result *res;
 } saver;
+
+static void save_failed(saver *s, const char *why)
+{
+    s->res->error_data_unsaved++;
+    pc_log_debug("%s", why);
+    if (!s->res->error_data_error)
+        s->res->error_data_error = strdup(why);
+}
 
 static void save_tensor(saver *s, const pc_tensor *t)
 {
     char path[PC_PATH_BUFFER_SIZE];
+    s->res->error_data_files++;
     int n = snprintf(path, sizeof path, "%s/%s.%d.pt", s->dir, s->prefix, s->k++);
     if (n < 0 || (size_t)n >= sizeof path) {
-        pc_log_warning("error data path too long for %s", s->prefix);
+        char why[PC_PATH_BUFFER_SIZE + 128];
+        snprintf(why, sizeof why, "%s/%s.%d.pt: the path is too long to be saved", s->dir,
+                 s->prefix, s->k - 1);
+        save_failed(s, why);
         return;
     }
     if (pc_pt_write_file(path, t, ERROR_DATA_FLAGS) != PC_OK ||
         pc_path_set_file_mode(path) != PC_OK)
-        pc_log_warning("saving error data %s failed: %s", path, pc_error_message());
+        save_failed(s, pc_error_message());
 }
 
 static void save_value(saver *s, const pc_cmp_value *v)
@@ -271,12 +286,12 @@ typedef struct api_run {
     cmp_tree bo, dvo, bg, dg;
 } api_run;
 
-static void save_error_data(api_run *x)
+static void save_error_data(api_run *x, pc_api_result *res)
 {
     const char *dir = x->r->error_data_dir;
     const char *full = x->api->full_name;
     char prefix[1024];
-    saver s = {dir, prefix, 0};
+    saver s = {dir, prefix, 0, res};
     snprintf(prefix, sizeof prefix, "%s.forward.input", full);
     const pc_dump_arg *args = &x->api->forward.input_args;
     for (size_t i = 0; args->kind == PC_DUMP_ARG_LIST && i < args->u.list.count; i++)
@@ -411,8 +426,12 @@ static void run_fault_hook(const char *full_name)
     const char *f = getenv(PC_RUN_FAULT_ENV);
     const char *colon = f ? strchr(f, ':') : NULL;
     if (colon && strncmp(f, "delay:", 6) == 0) {
-        struct timespec ts = {0, atol(colon + 1) % 1000 * 1000000L};
-        nanosleep(&ts, NULL);
+        /* in steps of 10 ms, as work is done: a stop of the process (SIGSTOP) does not shorten
+         * what is left, as a single sleep's end, fixed on the clock, would */
+        for (long left = atol(colon + 1) % 1000; left > 0; left -= 10) {
+            struct timespec ts = {0, (left < 10 ? left : 10) * 1000000L};
+            nanosleep(&ts, NULL);
+        }
         return;
     }
     if (!colon || strcmp(colon + 1, full_name) != 0)
@@ -611,7 +630,7 @@ pc_status pc_api_run(const pc_api_runner *r, const pc_dump_api *api, pc_api_resu
         if (x->ran_backward &&
             pc_bench_prepare_grad(&x->call, r->policy, &x->grad, &x->bench_grad) != PC_OK)
             pc_tensor_share(&x->bench_grad, &x->grad);
-        save_error_data(x);
+        save_error_data(x, res);
     }
 done:
     /* the API is done: what a backend kept for its backward goes (the bench's raised inputs) */

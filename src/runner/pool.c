@@ -34,6 +34,7 @@
 
 #include "precheck/core/clock.h"
 #include "precheck/core/log.h"
+#include "precheck/core/threads.h"
 #include "precheck/runner/cost.h"
 #include "runner_impl.h"
 
@@ -113,7 +114,59 @@ typedef struct pool {
     size_t *order, oi;
     int *busy;
     size_t held; /* bytes of the results waiting for their turn */
+    /* the clock --timeout counts (pool_now): the last reading, the wait the parent allowed
+     * itself since (poll), the time the run was stopped, and the SIGCONTs seen */
+    double tick, expect, stopped;
+    sig_atomic_t conts;
 } pool;
+
+/* ---- the clock of --timeout ----
+ *
+ * Time the run was stopped (SIGSTOP to its process group, ^Z, a scheduler's suspend, a paused
+ * virtual machine) does not count against --timeout: an API that was running when the group
+ * was stopped is not one that hangs, and a SKIP row would never run again on resume. The pool's
+ * clock is the monotonic clock less the stops, seen from the parent (in the process group with
+ * its workers): a SIGCONT since the last reading makes all the time since it a stop (at most the
+ * parent's own wait of one second, counted in the API's favour); a reading that comes more than
+ * POOL_STOP_SLACK s later than the parent's wait allowed makes the excess a stop (no SIGCONT: a
+ * paused machine). A worker that hangs without using the processor (a deadlock in a device call)
+ * still times out: the clock runs while the parent waits for it. */
+#define POOL_STOP_SLACK 2.0
+
+static volatile sig_atomic_t pool_conts; /* SIGCONTs received */
+
+static void on_cont(int sig)
+{
+    (void)sig;
+    pool_conts = pool_conts + 1;
+}
+
+/* Counts SIGCONTs from now on (the old action in *old). */
+static void watch_stops(pool *p, struct sigaction *old)
+{
+    struct sigaction sa = {0};
+    sa.sa_handler = on_cont;
+    sa.sa_flags = SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGCONT, &sa, old);
+    p->conts = pool_conts;
+    p->tick = pc_clock_seconds();
+}
+
+/* The pool's clock, in seconds: see above. */
+static double pool_now(pool *p)
+{
+    double t = pc_clock_seconds(), step = t - p->tick;
+    sig_atomic_t conts = pool_conts;
+    if (conts != p->conts && step > 0)
+        p->stopped += step;
+    else if (step > p->expect + POOL_STOP_SLACK)
+        p->stopped += step - p->expect;
+    p->conts = conts;
+    p->tick = t;
+    p->expect = 0;
+    return t - p->stopped;
+}
 
 /* What the results waiting for their turn may hold before the writer's next APIs go first;
  * a result decided in the parent counts POOL_DIRECT_BYTES (what a SKIP result takes in memory:
@@ -121,20 +174,49 @@ typedef struct pool {
 #define POOL_HOLD_MAX     ((size_t)64 << 20)
 #define POOL_DIRECT_BYTES 4096
 
+#ifdef _OPENMP
+/* Under an address-space limit: one product on each of the worker's threads first, so that
+ * OpenBLAS's buffers (kept for the process's later products) are reserved before any API's
+ * tensors take the room, and an API too large for what is left fails to allocate (a SKIP
+ * "out of memory") instead of OpenBLAS retrying its buffer forever (core/threads.h). The size
+ * is above OpenBLAS's small-matrix path, which takes no buffer. */
+static void reserve_blas_buffers(int threads)
+{
+    enum { N = 128 };
+    int saved = openblas_get_num_threads();
+    openblas_set_num_threads(1);
+#pragma omp parallel num_threads(threads)
+    {
+        float *m = calloc(3 * N * N, sizeof *m);
+        if (m)
+            cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, N, N, N, 1.0f, m, N, m + N * N,
+                        N, 0.0f, m + 2 * N * N, N);
+        free(m);
+    }
+    openblas_set_num_threads(saved);
+}
+#endif
+
 static void worker_loop(const pc_pool_job *job, int cmd_fd, int res_fd, int nworkers, int index)
 {
     signal(SIGINT, SIG_IGN); /* the parent decides what an interrupt does */
     signal(SIGTERM, SIG_DFL);
     signal(SIGPIPE, SIG_IGN); /* a closed log stream must not kill an API; a closed pipe to the
                                  parent fails write_all and ends the worker */
+    signal(SIGCONT, SIG_DFL); /* the parent counts the stops (pool_now) */
 #ifdef _OPENMP
     /* the cores shared among the workers: OpenMP's threads, which also share precheck's GEMMs
      * (ops/blas.h runs OpenBLAS on one thread); OpenBLAS's count is what a torch backend's
      * CPU GEMMs get (torch's set_num_threads does not reach a pthread OpenBLAS) */
     int threads =
         (job->cores > 0 ? job->cores : omp_get_num_procs()) / (nworkers > 0 ? nworkers : 1);
+    int cap = pc_threads_cap(); /* an address-space limit (core/threads.h) */
+    if (cap > 0 && threads > cap)
+        threads = cap;
     omp_set_num_threads(threads > 0 ? threads : 1);
     openblas_set_num_threads(threads > 0 ? threads : 1);
+    if (cap > 0)
+        reserve_blas_buffers(threads > 0 ? threads : 1);
 #else
     (void)nworkers;
 #endif
@@ -332,7 +414,7 @@ static pc_status serve_send(pool *p, long pos)
 /* The workers past --timeout: stopped, their APIs SKIP records (sent to rank 0 with send). */
 static pc_status expire(pool *p, bool send)
 {
-    double timeout = p->job->opt->timeout_s, t = pc_clock_seconds();
+    double timeout = p->job->opt->timeout_s, t = pool_now(p);
     pc_status st = PC_OK;
     for (int i = 0; timeout > 0 && i < p->n && st == PC_OK; i++) {
         if (p->w[i].pos < 0 || t - p->w[i].started < timeout)
@@ -430,7 +512,7 @@ static pc_status hand_out(pool *p, size_t *next_send, size_t window_end)
             continue;
         }
         p->w[i].pos = pos;
-        p->w[i].started = pc_clock_seconds();
+        p->w[i].started = pool_now(p);
     }
     return PC_OK;
 }
@@ -534,6 +616,8 @@ pc_status pc_pool_run(const pc_pool_job *job, pc_pool_sink sink, void *ctx, size
         return pc_error_set(PC_ERR_NOMEM, "out of memory");
     pc_status st = ranks ? order_by_cost(&p) : PC_OK;
     void (*old_pipe)(int) = signal(SIGPIPE, SIG_IGN);
+    struct sigaction old_cont;
+    watch_stops(&p, &old_cont);
     for (int i = 0; i < p.n; i++)
         p.w[i].pid = -1;
     for (int i = 0; i < p.n && st == PC_OK; i++)
@@ -571,7 +655,7 @@ pc_status pc_pool_run(const pc_pool_job *job, pc_pool_sink sink, void *ctx, size
         /* wait for answers (or a timeout, or a signal); briefly while other ranks work */
         struct pollfd fds[PC_RUN_MAX_WORKERS];
         int idx[PC_RUN_MAX_WORKERS], nf = 0;
-        double wait = remote > 0 ? 0.0005 : 1.0, t = pc_clock_seconds();
+        double wait = remote > 0 ? 0.0005 : 1.0, t = pool_now(&p);
         for (int i = 0; i < p.n; i++) {
             if (p.w[i].pos < 0)
                 continue;
@@ -583,6 +667,7 @@ pc_status pc_pool_run(const pc_pool_job *job, pc_pool_sink sink, void *ctx, size
                     wait = left > 0 ? left : 0;
             }
         }
+        p.expect = wait;
         int ready = nf > 0 || remote > 0 ? poll(fds, (nfds_t)nf, (int)(wait * 1000) + 1) : 0;
         if (ready < 0 && errno != EINTR) {
             st = pc_error_set(PC_ERR_IO, "poll: %s", strerror(errno));
@@ -631,6 +716,7 @@ pc_status pc_pool_run(const pc_pool_job *job, pc_pool_sink sink, void *ctx, size
     free(p.order);
     free(p.busy);
     signal(SIGPIPE, old_pipe);
+    sigaction(SIGCONT, &old_cont, NULL);
     return st;
 }
 
@@ -650,6 +736,8 @@ pc_status pc_pool_serve(const pc_pool_job *job)
         return pc_error_set(PC_ERR_NOMEM, "out of memory");
     }
     void (*old_pipe)(int) = signal(SIGPIPE, SIG_IGN);
+    struct sigaction old_cont;
+    watch_stops(&p, &old_cont);
     pc_status st = PC_OK;
     for (int i = 0; i < p.n; i++)
         p.w[i].pid = -1;
@@ -699,7 +787,7 @@ pc_status pc_pool_serve(const pc_pool_job *job)
                 head = (head + 1) % cap;
                 queued--;
                 p.w[i].pos = (long)u;
-                p.w[i].started = pc_clock_seconds();
+                p.w[i].started = pool_now(&p);
             }
             busy += p.w[i].pos >= 0;
         }
@@ -712,6 +800,7 @@ pc_status pc_pool_serve(const pc_pool_job *job)
                 fds[nf] = (struct pollfd){.fd = p.w[i].res_fd, .events = POLLIN};
                 idx[nf++] = i;
             }
+        p.expect = 0.001;
         int ready = poll(fds, (nfds_t)nf, 1);
         if (ready < 0 && errno != EINTR) {
             st = pc_error_set(PC_ERR_IO, "poll: %s", strerror(errno));
@@ -737,5 +826,6 @@ pc_status pc_pool_serve(const pc_pool_job *job)
     free(p.texts);
     free(queue);
     signal(SIGPIPE, old_pipe);
+    sigaction(SIGCONT, &old_cont, NULL);
     return st;
 }

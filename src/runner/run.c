@@ -26,12 +26,39 @@
 
 static volatile sig_atomic_t interrupted;
 
+/* How long a run may take to end after SIGINT or SIGTERM (write what is done, say how to
+ * resume: well under a second) before it ends at once: a signal always ends a run, also one
+ * whose parent is stuck (fork() waiting for a library's thread, a write to a pipe nobody reads,
+ * a worker that cannot die). */
+#define RUN_END_GRACE_S 10
+
+static void on_alarm(int sig)
+{
+    (void)sig;
+    static const char msg[] = "precheck: the run did not end within 10 s of the signal to stop "
+                              "it (something it waits for is stuck): it ends now. The CSVs hold "
+                              "the APIs written so far; -csv_path resumes the run.\n";
+    /* never block here: stderr may be the very pipe that is full */
+    int fl = fcntl(STDERR_FILENO, F_GETFL);
+    if (fl >= 0)
+        fcntl(STDERR_FILENO, F_SETFL, fl | O_NONBLOCK);
+    ssize_t w = write(STDERR_FILENO, msg, sizeof msg - 1);
+    (void)w;
+    _exit(130);
+}
+
+/* SIGINT or SIGTERM asks the run to end (interrupted) and gives it RUN_END_GRACE_S from the
+ * first one (a second, from a launcher that forwards the first, changes nothing: the run still
+ * writes what is done and says how to resume). */
 static void on_signal(int sig)
 {
+    if (!interrupted)
+        alarm(RUN_END_GRACE_S);
     interrupted = sig;
 }
 
-/* SIGINT and SIGTERM set interrupted from now on (the old handlers in *old_int, *old_term). */
+/* SIGINT and SIGTERM set interrupted from now on (the old handlers in *old_int, *old_term;
+ * end_interrupts puts them back). */
 static void catch_interrupts(struct sigaction *old_int, struct sigaction *old_term)
 {
     struct sigaction sa = {0};
@@ -40,7 +67,28 @@ static void catch_interrupts(struct sigaction *old_int, struct sigaction *old_te
     interrupted = 0;
     sigaction(SIGINT, &sa, old_int);
     sigaction(SIGTERM, &sa, old_term);
+    struct sigaction al = {0};
+    al.sa_handler = on_alarm;
+    sigemptyset(&al.sa_mask);
+    sigaction(SIGALRM, &al, NULL);
 }
+
+/* Puts back the handlers catch_interrupts replaced; the grace after a signal goes on until the
+ * run ends (the last words may be stuck too). */
+static void end_interrupts(const struct sigaction *old_int, const struct sigaction *old_term)
+{
+    sigaction(SIGINT, old_int, NULL);
+    sigaction(SIGTERM, old_term, NULL);
+}
+
+/* A folder or file the run writes into, and which one it was (device and inode): one deleted
+ * during the run, or deleted and made again, no longer holds what the run wrote. */
+typedef struct kept_path {
+    const char *path;
+    const char *what; /* "output folder", "result CSV", ... */
+    dev_t dev;
+    ino_t ino;
+} kept_path;
 
 typedef struct run_state {
     const pc_run_options *opt;
@@ -59,6 +107,13 @@ typedef struct run_state {
     /* APIs whose rows every sink took; the first sink failure (a full disk), said once */
     size_t written_ok;
     char write_error[PC_ERROR_MESSAGE_MAX];
+    /* what the run writes into, as it was when the APIs started (note_outputs) */
+    char folder[PC_PATH_BUFFER_SIZE + 64];
+    kept_path kept[4];
+    int nkept;
+    /* -save_error_data: the files of this run's APIs, those not saved, the first error */
+    size_t error_files, error_unsaved;
+    char error_first[1024];
 } run_state;
 
 /* "1 h 02 min", "3 min 05 s", "12 s" */
@@ -100,6 +155,15 @@ static int on_result(void *ctx, size_t pos, const pc_api_result *res)
             return 1;
         }
     s->written_ok++;
+    s->error_files += res->error_data_files;
+    if (res->error_data_unsaved && !s->error_unsaved) {
+        snprintf(s->error_first, sizeof s->error_first, "%s",
+                 res->error_data_error ? res->error_data_error : "?");
+        pc_log_warning("Error data of %s could not be saved: %s. The run goes on; how many "
+                       "files were not saved is said at its end.",
+                       res->full_name, s->error_first);
+    }
+    s->error_unsaved += res->error_data_unsaved;
     if (s->progress)
         pc_progress_update(s->progress, s->done_before + pos + 1);
     if (s->log_progress)
@@ -110,12 +174,80 @@ static int on_result(void *ctx, size_t pos, const pc_api_result *res)
 }
 
 /* The end of the run for every sink; a sink that fails (summary.json cannot be written) only
- * warns: the CSVs are what the run is for. */
-static void finish_sinks(run_state *s, const pc_run_end *end)
+ * warns: the CSVs are what the run is for. Without json, summary.json (the last sink) is not
+ * written: its folder is gone, or is another one. */
+static void finish_sinks(run_state *s, const pc_run_end *end, bool json)
 {
-    for (int i = 0; i < s->nsinks; i++)
+    for (int i = 0; i < (json ? s->nsinks : s->nsinks - 1); i++)
         if (pc_sink_finish(&s->sinks[i], end) != PC_OK)
             pc_log_warning("%s", pc_error_message());
+}
+
+static void keep_path(run_state *s, const char *path, const char *what)
+{
+    struct stat st;
+    if (!path[0] || stat(path, &st) != 0 || s->nkept == (int)(sizeof s->kept / sizeof *s->kept))
+        return;
+    s->kept[s->nkept++] = (kept_path){path, what, st.st_dev, st.st_ino};
+}
+
+/* Notes the folder of the CSVs, the two CSVs and the error-data folder as they are now. */
+static void note_outputs(run_state *s)
+{
+    const char *slash = strrchr(s->result_path, '/');
+    snprintf(s->folder, sizeof s->folder, "%.*s", slash ? (int)(slash - s->result_path) : 1,
+             slash ? s->result_path : ".");
+    s->nkept = 0;
+    keep_path(s, s->folder, "output folder");
+    keep_path(s, s->result_path, "result CSV");
+    keep_path(s, s->details_path, "details CSV");
+    keep_path(s, s->error_dir, "error data folder"); /* the last: see check_outputs */
+}
+
+/* At the end: one ERROR for each noted folder or file that is gone or is another one now;
+ * returns how many of the CSVs and their folder (the error data folder lost counts among the
+ * error data not saved: *error_dir_lost). */
+static int check_outputs(const run_state *s, bool *error_dir_lost)
+{
+    int lost = 0;
+    *error_dir_lost = false;
+    for (int i = 0; i < s->nkept; i++) {
+        const kept_path *k = &s->kept[i];
+        struct stat st;
+        if (stat(k->path, &st) != 0)
+            pc_log_error("The run's %s %s is gone (%s): it was deleted during the run, and what "
+                         "the run wrote there is lost.",
+                         k->what, k->path, strerror(errno));
+        else if (st.st_dev != k->dev || st.st_ino != k->ino)
+            pc_log_error("The run's %s %s was replaced during the run (deleted and made again, "
+                         "or moved): it is not the one the run wrote to, and what the run wrote "
+                         "there is lost.",
+                         k->what, k->path);
+        else
+            continue;
+        if (k->path == s->error_dir)
+            *error_dir_lost = true;
+        else
+            lost++;
+    }
+    return lost;
+}
+
+/* -save_error_data: whether files could not be saved, said once (how many, the first error),
+ * or the folder they were saved in is gone (check_outputs said so). */
+static bool error_data_lost(const run_state *s, bool dir_lost)
+{
+    if (dir_lost && !s->error_unsaved)
+        pc_log_error("-save_error_data: the error data of this run (%zu files) is lost with its "
+                     "folder; run again to save it.",
+                     s->error_files);
+    if (!s->error_unsaved)
+        return dir_lost;
+    pc_log_error("-save_error_data: %zu of the %zu error data files of this run could not be "
+                 "saved in %s (the first: %s). The CSVs are complete; once that is mended (a full "
+                 "disk: free space, or set another error_data_path) run again to save them.",
+                 s->error_unsaved, s->error_files, s->error_dir, s->error_first);
+    return true;
 }
 
 /* The header rows of a new run's two CSVs (created empty by claim_names). */
@@ -765,10 +897,10 @@ static int run_main(const pc_run_options *given, pc_mpi *mpi)
     catch_interrupts(&old_int, &old_term);
     size_t written = 0;
     ran = true;
+    note_outputs(&s);
     pc_status st = pc_pool_run(&job, on_result, &s, &written);
     free(slots);
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
+    end_interrupts(&old_int, &old_term);
     if (s.progress)
         pc_progress_finish(s.progress);
     pc_path_set_file_mode(s.result_path);
@@ -802,13 +934,20 @@ static int run_main(const pc_run_options *given, pc_mpi *mpi)
         .done = written,
         .done_before = done.count,
         .interrupted = written < count,
+        .error_data_dir = o->save_error_data ? s.error_dir : NULL,
+        .error_data_files = s.error_files,
+        .error_data_unsaved = s.error_unsaved,
+        .error_data_error = s.error_unsaved ? s.error_first : NULL,
     };
+    bool error_dir_lost = false;
+    int lost = check_outputs(&s, &error_dir_lost);
     if (written < count)
-        finish_sinks(&s, &end);
+        finish_sinks(&s, &end, lost == 0);
     if (written < count) {
         pc_log_warning("Interrupted by %s: %zu of %zu APIs were written.",
                        interrupted == SIGTERM ? "SIGTERM" : "user", written, count);
         log_resume_command(o, mpi, s.result_path, command, sizeof command);
+        error_data_lost(&s, error_dir_lost);
         rc = 130;
         goto out;
     }
@@ -816,9 +955,19 @@ static int run_main(const pc_run_options *given, pc_mpi *mpi)
         pc_log_error("api name contains special characters, please check!");
         goto out;
     }
+    if (lost) {
+        finish_sinks(&s, &end, false);
+        pc_log_error("The run's results are lost: %zu API(s) were written into the folder or "
+                     "files named above, which are gone now. Run again with -o a folder that "
+                     "nothing deletes or moves during the run.",
+                     written);
+        goto out;
+    }
     pc_log_info("UT task result csv is saved in %s", s.result_path);
     pc_log_info("UT task details csv is saved in %s", s.details_path);
-    finish_sinks(&s, &end);
+    finish_sinks(&s, &end, true);
+    if (error_data_lost(&s, error_dir_lost))
+        goto out;
     pc_log_info("Successfully completed run_ut/multi_run_ut.");
     if (!o->multi)
         pc_log_info("UT task completed.");
@@ -920,8 +1069,7 @@ static int run_rank(const pc_run_options *given, pc_mpi *mpi)
         pc_log_error("Rank %d: %s", mpi->rank, pc_error_message());
         mpi->broken = true;
     }
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
+    end_interrupts(&old_int, &old_term);
 out:
     pc_log_set_level(level);
     pc_backend_close(&device);
@@ -937,6 +1085,10 @@ int pc_run_ut(const pc_run_options *o)
     pc_mpi mpi;
     if (pc_mpi_start(&mpi) != PC_OK)
         return fail(pc_error_message());
+    struct sigaction old_alarm;
+    sigaction(SIGALRM, NULL, &old_alarm);
     int rc = mpi.rank == 0 ? run_main(o, &mpi) : run_rank(o, &mpi);
+    alarm(0); /* the run ended within the grace after a signal (on_signal) */
+    sigaction(SIGALRM, &old_alarm, NULL);
     return pc_mpi_finish(&mpi, rc);
 }

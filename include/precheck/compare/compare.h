@@ -143,6 +143,10 @@ typedef struct pc_api_result {
     pc_detail_row *bwd_rows; /* <full_name>.backward.output.<i> */
     size_t n_bwd;
     char *owned_text; /* texts of unpacked TEXT cells (a chain), freed with the result */
+    /* -save_error_data: the .pt files this API was to save, how many of them could not be
+     * saved, and the first one's error (malloc'd, freed with the result; NULL when none) */
+    uint32_t error_data_files, error_data_unsaved;
+    char *error_data_error;
 } pc_api_result;
 
 #define PC_API_RESULT_INIT ((pc_api_result){0})

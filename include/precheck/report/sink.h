@@ -34,6 +34,11 @@ typedef struct pc_run_end {
     size_t done;        /* of them, finished */
     size_t done_before; /* APIs a resumed CSV already held (not among this run's results) */
     bool interrupted;
+    /* -save_error_data (error_data_dir NULL: not asked): the .pt files of this run's failing
+     * APIs, how many could not be saved, and the first one's error (NULL when none) */
+    const char *error_data_dir;
+    size_t error_data_files, error_data_unsaved;
+    const char *error_data_error;
 } pc_run_end;
 
 typedef struct pc_sink_vt {

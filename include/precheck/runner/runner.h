@@ -231,7 +231,8 @@ int pc_run_overflow_check(const pc_overflow_options *opt);
 
 /* Test hook: when the environment variable PRECHECK_TEST_FAULT is "crash:<full name>" or
  * "hang:<full name>", the worker running that API kills itself with SIGSEGV or sleeps forever;
- * "delay:<ms>" makes every API take ms milliseconds longer (< 1000). Used by the isolation and
+ * "delay:<ms>" makes every API take ms milliseconds longer (< 1000), slept in 10 ms steps (a
+ * stopped process still has the rest to do afterwards). Used by the isolation and
  * interruption tests; never set it otherwise. */
 #define PC_RUN_FAULT_ENV "PRECHECK_TEST_FAULT"
 
