@@ -145,13 +145,14 @@ static void print_help(FILE *out, const pc_args_command *cmd)
             "Options are spelled as msprobe's argparse takes them: --out_path=DIR, -oDIR, "
             "-d0,\n"
             "and any unambiguous prefix of a long option (--api_info, --out).\n\n"
-            "Exit status: 0 done, 1 failed (see the log), 2 usage error, 130 interrupted (the "
-            "log says\nhow to resume with -csv_path). A crashing or hanging API does not stop "
-            "the run: it gets\na SKIP row saying what happened.\n\n"
+            "Exit status: 0 done, 1 failed (see the log), 2 usage error, %d with --fail-on when "
+            "an API\nfailed it, 130 interrupted (the log says how to resume with -csv_path). A "
+            "crashing or\nhanging API does not stop the run: it gets a SKIP row saying what "
+            "happened.\n\n"
             "Many machines: mpirun -np N precheck %s ... shares one run among N ranks (each\n"
             "with its own workers and, with --backend torch, its own device); rank 0 writes the\n"
             "CSVs one run writes (a build with MPI; docs/run_ut.md).\n",
-            PC_INPUTS_DEFAULT_SEED, PC_EXIT_FAILED_CHECK, c->name);
+            PC_INPUTS_DEFAULT_SEED, PC_EXIT_FAILED_CHECK, PC_EXIT_FAILED_CHECK, c->name);
 }
 
 static bool parse_long(const char *s, long long *out)
