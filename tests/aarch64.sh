@@ -105,8 +105,12 @@ done
 for arch in x86-64 aarch64; do
     exe=("$x86/precheck")
     [[ $arch == aarch64 ]] && exe=("${emu[@]}" "$out/precheck")
+    # two dumps of one model (bfloat16 against float32) on purpose: the run records would refuse
+    # them without --allow-different-dumps
     "${exe[@]}" api_precision_compare -npu "$work/$arch"/gpt_bf16_tensor/accuracy_checking_details_*.csv \
-        -gpu "$work/$arch"/gpt_tensor/accuracy_checking_details_*.csv -o "$work/$arch/precision_compare" >/dev/null
+        -gpu "$work/$arch"/gpt_tensor/accuracy_checking_details_*.csv -o "$work/$arch/precision_compare" \
+        --allow-different-dumps >"$work/$arch.compare.log" 2>&1 ||
+        fail "api_precision_compare on $arch (exit $?): $(tail -3 "$work/$arch.compare.log")"
     "${exe[@]}" materialize -api_info "$dumps/gpt_stats/step0/rank/dump.json" \
         -o "$work/$arch/materialized" >/dev/null
 done
