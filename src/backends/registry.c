@@ -2,6 +2,7 @@
  * through loader.c), and the calls through an opened backend. */
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "backends_impl.h"
 
@@ -57,6 +58,20 @@ bool pc_backend_name_known(const char *spec)
     return pc_backend_find(name) || pc_backend_plugin_known(name);
 }
 
+const char *pc_backend_suggest(const char *spec)
+{
+    static const struct {
+        const char *typed, *meant;
+    } guesses[] = {{"npu", "torch:npu"}, {"cuda", "torch:cuda"}, {"gpu", "torch:cuda"}};
+    char name[64];
+    if (!spec || !spec_name(spec, name, sizeof name))
+        return NULL;
+    for (size_t i = 0; i < sizeof guesses / sizeof guesses[0]; i++)
+        if (strcasecmp(name, guesses[i].typed) == 0)
+            return guesses[i].meant;
+    return NULL;
+}
+
 void pc_backend_choices(char *buf, size_t size)
 {
     if (size)
@@ -81,10 +96,12 @@ pc_status pc_backend_open_spec(pc_backend *out, const char *spec, const pc_backe
         return pc_backend_open(out, vt, options, &prepared);
     if (known)
         return st;
+    const char *meant = pc_backend_suggest(spec);
     return pc_error_set(PC_ERR_NOT_FOUND,
                         "precheck has no backend '%s'; it has cpu, replay, faulty:FAULT:OP and "
-                        "%s:DEVICE",
-                        name, pc_backend_plugin_names());
+                        "%s:DEVICE%s%s%s",
+                        name, pc_backend_plugin_names(), meant ? " (did you mean " : "",
+                        meant ? meant : "", meant ? "?)" : "");
 }
 
 void pc_backend_close(pc_backend *b)

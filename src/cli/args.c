@@ -279,6 +279,55 @@ done:
     return rc;
 }
 
+/* The name of the command's option that arg, an unknown option, meant with one dash more or
+ * less (--save_error_data for -save_error_data, -out_path for --out_path; a value after '='
+ * does not count); NULL when there is none. */
+static const char *other_dashes(const pc_args_command *cmd, const char *arg)
+{
+    char alt[256];
+    const char *eq = strchr(arg, '=');
+    size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
+    if (len < 3 || arg[0] != '-' || len + 2 > sizeof alt)
+        return NULL;
+    if (arg[1] == '-') { /* one dash less */
+        memcpy(alt, arg + 1, len - 1);
+        len--;
+    } else { /* one dash more */
+        alt[0] = '-';
+        memcpy(alt + 1, arg, len);
+        len++;
+    }
+    const char *name = NULL;
+    return find_exact(cmd, alt, len, &name) ? name : NULL;
+}
+
+/* " (did you mean -save_error_data?)" after "unrecognized arguments: ..." when an unknown
+ * option is one of the command's with one dash more or less ("-x for --x, ..." when several
+ * arguments were not taken); "" otherwise. */
+static void did_you_mean(const parse *p, char *out, size_t size)
+{
+    size_t used = 0;
+    out[0] = '\0';
+    for (int k = 0; k < p->extra_count; k++) {
+        const char *arg = p->argv[p->extras[k]];
+        if (p->tokens[p->extras[k]].kind != TOKEN_UNKNOWN)
+            continue;
+        const char *meant = other_dashes(p->cmd, arg);
+        if (!meant)
+            continue;
+        int n = p->extra_count == 1 ? snprintf(out + used, size - used, " (did you mean %s", meant)
+                                    : snprintf(out + used, size - used, "%s%s for %s",
+                                               used ? ", " : " (did you mean ", meant, arg);
+        if (n < 0 || (size_t)n >= size - used)
+            break;
+        used += (size_t)n;
+    }
+    if (used && used + 3 <= size)
+        memcpy(out + used, "?)", 3);
+    else
+        out[0] = '\0';
+}
+
 /* The options the command must be given and was not, then the arguments nobody took. */
 static int check_the_rest(parse *p)
 {
@@ -310,7 +359,9 @@ static int check_the_rest(parse *p)
             strcat(joined, " ");
         strcat(joined, p->argv[p->extras[k]]);
     }
-    int rc = pc_args_usage_error(p->cmd, "unrecognized arguments: %s", joined);
+    char hints[1024] = "";
+    did_you_mean(p, hints, sizeof hints);
+    int rc = pc_args_usage_error(p->cmd, "unrecognized arguments: %s%s", joined, hints);
     free(joined);
     return rc;
 }

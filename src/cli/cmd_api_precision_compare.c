@@ -4,8 +4,11 @@
  * codes: 0 done (NPU rows without a GPU match are warned about and skipped, as msprobe does), 1 a
  * failure (nothing written), 2 a usage error, 3 --fail-on.
  */
+#include <dirent.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli/args.h"
 #include "cli/commands.h"
@@ -96,6 +99,69 @@ static const pc_args_command command = {
     .print_help = print_help,
 };
 
+static int newest_first(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)b, *(char *const *)a);
+}
+
+/* A folder given as -npu or -gpu (flag): the path check's error (pc_path_check's "should be a
+ * file!") becomes one naming the details CSVs of run_ut in it, newest first, as run_ut names
+ * the dump.json of a rank folder given as -api_info. Nothing changes when path is no folder or
+ * holds no accuracy_checking_details_*.csv. */
+static void folder_hint(const char *flag, const char *path)
+{
+    static const char prefix[] = "accuracy_checking_details_";
+    struct stat st;
+    if (!strstr(pc_error_message(), "should be a file!"))
+        return; /* another check failed first (a link, a name): its message stands */
+    DIR *d = stat(path, &st) == 0 && S_ISDIR(st.st_mode) ? opendir(path) : NULL;
+    if (!d)
+        return;
+    char *names[4];
+    size_t n = 0, total = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        size_t len = strlen(e->d_name);
+        if (strncmp(e->d_name, prefix, sizeof prefix - 1) != 0 || len < 4 ||
+            strcmp(e->d_name + len - 4, ".csv") != 0)
+            continue;
+        total++;
+        char *copy = strdup(e->d_name);
+        if (!copy)
+            continue;
+        if (n < 4) {
+            names[n++] = copy;
+            continue;
+        }
+        /* keep the 4 newest (the names end in their run's time stamp) */
+        qsort(names, n, sizeof *names, newest_first);
+        if (strcmp(copy, names[n - 1]) > 0) {
+            free(names[n - 1]);
+            names[n - 1] = copy;
+        } else {
+            free(copy);
+        }
+    }
+    closedir(d);
+    if (n == 0)
+        return;
+    qsort(names, n, sizeof *names, newest_first);
+    bool slash = path[0] && path[strlen(path) - 1] == '/';
+    char list[4 * 320] = "";
+    size_t used = 0;
+    for (size_t i = 0; i < n; i++) {
+        int w = snprintf(list + used, sizeof list - used, "%s%s%s%s", i ? ", " : "", path,
+                         slash ? "" : "/", names[i]);
+        if (w > 0 && (size_t)w < sizeof list - used)
+            used += (size_t)w;
+        free(names[i]);
+    }
+    pc_error_set(PC_ERR_INVALID,
+                 "The %s should be a file! It is a folder: did you mean %s%s%s%s? (%s takes the "
+                 "accuracy_checking_details CSV of a run_ut run)",
+                 path, total > 1 ? "one of " : "", list, total > n ? ", ..." : "",
+                 total > 1 ? " (newest first)" : "", flag);
+}
+
 int pc_cli_api_precision_compare(int argc, char **argv)
 {
     paths p = {.out = "./"};
@@ -106,9 +172,14 @@ int pc_cli_api_precision_compare(int argc, char **argv)
     char npu_r[PC_PATH_BUFFER_SIZE], gpu_r[PC_PATH_BUFFER_SIZE], out_r[PC_PATH_BUFFER_SIZE];
     pc_status st =
         pc_path_check(npu, PC_PATH_FILE, PC_PATH_READ | PC_PATH_WRITE, ".csv", npu_r, sizeof npu_r);
-    if (st == PC_OK)
+    if (st != PC_OK)
+        folder_hint("-npu", npu);
+    if (st == PC_OK) {
         st = pc_path_check(gpu, PC_PATH_FILE, PC_PATH_READ | PC_PATH_WRITE, ".csv", gpu_r,
                            sizeof gpu_r);
+        if (st != PC_OK)
+            folder_hint("-gpu", gpu);
+    }
     if (st == PC_OK)
         st = pc_path_make_dir(out);
     if (st == PC_OK)
@@ -144,6 +215,7 @@ int pc_cli_api_precision_compare(int argc, char **argv)
     bool fails = false;
     if (pc_pcmp_report(&rin, p.fail_on, &fails) != PC_OK)
         pc_log_warning("no summary: %s", pc_error_message());
+    pc_run_log_next_step(out);
     if (fails) {
         pc_log_warning("--fail-on %s: an API's verdict is %s; exit status %d.",
                        p.fail_on == PC_FAIL_WARNING ? "warning" : "error",

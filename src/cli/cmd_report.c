@@ -4,9 +4,12 @@
  * failure (nothing to report on, a file that is not one of these commands' CSVs, I/O), 2 a
  * usage error.
  */
+#include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli/commands.h"
 #include "precheck/core/log.h"
@@ -91,6 +94,24 @@ int pc_cli_report(int argc, char **argv)
             return usage_error("--run takes the 14 digits of a run's file names, e.g. "
                                "20261203082757, not ",
                                opt.run);
+    }
+    /* a folder that is not there is an error, not a report without plots (a link is refused
+     * where the report looks for the error data) */
+    struct stat est;
+    if (opt.error_data && lstat(opt.error_data, &est) != 0) {
+        bool missing = errno == ENOENT || errno == ENOTDIR;
+        pc_log_error("--error-data %s: %s%s%s. --error-data expects the run's ut_error_data<ts> "
+                     "folder (run_ut -save_error_data), or the folder holding it.",
+                     opt.error_data, missing ? "the folder does not exist" : "cannot be read (",
+                     missing ? "" : strerror(errno), missing ? "" : ")");
+        return 1;
+    }
+    if (opt.error_data && !S_ISLNK(est.st_mode) && !S_ISDIR(est.st_mode)) {
+        pc_log_error("--error-data %s: not a folder. --error-data expects the run's "
+                     "ut_error_data<ts> folder (run_ut -save_error_data), or the folder holding "
+                     "it.",
+                     opt.error_data);
+        return 1;
     }
     pc_report_info info;
     if (pc_report_write(&opt, &info) != PC_OK) {

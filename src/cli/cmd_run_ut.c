@@ -245,8 +245,10 @@ static int take(void *ctx, const pc_args_command *cmd, int id, char **values, in
         if (!pc_backend_name_known(v)) {
             char choices[256];
             pc_backend_choices(choices, sizeof choices);
+            const char *meant = pc_backend_suggest(v);
             return pc_args_usage_error(
-                cmd, "argument --backend: invalid choice: '%s' (choose from %s)", v, choices);
+                cmd, "argument --backend: invalid choice: '%s' (choose from %s)%s%s%s", v, choices,
+                meant ? "; did you mean " : "", meant ? meant : "", meant ? "?" : "");
         }
         o->backend = v;
         break;

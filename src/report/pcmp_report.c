@@ -12,6 +12,7 @@
  * millions of rows, as the comparison's own does.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +50,20 @@ static const struct {
     {"ULP误差比对法", "ULP error"},           {"绝对阈值法", "absolute threshold"},
     {"双千指标法", "thousandth (dual 0.1%)"},
 };
+
+/* A figure of the CSV as the log shows it: a finite number with 6 significant digits (the CSV's
+ * 48.00000000000000 is 48, 0.18750000000000 is 0.1875), anything else as it is. */
+static const char *log_figure(const char *cell, char *buf, size_t size)
+{
+    if (!cell || !*cell)
+        return cell ? cell : "?";
+    char *end;
+    double v = strtod(cell, &end);
+    if (end == cell || *end || !isfinite(v))
+        return cell; /* inf and nan as the CSV spells them */
+    snprintf(buf, size, "%.6g", v);
+    return buf;
+}
 
 static const char *algorithm_english(const char *a)
 {
@@ -385,10 +400,12 @@ pc_status pc_pcmp_report(const pc_pcmp_report_in *in, pc_fail_level fail_on, boo
                             algorithm_english(f->algorithm));
         for (int k = 0; k < f->nchecks && used > 0 && (size_t)used < sizeof line; k++) {
             const failed_check *c = &f->checks[k];
+            char value[32], npu[32], gpu[32];
             used +=
                 snprintf(line + used, sizeof line - (size_t)used, "%s %s %s (%s: NPU %s, GPU %s)",
-                         k ? ";" : "", checks[c->k].english, c->value, checks[c->k].source,
-                         c->npu ? c->npu : "?", c->gpu ? c->gpu : "?");
+                         k ? ";" : "", checks[c->k].english,
+                         log_figure(c->value, value, sizeof value), checks[c->k].source,
+                         log_figure(c->npu, npu, sizeof npu), log_figure(c->gpu, gpu, sizeof gpu));
         }
         pc_log_info("    %s", line);
         if (same)

@@ -331,6 +331,17 @@ void pc_run_command_line(char *out, size_t size, int argc, char *const *argv, co
         memcpy(out + size - 4, "...", 4);
 }
 
+void pc_run_log_next_step(const char *dir)
+{
+    char line[PC_PATH_BUFFER_SIZE + 64];
+    size_t used = 0;
+    line[0] = 0;
+    append(line, sizeof line, &used, "precheck");
+    append(line, sizeof line, &used, "report");
+    append(line, sizeof line, &used, dir && *dir ? dir : "./");
+    pc_log_info("next: %s", line);
+}
+
 /* ---- run_ut --resume DIR ---- */
 
 static int compare_desc(const void *a, const void *b)

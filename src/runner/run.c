@@ -971,6 +971,7 @@ static int run_main(const pc_run_options *given, pc_mpi *mpi)
     pc_log_info("Successfully completed run_ut/multi_run_ut.");
     if (!o->multi)
         pc_log_info("UT task completed.");
+    pc_run_log_next_step(o->out_path);
     rc = 0;
     if (pc_sink_summary_fails(&s.sinks[1], o->fail_on)) {
         pc_log_warning("--fail-on %s: the run found APIs with %s; exit status %d.",

@@ -123,6 +123,10 @@ bool pc_backend_name_known(const char *spec);
  * to fit buf). */
 void pc_backend_choices(char *buf, size_t size);
 
+/* What a backend name that precheck does not have most likely meant: "torch:npu" for npu,
+ * "torch:cuda" for cuda or gpu (any case); NULL for other names. */
+const char *pc_backend_suggest(const char *spec);
+
 /* Opens a backend from a vtable (host NULL: defaults); PC_ERR_UNSUPPORTED when its
  * abi_version is not ours. */
 pc_status pc_backend_open(pc_backend *out, const pc_backend_vtable *vt, const char *options,

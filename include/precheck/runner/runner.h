@@ -229,6 +229,11 @@ typedef struct pc_overflow_options {
  * (a message was logged: the dump, the backend, an API name msprobe refuses). */
 int pc_run_overflow_check(const pc_overflow_options *opt);
 
+/* Logs the next step after a run that wrote its outputs into dir (the -o folder as the user
+ * gave it): one INFO line "next: precheck report DIR", DIR shell-quoted so that it can be
+ * pasted. */
+void pc_run_log_next_step(const char *dir);
+
 /* Test hook: when the environment variable PRECHECK_TEST_FAULT is "crash:<full name>" or
  * "hang:<full name>", the worker running that API kills itself with SIGSEGV or sleeps forever;
  * "delay:<ms>" makes every API take ms milliseconds longer (< 1000), slept in 10 ms steps (a
