@@ -22,12 +22,6 @@ enum { TMP_SUFFIX_KEEP = sizeof ".partial" - 1 };
 /* How many _N suffixes PC_FILE_OUT_UNIQUE tries before it gives up. */
 enum { UNIQUE_TRIES = 10000 };
 
-bool pc_file_is_link(const char *path)
-{
-    struct stat st;
-    return lstat(path, &st) == 0 && S_ISLNK(st.st_mode);
-}
-
 static char *dup_str(const char *s)
 {
     size_t n = strlen(s) + 1;
@@ -65,10 +59,15 @@ static pc_status check_final(const char *path, bool must_be_free)
     return PC_OK;
 }
 
+pc_status pc_file_out_check(const char *path, unsigned flags)
+{
+    return check_final(path, !(flags & (PC_FILE_OUT_REPLACE | PC_FILE_OUT_UNIQUE)));
+}
+
 pc_status pc_file_out_open(pc_file_out *o, const char *path, unsigned flags)
 {
     *o = (pc_file_out){.flags = flags};
-    pc_status st = check_final(path, !(flags & (PC_FILE_OUT_REPLACE | PC_FILE_OUT_UNIQUE)));
+    pc_status st = pc_file_out_check(path, flags);
     if (st != PC_OK)
         return st;
     size_t n = strlen(path);

@@ -71,7 +71,9 @@ void pc_file_out_free(pc_file_out *o);
 pc_status pc_file_write_whole(const char *path, const void *data, size_t n, unsigned flags,
                               char **used_path);
 
-/* Whether `path` names an existing symbolic link (lstat). */
-bool pc_file_is_link(const char *path);
+/* The check pc_file_out_open() makes of the final name, alone, for a command that wants to refuse
+ * before it starts writing several files: a link or a non-file is refused and, without
+ * PC_FILE_OUT_REPLACE or PC_FILE_OUT_UNIQUE, so is an existing file. */
+pc_status pc_file_out_check(const char *path, unsigned flags);
 
 #endif
