@@ -5,42 +5,14 @@
 #include <string.h>
 
 #include "precheck/core/tensor.h"
+#include "precheck/io/csv.h"
 
-/* ---- msprobe's character check (Const.STRING_BLACKLIST) ----
- * r"^[＋－＝％＠\+\-=%@]|;[＋－＝％＠\+\-=%@]" with re.search: a name that starts with one
- * of these characters, or has one right after a ';'. */
-
-static size_t blacklisted_char_at(const char *s)
-{
-    switch (s[0]) {
-    case '+':
-    case '-':
-    case '=':
-    case '%':
-    case '@':
-        return 1;
-    default:
-        break;
-    }
-    /* The full-width forms U+FF0B U+FF0D U+FF1D U+FF05 U+FF20 in UTF-8 (EF BC xx). */
-    if ((unsigned char)s[0] == 0xEF && (unsigned char)s[1] == 0xBC) {
-        unsigned char c = (unsigned char)s[2];
-        if (c == 0x8B || c == 0x8D || c == 0x9D || c == 0x85 || c == 0xA0)
-            return 3;
-    }
-    return 0;
-}
+/* ---- msprobe's character check (Const.STRING_BLACKLIST): the rule for a value a spreadsheet
+ * would run, which io/csv.h states once (pc_csv_formula_like) ---- */
 
 bool pc_dump_name_is_unsafe(const char *name)
 {
-    if (!name)
-        return false;
-    if (blacklisted_char_at(name))
-        return true;
-    for (const char *p = strchr(name, ';'); p; p = strchr(p + 1, ';'))
-        if (blacklisted_char_at(p + 1))
-            return true;
-    return false;
+    return name && pc_csv_formula_like(name);
 }
 
 pc_status pc_dump_check_name(const char *full_name)
