@@ -543,9 +543,15 @@ static pc_status prepare_output(mat *m, char *json_path, size_t json_size)
     int c = snprintf(m->out_data_dir, sizeof m->out_data_dir, "%s/dump_tensor_data", out);
     if (a < 0 || (size_t)a >= json_size || c < 0 || (size_t)c >= sizeof m->out_data_dir)
         return pc_error_set(PC_ERR_RANGE, "the output folder's path is too long: %s", out);
-    /* refused before any tensor is written: a link at dump.json, or a dump already there */
-    if ((st = pc_file_out_check(json_path, 0)) != PC_OK)
+    /* refused before any tensor is written: a link or a non-file at dump.json (the writer's own
+     * check), or a dump already there */
+    if ((st = pc_file_out_check(json_path, PC_FILE_OUT_REPLACE)) != PC_OK)
         return st;
+    if (access(json_path, F_OK) == 0)
+        return pc_error_set(PC_ERR_INVALID,
+                            "%s exists: materialize does not overwrite a dump; remove it or "
+                            "choose another -o",
+                            json_path);
     st = pc_path_make_dir(m->out_data_dir);
     if (st == PC_OK)
         st = check_empty_dir(m->out_data_dir);
