@@ -24,7 +24,7 @@
  * With --medium, a dump of many medium APIs instead (the case the 7B layer's big GEMMs hide):
  * the same generator at hidden 512, 8 heads, FFN 1376, vocabulary 2048, sequence 256, batch
  * 2, 4 layers, float32, eager ops (207 APIs with backward), run as run_ut runs it by default
- * (its workers chosen from the dump: runner/run.c) and with --jobs 1, both against the limit
+ * (its workers chosen from the dump: runner/run_ut.c) and with --jobs 1, both against the limit
  * (target <= 2); the stages are not timed then (they are per process).
  *
  * usage: bench_e2e [--fp32] [--eager] [--layers N] [--seq N] [--cache] [--keep DIR] [--medium]

@@ -1,5 +1,5 @@
 /*
- * mpirun -np N precheck run_ut: how well rank 0's schedule (runner/pool.c) shares a large
+ * mpirun -np N precheck run_ut: how well rank 0's schedule (runner/worker_pool.c) shares a large
  * dump, and what two ranks give on this machine.
  *
  * The schedule, simulated with the cost model (runner/cost.h) taken as each API's true time,

@@ -432,7 +432,7 @@ static int run(int argc, char **argv, bool multi)
     if (!multi && !jobs_given && o.device_count > 1 && strncmp(o.backend, "torch:", 6) == 0)
         o.workers = o.device_count;
     /* the reference device (faulty is one too) or replay: as many workers as the dump can use
-     * (run.c) */
+     * (run_ut.c) */
     if (!multi && !jobs_given && strncmp(o.backend, "torch:", 6) != 0)
         o.workers_auto = true;
     if (multi) {

@@ -17,7 +17,7 @@ typedef struct pcmp_name {
  * *out) when invalid. */
 bool pc_pcmp_name_parse(const char *name, pcmp_name *out);
 
-/* Test hook: the size of the filter that checks that each API's rows are consecutive (run.c),
+/* Test hook: the size of the filter that checks that each API's rows are consecutive (pcmp_run.c),
  * as log2 of its bits; 0 restores the default. A small one makes false positives common, so
  * that the exact check behind it is exercised. */
 void pc_pcmp_test_seen_bits(unsigned log2_bits);

@@ -177,7 +177,7 @@ static bool any_requires_grad(const pc_op_call *call, const pc_dump_api *api)
 #define ERROR_DATA_FLAGS (PC_FILE_OUT_REPLACE | PC_FILE_OUT_NO_SYNC)
 
 /* The files of one API's error data: the result counts them, and those that could not be
- * saved (with the first one's error), for the run to say once at its end (run.c). */
+ * saved (with the first one's error), for the run to say once at its end (run_ut.c). */
 typedef struct saver {
     const char *dir;
     const char *prefix;

@@ -2,7 +2,7 @@
  * The ranks of one run under mpirun (runner_impl.h, "ranks"): starting and ending MPI, the
  * plan rank 0 shares before the run, and the few messages of the run itself (a position to
  * run, a packed result, stop, done, quit). Everything else of a rank is the ordinary run:
- * rank 0 is run_ut as always plus remote slots in its pool (pool.c), the other ranks serve
+ * rank 0 is run_ut as always plus remote slots in its pool (worker_pool.c), the other ranks serve
  * positions with forked workers of their own (pc_pool_serve).
  *
  * No rank ever waits inside a blocking MPI receive during the run (Open MPI spins there and

@@ -116,7 +116,7 @@ pc_status pc_csv_records_split(const char *data, size_t n, pc_csv_record **out, 
 void pc_csv_records_free(pc_csv_record *r, size_t n);
 
 /* Creates <out_dir>/accuracy_checking_{result,details}_<ts>.csv for a run started at start,
- * exclusively: when the names are taken, the next second's (run.c). *ts (16 bytes) becomes
+ * exclusively: when the names are taken, the next second's (run_ut.c). *ts (16 bytes) becomes
  * the time stamp used. */
 pc_status pc_run_claim_names(const char *out_dir, time_t start, char *ts, char *result,
                              size_t result_size, char *details, size_t details_size);

@@ -726,7 +726,7 @@ pc_status pc_pool_serve(const pc_pool_job *job)
     p.n = job->opt->workers < 1                    ? 1
           : job->opt->workers < PC_RUN_MAX_WORKERS ? job->opt->workers
                                                    : PC_RUN_MAX_WORKERS;
-    /* rank 0 sends at most the slots this rank gave (run.c: two per worker) */
+    /* rank 0 sends at most the slots this rank gave (run_ut.c: two per worker) */
     size_t cap = (size_t)p.n * 2 + 2, head = 0, queued = 0;
     size_t *queue = malloc(cap * sizeof *queue);
     p.texts = calloc(job->count + 1, sizeof *p.texts);

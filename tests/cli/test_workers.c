@@ -1,5 +1,5 @@
 /*
- * run_ut's default number of workers (runner/run.c, auto_workers): chosen from the dump and
+ * run_ut's default number of workers (runner/run_ut.c, auto_workers): chosen from the dump and
  * said in the log; the CSVs equal --jobs 1's; a dump whose largest API fits the memory limit
  * fewer times than there are cores gets fewer workers; --jobs and multi_run_ut keep theirs.
  */

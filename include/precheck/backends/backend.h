@@ -17,7 +17,7 @@
  * A run names its device as --backend NAME[:OPTIONS] (pc_backend_open_spec).
  *
  * Processes: a backend is opened in the run's first process, which then forks the workers
- * (runner/pool.c); what must not cross fork (a Python interpreter, a CUDA or Ascend context,
+ * (runner/worker_pool.c); what must not cross fork (a Python interpreter, a CUDA or Ascend context,
  * OpenMP threads) is started lazily by the backend inside each worker, never in open.
  * worker_start tells the backend which worker it is in.
  *

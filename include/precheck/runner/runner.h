@@ -105,7 +105,7 @@ typedef struct pc_run_options {
     int device_count; /* -d; 0: [0] */
     int workers;      /* worker processes; 0: run in this process (no isolation) */
     /* run_ut without --jobs on the reference device or replay: workers is chosen from the
-     * dump (one per core, or one when a single API dominates or memory is short; run.c) */
+     * dump (one per core, or one when a single API dominates or memory is short; run_ut.c) */
     bool workers_auto;
     const char *backend;      /* --backend NAME[:OPTIONS] (backends/backend.h) */
     const char *python;       /* --python: the interpreter of the torch backend; NULL: python3 */

@@ -15,7 +15,7 @@ void pc_conv_gemm_chain(bool tb, int64_t M, int64_t N, int64_t K, const float *A
                         const float *B, int64_t ldb, float *C, int64_t ldc);
 PC_KERNELS(convnd);
 
-/* ---- pools (pool.c); op param: spatial dimensions (1-3) | kind << 4, kind a pc_pool_kind,
+/* ---- pools (pooling.c); op param: spatial dimensions (1-3) | kind << 4, kind a pc_pool_kind,
  * | PC_POOL_WITH_INDICES for the forms that always return (values, indices) ---- */
 enum { PC_POOL_MAX = 0, PC_POOL_AVG, PC_POOL_ADAPTIVE_MAX, PC_POOL_ADAPTIVE_AVG };
 enum { PC_POOL_WITH_INDICES = 8 };

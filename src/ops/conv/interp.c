@@ -1,7 +1,7 @@
 /*
  * interpolate (and upsample, upsample_nearest, upsample_bilinear), forward and backward, for
  * the modes nearest, nearest-exact, linear, bilinear, trilinear and area (adaptive_avg_pool
- * of the output size, pool.c) over (N, C, d...) inputs of
+ * of the output size, pooling.c) over (N, C, d...) inputs of
  * one to three spatial dimensions, as torch 1.13's CPU kernels compute them:
  *  - the scale of a dimension is the float 1 / scale_factor when one is passed (and not
  *    recomputed), in / out otherwise ((in - 1) / (out - 1) with align_corners);
