@@ -1,5 +1,5 @@
 /* Private to src/ops: the kernels of the loss family: the point-wise losses and nll_loss
- * (loss/loss.c). cross_entropy is norm.c's (log_softmax and nll_loss in one kernel). */
+ * (loss/loss.c), cross_entropy (loss/cross_entropy.c: log_softmax and nll_loss in one kernel). */
 #ifndef PC_OPS_LOSS_IMPL_H
 #define PC_OPS_LOSS_IMPL_H
 
@@ -24,5 +24,8 @@ enum {
 /* ---- losses (loss.c) ---- */
 PC_KERNELS(pointwise_loss);
 PC_KERNELS(nll_loss);
+
+/* ---- cross_entropy (cross_entropy.c) ---- */
+PC_KERNELS(cross_entropy);
 
 #endif

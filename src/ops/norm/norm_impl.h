@@ -1,6 +1,5 @@
-/* Private to src/ops: the kernels of the norm family: softmax, log_softmax, layer_norm,
- * batch_norm and cross_entropy (norm/norm.c), group_norm, instance_norm and glu
- * (norm/group_norm.c). */
+/* Private to src/ops: the kernels of the norm family: softmax, log_softmax, layer_norm and
+ * batch_norm (norm/norm.c), group_norm, instance_norm and glu (norm/group_norm.c). */
 #ifndef PC_OPS_NORM_IMPL_H
 #define PC_OPS_NORM_IMPL_H
 
@@ -14,11 +13,10 @@ enum {
 /* instance_norm's two argument orders (group_norm.c). */
 enum { PC_FN_INSTANCE_NORM_F = 0, PC_FN_INSTANCE_NORM_ATEN };
 
-/* ---- softmax, layer_norm, batch_norm, cross_entropy (norm.c) ---- */
+/* ---- softmax, layer_norm, batch_norm (norm.c) ---- */
 PC_KERNELS(softmax);
 PC_KERNELS(layer_norm);
 PC_KERNELS(batch_norm);
-PC_KERNELS(cross_entropy);
 
 /* ---- group_norm, instance_norm, glu (group_norm.c) ---- */
 PC_KERNELS(group_norm);
