@@ -58,7 +58,7 @@ static char *arena_printf(pc_entry_builder *b, const char *fmt, ...)
 
 /* "<path>: <what> (<file>:<line>:<col>)", the position being that of token at; without
  * "<path>: " for the entry itself. */
-static const char *located_error(pc_entry_builder *b, pc_json_ref at, const char *what)
+const char *pc_entry_error_at(pc_entry_builder *b, pc_json_ref at, const char *what)
 {
     size_t line, col;
     pc_entry_location(b, pc_json_offset(b->doc, at), &line, &col);
@@ -67,7 +67,7 @@ static const char *located_error(pc_entry_builder *b, pc_json_ref at, const char
     return arena_printf(b, "%s: %s (%s:%zu:%zu)", b->path, what, b->name, line, col);
 }
 
-static const char *found_name(const pc_json_doc *doc, pc_json_ref v)
+const char *pc_entry_found_name(const pc_json_doc *doc, pc_json_ref v)
 {
     if (pc_json_is_big_integer(doc, v))
         return "an integer outside the 64-bit range";
@@ -138,10 +138,6 @@ static char *copy_string(pc_entry_builder *b, const char *s, size_t len)
  * json.loads keeps the position of a key's first occurrence and the value of its last. The
  * members to emit are written to out as (first key, last value) pairs; returns their count. */
 
-typedef struct dict_member {
-    pc_json_ref key, value;
-} dict_member;
-
 static int keys_equal(const pc_json_doc *doc, pc_json_ref a, pc_json_ref b)
 {
     size_t la, lb;
@@ -168,11 +164,11 @@ static int compare_sort_item(const void *pa, const void *pb)
 }
 
 /* out has room for pc_json_count(obj) members. Returns (size_t)-1 when out of memory. */
-static size_t dict_members(const pc_json_doc *doc, pc_json_ref obj, dict_member *out)
+static size_t dict_members(const pc_json_doc *doc, pc_json_ref obj, pc_entry_dict_member *out)
 {
     size_t n = 0;
     for (pc_json_ref k = pc_json_first(doc, obj); k != PC_JSON_NONE; k = pc_json_next(doc, k))
-        out[n++] = (dict_member){k, pc_json_member_value(doc, k)};
+        out[n++] = (pc_entry_dict_member){k, pc_json_member_value(doc, k)};
     if (n < 2)
         return n;
     if (n <= 16) {
@@ -214,20 +210,13 @@ static size_t dict_members(const pc_json_doc *doc, pc_json_ref obj, dict_member 
     size_t m = 0;
     for (size_t i = 0; i < n; i++)
         if (last[i] != SIZE_MAX)
-            out[m++] = (dict_member){out[i].key, out[last[i]].value};
+            out[m++] = (pc_entry_dict_member){out[i].key, out[last[i]].value};
     free(items);
     free(last);
     return m;
 }
 
-/* dict_members into memory of its own (malloc; small objects on the caller's stack). */
-typedef struct dict_view {
-    dict_member small[16];
-    dict_member *items;
-    size_t count;
-} dict_view;
-
-static bool dict_view_init(pc_entry_builder *b, pc_json_ref obj, dict_view *v)
+bool pc_entry_dict_view_init(pc_entry_builder *b, pc_json_ref obj, pc_entry_dict_view *v)
 {
     size_t n = pc_json_count(b->doc, obj);
     v->items = n <= 16 ? v->small : malloc(n * sizeof *v->items);
@@ -245,7 +234,7 @@ static bool dict_view_init(pc_entry_builder *b, pc_json_ref obj, dict_view *v)
     return true;
 }
 
-static void dict_view_free(dict_view *v)
+void pc_entry_dict_view_free(pc_entry_dict_view *v)
 {
     if (v->items != v->small)
         free(v->items);
@@ -304,14 +293,14 @@ static void build_value(pc_entry_builder *b, pc_json_ref v, pc_dump_value *out)
         break;
     }
     case PC_JSON_OBJECT: {
-        dict_view view;
-        if (!dict_view_init(b, v, &view))
+        pc_entry_dict_view view;
+        if (!pc_entry_dict_view_init(b, v, &view))
             return;
         pc_dump_value_member *members =
             pc_arena_alloc(b->arena, (view.count ? view.count : 1) * sizeof *members);
         if (!members) {
             b->oom = true;
-            dict_view_free(&view);
+            pc_entry_dict_view_free(&view);
             return;
         }
         for (size_t i = 0; i < view.count; i++) {
@@ -323,7 +312,7 @@ static void build_value(pc_entry_builder *b, pc_json_ref v, pc_dump_value *out)
         out->kind = PC_DUMP_VALUE_OBJECT;
         out->count = (uint32_t)view.count;
         out->u.members = members;
-        dict_view_free(&view);
+        pc_entry_dict_view_free(&view);
         break;
     }
     default:
@@ -418,8 +407,8 @@ static const char *string_field(pc_entry_builder *b, pc_json_ref v, const char *
     if (t != PC_JSON_NULL && !arg->error) {
         char what[96];
         snprintf(what, sizeof what, "\"%s\" must be a string, found %s", key,
-                 found_name(b->doc, v));
-        arg->error = located_error(b, v, what);
+                 pc_entry_found_name(b->doc, v));
+        arg->error = pc_entry_error_at(b, v, what);
     }
     return NULL;
 }
@@ -467,8 +456,8 @@ static void build_tensor(pc_entry_builder *b, pc_json_ref obj, pc_dump_arg *arg)
                 } else if (vt != PC_JSON_NULL && !arg->error) {
                     char what[96];
                     snprintf(what, sizeof what, "\"dtype\" must be a string, found %s",
-                             found_name(doc, v));
-                    arg->error = located_error(b, v, what);
+                             pc_entry_found_name(doc, v));
+                    arg->error = pc_entry_error_at(b, v, what);
                 }
             } else if (KEY_IS(key, len, "data_name")) {
                 t->data_name = string_field(b, v, "data_name", arg);
@@ -486,8 +475,8 @@ static void build_tensor(pc_entry_builder *b, pc_json_ref obj, pc_dump_arg *arg)
                         char what[96];
                         snprintf(what, sizeof what,
                                  "\"shape\" must be a list of integers, found %s",
-                                 found_name(doc, v));
-                        arg->error = located_error(b, v, what);
+                                 pc_entry_found_name(doc, v));
+                        arg->error = pc_entry_error_at(b, v, what);
                     }
                     break;
                 }
@@ -507,8 +496,8 @@ static void build_tensor(pc_entry_builder *b, pc_json_ref obj, pc_dump_arg *arg)
                             snprintf(what, sizeof what,
                                      "\"shape\" must be a list of integers, found %s at index "
                                      "%zu",
-                                     found_name(doc, e), i);
-                            arg->error = located_error(b, e, what);
+                                     pc_entry_found_name(doc, e), i);
+                            arg->error = pc_entry_error_at(b, e, what);
                         }
                         ok = false;
                         break;
@@ -559,7 +548,7 @@ static void build_arg(pc_entry_builder *b, pc_json_ref v, pc_dump_arg *arg, int 
 static void set_error(pc_entry_builder *b, pc_dump_arg *arg, pc_json_ref at, const char *what)
 {
     if (!arg->error)
-        arg->error = located_error(b, at, what);
+        arg->error = pc_entry_error_at(b, at, what);
 }
 
 static void build_list(pc_entry_builder *b, pc_json_ref v, pc_dump_arg *arg, int depth)
@@ -587,15 +576,15 @@ static void build_list(pc_entry_builder *b, pc_json_ref v, pc_dump_arg *arg, int
 static void build_fields(pc_entry_builder *b, pc_json_ref v, const pc_dump_field **out,
                          size_t *count, int depth, bool kwargs_style)
 {
-    dict_view view;
+    pc_entry_dict_view view;
     *out = NULL;
     *count = 0;
-    if (!dict_view_init(b, v, &view))
+    if (!pc_entry_dict_view_init(b, v, &view))
         return;
     pc_dump_field *fields = pc_arena_calloc(b->arena, view.count ? view.count : 1, sizeof *fields);
     if (!fields) {
         b->oom = true;
-        dict_view_free(&view);
+        pc_entry_dict_view_free(&view);
         return;
     }
     for (size_t i = 0; i < view.count && !b->oom; i++) {
@@ -608,7 +597,7 @@ static void build_fields(pc_entry_builder *b, pc_json_ref v, const pc_dump_field
     }
     *out = fields;
     *count = view.count;
-    dict_view_free(&view);
+    pc_entry_dict_view_free(&view);
 }
 
 static void check_value(pc_entry_builder *b, pc_json_ref obj, pc_json_ref val, pc_dump_arg *arg)
@@ -642,28 +631,28 @@ static void check_value(pc_entry_builder *b, pc_json_ref obj, pc_json_ref val, p
         if (vt == PC_JSON_INT)
             return;
         snprintf(what, sizeof what, "\"value\" of an int record must be an integer, found %s",
-                 found_name(doc, val));
+                 pc_entry_found_name(doc, val));
         set_error(b, arg, val, what);
         return;
     case PC_DUMP_ARG_FLOAT:
         if (vt == PC_JSON_INT || vt == PC_JSON_FLOAT)
             return;
         snprintf(what, sizeof what, "\"value\" of a float record must be a number, found %s",
-                 found_name(doc, val));
+                 pc_entry_found_name(doc, val));
         set_error(b, arg, val, what);
         return;
     case PC_DUMP_ARG_BOOL:
         if (vt == PC_JSON_BOOL)
             return;
         snprintf(what, sizeof what, "\"value\" of a bool record must be true or false, found %s",
-                 found_name(doc, val));
+                 pc_entry_found_name(doc, val));
         set_error(b, arg, val, what);
         return;
     case PC_DUMP_ARG_STR:
         if (vt == PC_JSON_STRING)
             return;
         snprintf(what, sizeof what, "\"value\" of a str record must be a string, found %s",
-                 found_name(doc, val));
+                 pc_entry_found_name(doc, val));
         set_error(b, arg, val, what);
         return;
     case PC_DUMP_ARG_SLICE: {
@@ -679,7 +668,7 @@ static void check_value(pc_entry_builder *b, pc_json_ref obj, pc_json_ref val, p
                     snprintf(what, sizeof what,
                              "\"value\" of a slice record must be [start, stop, step] of "
                              "integers or null, found %s at index %d",
-                             found_name(doc, e), i);
+                             pc_entry_found_name(doc, e), i);
                     set_error(b, arg, e, what);
                     return;
                 }
@@ -690,7 +679,7 @@ static void check_value(pc_entry_builder *b, pc_json_ref obj, pc_json_ref val, p
         }
         snprintf(what, sizeof what,
                  "\"value\" of a slice record must be [start, stop, step], found %s%s",
-                 vt == PC_JSON_ARRAY ? "a list of length " : found_name(doc, val),
+                 vt == PC_JSON_ARRAY ? "a list of length " : pc_entry_found_name(doc, val),
                  vt == PC_JSON_ARRAY ? (pc_json_count(doc, val) < 3 ? "< 3" : "> 3") : "");
         set_error(b, arg, val, what);
         return;
@@ -710,7 +699,7 @@ static void check_value(pc_entry_builder *b, pc_json_ref obj, pc_json_ref val, p
                     snprintf(what, sizeof what,
                              "\"value\" of a torch.Size record must be a list of integers, "
                              "found %s at index %zu",
-                             found_name(doc, e), i);
+                             pc_entry_found_name(doc, e), i);
                     set_error(b, arg, e, what);
                     return;
                 }
@@ -722,7 +711,7 @@ static void check_value(pc_entry_builder *b, pc_json_ref obj, pc_json_ref val, p
         }
         snprintf(what, sizeof what,
                  "\"value\" of a torch.Size record must be a list of integers, found %s",
-                 found_name(doc, val));
+                 pc_entry_found_name(doc, val));
         set_error(b, arg, val, what);
         return;
     }
@@ -735,7 +724,7 @@ static void check_value(pc_entry_builder *b, pc_json_ref obj, pc_json_ref val, p
         }
         arg->u.dtype = PC_DTYPE_INVALID;
         snprintf(what, sizeof what, "\"value\" of a torch.dtype record must be a string, found %s",
-                 found_name(doc, val));
+                 pc_entry_found_name(doc, val));
         set_error(b, arg, val, what);
         return;
     case PC_DUMP_ARG_DEVICE:
@@ -743,7 +732,7 @@ static void check_value(pc_entry_builder *b, pc_json_ref obj, pc_json_ref val, p
             return;
         snprintf(what, sizeof what,
                  "\"value\" of a torch.device record must be a string or an integer, found %s",
-                 found_name(doc, val));
+                 pc_entry_found_name(doc, val));
         set_error(b, arg, val, what);
         return;
     default:
@@ -764,7 +753,7 @@ static void build_record(pc_entry_builder *b, pc_json_ref v, pc_dump_arg *arg, i
         char what[96];
         arg->kind = PC_DUMP_ARG_OTHER;
         snprintf(what, sizeof what, "\"type\" must be a string, found %s",
-                 found_name(doc, type_ref));
+                 pc_entry_found_name(doc, type_ref));
         set_error(b, arg, type_ref, what);
         build_value(b, pc_json_object_get(doc, v, "value"), &arg->value);
         return;
@@ -820,272 +809,11 @@ static void build_arg(pc_entry_builder *b, pc_json_ref v, pc_dump_arg *arg, int 
         arg->kind = PC_DUMP_ARG_RAW;
         build_value(b, v, &arg->value);
         snprintf(what, sizeof what, "a bare %s where an argument record was expected",
-                 found_name(b->doc, v));
+                 pc_entry_found_name(b->doc, v));
         set_error(b, arg, v, what);
         return;
     }
     }
-}
-
-/* ---- the -filter_api signature ----
- * A 128-bit digest that is equal for values Python's == finds equal: numbers by value across
- * bool/int/float (NaN equal to NaN: json hands out one NaN object, and == on containers tries
- * identity first), strings by bytes, lists in order, dicts regardless of order. */
-
-typedef struct sig {
-    uint64_t a, b;
-} sig;
-
-static inline uint64_t mix64(uint64_t x)
-{
-    x ^= x >> 30;
-    x *= 0xbf58476d1ce4e5b9ULL;
-    x ^= x >> 27;
-    x *= 0x94d049bb133111ebULL;
-    x ^= x >> 31;
-    return x;
-}
-
-static inline void sig_add(sig *h, uint64_t x)
-{
-    h->a = mix64(h->a ^ x) + 0x9e3779b97f4a7c15ULL;
-    h->b = mix64(h->b + x * 0xff51afd7ed558ccdULL) ^ 0xc4ceb9fe1a85ec53ULL;
-}
-
-static void sig_bytes(sig *h, const char *s, size_t n)
-{
-    sig_add(h, n);
-    while (n >= 8) {
-        uint64_t w;
-        memcpy(&w, s, 8);
-        sig_add(h, w);
-        s += 8;
-        n -= 8;
-    }
-    uint64_t w = 0;
-    memcpy(&w, s, n);
-    sig_add(h, w);
-}
-
-enum {
-    SIG_NULL = 1,
-    SIG_NUM_INT,
-    SIG_NUM_FLOAT,
-    SIG_NAN,
-    SIG_BIG_INT,
-    SIG_STR,
-    SIG_LIST,
-    SIG_DICT
-};
-
-static void sig_number(sig *h, double d, bool is_int, int64_t i)
-{
-    if (!is_int) {
-        if (isnan(d)) {
-            sig_add(h, SIG_NAN);
-            return;
-        }
-        if (d == floor(d) && d >= -9223372036854775808.0 && d < 9223372036854775808.0) {
-            is_int = true;
-            i = (int64_t)d;
-        }
-    }
-    if (is_int) {
-        sig_add(h, SIG_NUM_INT);
-        sig_add(h, (uint64_t)i);
-        return;
-    }
-    uint64_t bits;
-    memcpy(&bits, &d, 8);
-    sig_add(h, SIG_NUM_FLOAT);
-    sig_add(h, bits);
-}
-
-static bool sig_value(pc_entry_builder *b, pc_json_ref v, sig *h, bool drop_max_min);
-
-/* An integer literal outside int64: Python compares it exactly. Equal to a float only when the
- * double holds exactly that integer (then it is hashed as that float); otherwise by its
- * digits, so that two different big integers stay different. */
-static void sig_big_integer(pc_entry_builder *b, pc_json_ref v, sig *h)
-{
-    double d = pc_json_number(b->doc, v);
-    size_t pos = pc_json_offset(b->doc, v), end = pos;
-    if (end < b->size && b->data[end] == '-')
-        end++;
-    while (end < b->size && b->data[end] >= '0' && b->data[end] <= '9')
-        end++;
-    char exact[400];
-    int n = isfinite(d) ? snprintf(exact, sizeof exact, "%.0f", d) : -1;
-    if (n > 0 && (size_t)n == end - pos && memcmp(exact, b->data + pos, (size_t)n) == 0) {
-        sig_number(h, d, false, 0);
-        return;
-    }
-    sig_add(h, SIG_BIG_INT);
-    sig_bytes(h, b->data + pos, end - pos);
-}
-
-/* Adds the digest of one member (key k, value v) to *sum. */
-static bool sig_member(pc_entry_builder *b, const char *k, size_t len, pc_json_ref v, sig *sum)
-{
-    sig m = {0x51afd7ed558ccd1ULL, 0x2545f4914f6cdd1dULL};
-    sig_bytes(&m, k, len);
-    if (!sig_value(b, v, &m, false))
-        return false;
-    sum->a += mix64(m.a);
-    sum->b += mix64(m.b ^ 0x9e3779b97f4a7c15ULL);
-    return true;
-}
-
-static bool is_max_or_min(const char *k, size_t len)
-{
-    return len == 3 && (memcmp(k, "Max", 3) == 0 || memcmp(k, "Min", 3) == 0);
-}
-
-static bool sig_dict(pc_entry_builder *b, pc_json_ref v, sig *h, bool drop_max_min)
-{
-    /* Order-free: the sum of the members' own digests. Duplicate keys (only the last counts)
-     * are rare, so they are looked for among small objects by length and first bytes before
-     * the general, sorting dict_view is used. */
-    const pc_json_doc *doc = b->doc;
-    sig sum = {0, 0};
-    size_t n = 0;
-    size_t count = pc_json_count(doc, v);
-    bool dup = count > 16;
-    if (!dup) {
-        const char *keys[16];
-        size_t lens[16];
-        size_t i = 0;
-        for (pc_json_ref k = pc_json_first(doc, v); k != PC_JSON_NONE; k = pc_json_next(doc, k)) {
-            keys[i] = pc_json_string(doc, k, &lens[i]);
-            for (size_t j = 0; j < i && !dup; j++)
-                dup = lens[j] == lens[i] && memcmp(keys[j], keys[i], lens[i]) == 0;
-            i++;
-        }
-        if (!dup) {
-            i = 0;
-            for (pc_json_ref k = pc_json_first(doc, v); k != PC_JSON_NONE;
-                 k = pc_json_next(doc, k), i++) {
-                if (drop_max_min && is_max_or_min(keys[i], lens[i]))
-                    continue;
-                if (!sig_member(b, keys[i], lens[i], pc_json_member_value(doc, k), &sum))
-                    return false;
-                n++;
-            }
-        }
-    }
-    if (dup) {
-        dict_view view;
-        if (!dict_view_init(b, v, &view))
-            return false;
-        for (size_t i = 0; i < view.count; i++) {
-            size_t len;
-            const char *k = pc_json_string(doc, view.items[i].key, &len);
-            if (drop_max_min && is_max_or_min(k, len))
-                continue;
-            if (!sig_member(b, k, len, view.items[i].value, &sum)) {
-                dict_view_free(&view);
-                return false;
-            }
-            n++;
-        }
-        dict_view_free(&view);
-    }
-    sig_add(h, SIG_DICT);
-    sig_add(h, n);
-    sig_add(h, sum.a);
-    sig_add(h, sum.b);
-    return true;
-}
-
-static bool sig_value(pc_entry_builder *b, pc_json_ref v, sig *h, bool drop_max_min)
-{
-    const pc_json_doc *doc = b->doc;
-    switch (pc_json_type_of(doc, v)) {
-    case PC_JSON_NULL:
-        sig_add(h, SIG_NULL);
-        return true;
-    case PC_JSON_BOOL: {
-        bool x = false;
-        pc_json_get_bool(doc, v, &x);
-        sig_number(h, 0, true, x);
-        return true;
-    }
-    case PC_JSON_INT: {
-        int64_t x = 0;
-        pc_json_get_int64(doc, v, &x);
-        sig_number(h, 0, true, x);
-        return true;
-    }
-    case PC_JSON_FLOAT:
-        if (pc_json_is_big_integer(doc, v))
-            sig_big_integer(b, v, h);
-        else
-            sig_number(h, pc_json_number(doc, v), false, 0);
-        return true;
-    case PC_JSON_STRING: {
-        size_t len;
-        const char *s = pc_json_string(doc, v, &len);
-        sig_add(h, SIG_STR);
-        sig_bytes(h, s, len);
-        return true;
-    }
-    case PC_JSON_ARRAY:
-        sig_add(h, SIG_LIST);
-        sig_add(h, pc_json_count(doc, v));
-        for (pc_json_ref e = pc_json_first(doc, v); e != PC_JSON_NONE; e = pc_json_next(doc, e))
-            if (!sig_value(b, e, h, false))
-                return false;
-        return true;
-    case PC_JSON_OBJECT:
-        return sig_dict(b, v, h, drop_max_min);
-    default:
-        sig_add(h, 0);
-        return true;
-    }
-}
-
-static void build_signature(pc_entry_builder *b, pc_json_ref body, pc_dump_entry *e)
-{
-    const pc_json_doc *doc = b->doc;
-    char what[256];
-    if (pc_json_type_of(doc, body) != PC_JSON_OBJECT) {
-        snprintf(what, sizeof what, "-filter_api: the entry %.80s is not an object", e->key);
-        e->filter_error = located_error(b, body, what);
-        return;
-    }
-    pc_json_ref args = pc_json_object_get(doc, body, "input_args");
-    pc_json_ref kwargs = pc_json_object_get(doc, body, "input_kwargs");
-    if (args == PC_JSON_NONE || kwargs == PC_JSON_NONE) {
-        snprintf(what, sizeof what, "-filter_api: the entry %.80s has no \"%s\"", e->key,
-                 args == PC_JSON_NONE ? "input_args" : "input_kwargs");
-        e->filter_error = located_error(b, body, what);
-        return;
-    }
-    sig h = {0x243f6a8885a308d3ULL, 0x13198a2e03707344ULL};
-    /* input_args: [dict minus Max/Min for each dict element]. Iterating a string or a dict
-     * (its keys) yields no dicts; null, numbers and bools are not iterable in Python. */
-    pc_json_type at = pc_json_type_of(doc, args);
-    sig_add(&h, SIG_LIST);
-    if (at == PC_JSON_ARRAY) {
-        size_t n = 0;
-        for (pc_json_ref a = pc_json_first(doc, args); a != PC_JSON_NONE; a = pc_json_next(doc, a))
-            n += pc_json_type_of(doc, a) == PC_JSON_OBJECT;
-        sig_add(&h, n);
-        for (pc_json_ref a = pc_json_first(doc, args); a != PC_JSON_NONE; a = pc_json_next(doc, a))
-            if (pc_json_type_of(doc, a) == PC_JSON_OBJECT && !sig_dict(b, a, &h, true))
-                return;
-    } else if (at == PC_JSON_STRING || at == PC_JSON_OBJECT) {
-        sig_add(&h, 0);
-    } else {
-        snprintf(what, sizeof what, "-filter_api: \"input_args\" of %.80s must be a list, found %s",
-                 e->key, found_name(doc, args));
-        e->filter_error = located_error(b, args, what);
-        return;
-    }
-    if (!sig_value(b, kwargs, &h, false))
-        return;
-    e->signature[0] = mix64(h.a);
-    e->signature[1] = mix64(h.b);
 }
 
 /* ---- entries ---- */
@@ -1114,10 +842,11 @@ void pc_entry_build(pc_entry_builder *b, pc_json_ref ref, bool forward, pc_dump_
     b->path_len = 0;
     b->path[0] = '\0';
     if (forward)
-        build_signature(b, ref, e);
+        pc_dump_filter_signature(b, ref, e);
     if (pc_json_type_of(doc, ref) != PC_JSON_OBJECT) {
-        snprintf(what, sizeof what, "the entry must be an object, found %s", found_name(doc, ref));
-        e->error = located_error(b, ref, what);
+        snprintf(what, sizeof what, "the entry must be an object, found %s",
+                 pc_entry_found_name(doc, ref));
+        e->error = pc_entry_error_at(b, ref, what);
         return;
     }
     for (pc_json_ref k = pc_json_first(doc, ref); k != PC_JSON_NONE && !b->oom;
@@ -1166,13 +895,13 @@ void pc_entry_build(pc_entry_builder *b, pc_json_ref ref, bool forward, pc_dump_
         pc_json_ref args = pc_json_object_get(doc, ref, "input_args");
         if (kw != PC_JSON_NONE && pc_json_type_of(doc, kw) != PC_JSON_OBJECT) {
             snprintf(what, sizeof what, "\"input_kwargs\" must be an object, found %s",
-                     found_name(doc, kw));
-            e->error = located_error(b, kw, what);
+                     pc_entry_found_name(doc, kw));
+            e->error = pc_entry_error_at(b, kw, what);
         } else if (args != PC_JSON_NONE && pc_json_type_of(doc, args) != PC_JSON_ARRAY &&
                    !is_falsy_container_or_null(doc, args)) {
             snprintf(what, sizeof what, "\"input_args\" must be a list, found %s",
-                     found_name(doc, args));
-            e->error = located_error(b, args, what);
+                     pc_entry_found_name(doc, args));
+            e->error = pc_entry_error_at(b, args, what);
         }
     } else {
         pc_json_ref in = backward_list(doc, ref, "input", "grad_output");
@@ -1180,8 +909,8 @@ void pc_entry_build(pc_entry_builder *b, pc_json_ref ref, bool forward, pc_dump_
             pc_json_type_of(doc, in) != PC_JSON_NULL) {
             bool legacy = pc_json_object_get(doc, ref, "input") == PC_JSON_NONE;
             snprintf(what, sizeof what, "\"%s\" must be a list, found %s",
-                     legacy ? "grad_output" : "input", found_name(doc, in));
-            e->error = located_error(b, in, what);
+                     legacy ? "grad_output" : "input", pc_entry_found_name(doc, in));
+            e->error = pc_entry_error_at(b, in, what);
         }
     }
 }

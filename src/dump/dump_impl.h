@@ -1,7 +1,8 @@
 /*
  * Private to dump/: the reader's state and the pieces shared by its files.
  *   dump_read.c  the file, the top-level object, entry names, pairing (pc_dump_open)
- *   dump_args.c  one entry's tokens -> pc_dump_entry (argument trees, values, signature)
+ *   dump_args.c  one entry's tokens -> pc_dump_entry (argument trees, values)
+ *   filter.c     the -filter_api signature of a forward entry (and the dedup over it)
  *   dump_check.c shape checks, argument paths, the name check
  */
 #ifndef PC_DUMP_DUMP_IMPL_H
@@ -56,6 +57,38 @@ typedef struct pc_entry_builder {
  * selects the forward layout and the -filter_api signature. Sets b->oom on allocation
  * failure; every other problem ends up in entry->error or an argument's error. */
 void pc_entry_build(pc_entry_builder *b, pc_json_ref ref, bool forward, pc_dump_entry *entry);
+
+/* The -filter_api signature of a forward entry (filter.c): sets entry->signature from body's
+ * "input_args" (the dicts among them, less their "Max"/"Min") and "input_kwargs", or
+ * entry->filter_error (in b's arena) when msprobe's filter would die on the entry. Sets b->oom
+ * on allocation failure. */
+void pc_dump_filter_signature(pc_entry_builder *b, pc_json_ref body, pc_dump_entry *entry);
+
+/* "<path>: <what> (<file>:<line>:<col>)" in b's arena, the position being that of the token
+ * at; without "<path>: " at the entry itself. NULL (and b->oom) when out of memory. */
+const char *pc_entry_error_at(pc_entry_builder *b, pc_json_ref at, const char *what);
+
+/* What a message calls the value at v: its JSON type's name, or "an integer outside the 64-bit
+ * range". A static string. */
+const char *pc_entry_found_name(const pc_json_doc *doc, pc_json_ref v);
+
+/* An object's members as Python's dict sees them: a key given twice appears once, at its first
+ * position, with its last value. */
+typedef struct pc_entry_dict_member {
+    pc_json_ref key, value;
+} pc_entry_dict_member;
+
+/* The members of an object in memory of their own (malloc; small objects inside the view). */
+typedef struct pc_entry_dict_view {
+    pc_entry_dict_member small[16];
+    pc_entry_dict_member *items;
+    size_t count;
+} pc_entry_dict_view;
+
+/* Fills *v with obj's members; false (b->oom set, v->count 0) when out of memory. Release with
+ * pc_entry_dict_view_free in either case. */
+bool pc_entry_dict_view_init(pc_entry_builder *b, pc_json_ref obj, pc_entry_dict_view *v);
+void pc_entry_dict_view_free(pc_entry_dict_view *v);
 
 /* Calls fn on every tensor record of e (arguments, kwargs, outputs, backward lists) with
  * api passed through; stops at the first nonzero return, which it returns. */
