@@ -1,6 +1,7 @@
 /* Private to src/ops: the kernels of the pointwise family (rows in pointwise/pointwise.def):
  * unary math and activations, binary arithmetic and comparisons, the ternary ops, clamp, where,
- * masked_fill, outer and the casts (pointwise/elementwise.c). */
+ * masked_fill, outer and the casts (pointwise/unary.c, binary.c, ternary.c, select.c, cast.c, all
+ * on the element-wise engine of elementwise.h). */
 #ifndef PC_OPS_POINTWISE_IMPL_H
 #define PC_OPS_POINTWISE_IMPL_H
 
