@@ -633,377 +633,419 @@ static void log_resume_command(const pc_run_options *o, const pc_mpi *mpi, const
     pc_log_warning("To resume: %s%s", mpi->active ? "mpirun ... " : "", command);
 }
 
-static int run_main(const pc_run_options *given, pc_mpi *mpi)
-{
-    pc_run_options opts = *given; /* workers_auto settles workers once the dump is read */
-    const pc_run_options *o = &opts;
-    double wall0 = pc_clock_seconds();
-    char ts[16];
-    time_t start = time(NULL);
-    struct tm lt;
-    localtime_r(&start, &lt);
-    strftime(ts, sizeof ts, "%Y%m%d%H%M%S", &lt);
+/* ---- run_main: rank 0's run (or the only one) in its phases ----
+ * inputs -> claim (or resume) -> plan (with the other ranks under mpirun) -> run -> finish,
+ * each on one run_ctx that run_free alone releases. A phase returns false when the run
+ * stops, having said why; run_main then ends with r->rc (1 unless a phase set another). */
 
-    pc_config cfg = {0};
-    if (load_config(o, &cfg) != PC_OK)
-        return fail(pc_error_message());
-    int rc = 1;
-    pc_dump *dump = NULL;
-    bool *keep = NULL;
-    size_t *list = NULL;
-    pc_name_set done = {0};
-    pc_backend device = {0}, bench = {0};
-    run_state s = {.opt = o};
-    bool created = false; /* this run made its CSVs (removed again if it fails before a row) */
-    bool ran = false;     /* the APIs started running */
-    pc_run_identity *ident = NULL;
-    char record_path[PC_PATH_BUFFER_SIZE + 80] = "";
-    bool planned = false;                /* under mpirun: the other ranks know the plan */
-    pc_run_lock lock = PC_RUN_LOCK_INIT; /* one writer per run (io/run_lock.h) */
-    if (mpi->active && opts.workers <= 0 && !opts.workers_auto) {
+/* The error message of a phase that stops the run: logged; false. */
+static bool stop(const char *what)
+{
+    pc_log_error("%s", what);
+    return false;
+}
+
+typedef struct run_ctx {
+    pc_run_options opts; /* the options as given; workers settled once the dump is read */
+    pc_mpi *mpi;
+    int rc; /* the exit status when a phase stops the run */
+    double wall0;
+    time_t start;
+    char ts[16]; /* the run's timestamp in its file names */
+    /* inputs */
+    pc_config cfg;
+    pc_backend device, bench;
+    int worker_base; /* this rank's first worker among its devices */
+    char device_line[1024];
+    char dump_path[PC_PATH_BUFFER_SIZE];
+    pc_dump *dump;
+    bool *keep; /* -filter_api and --shard: the APIs kept (NULL: all) */
+    char out_dir[PC_PATH_BUFFER_SIZE];
+    pc_api_lists lists;
+    pc_run_identity *ident;
+    /* claim or resume */
+    run_state s;
+    bool resume;
+    bool created; /* this run made its CSVs (removed again if it fails before a row) */
+    pc_run_lock lock;
+    char command[4096];
+    char record[PC_PATH_BUFFER_SIZE + 80];
+    char record_path[PC_PATH_BUFFER_SIZE + 80]; /* the record this run wrote ("": none) */
+    pc_name_set done;
+    size_t *list, count; /* the APIs to run, in dump order */
+    const pc_dump_api *unsafe;
+    /* plan */
+    int cores;
+    size_t mem_limit;
+    pc_api_runner runner;
+    pc_pool_job job;
+    int *slots;   /* under mpirun: the positions each rank takes at once */
+    bool planned; /* under mpirun: the other ranks know the plan */
+    char summary_path[PC_PATH_BUFFER_SIZE + 80];
+    /* run */
+    bool ran; /* the APIs started running */
+    size_t written;
+} run_ctx;
+
+/* The settings, the backends (opened before anything is written: a backend that cannot run
+ * leaves no half-made CSVs behind; what must not cross fork starts in the workers), the dump
+ * and its checks, -filter_api and --shard, the output folder and the run's identity. */
+static bool run_inputs(run_ctx *r)
+{
+    const pc_run_options *o = &r->opts;
+    if (load_config(o, &r->cfg) != PC_OK)
+        return stop(pc_error_message());
+    if (r->mpi->active && r->opts.workers <= 0 && !r->opts.workers_auto) {
         pc_log_warning("Under mpirun every rank runs its APIs in worker processes: --jobs 0 "
                        "is taken as 1.");
-        opts.workers = 1;
+        r->opts.workers = 1;
     }
     if (!o->api_info || !*o->api_info) {
         pc_log_error("Please provide api_info_file for offline run ut.");
-        goto out;
+        return false;
     }
-    /* --backend NAME[:OPTIONS]: opened before anything is written (a backend that cannot run
-     * leaves no half-made CSVs behind); what must not cross fork starts in the workers */
-    int worker_base = 0;
-    if (open_backends(mpi, o, &device, &bench, &worker_base) != PC_OK) {
-        fail(pc_error_message());
-        goto out;
-    }
-    char device_line[1024];
-    pc_backend_describe(&device, device_line, sizeof device_line);
-    pc_log_info("%s", device_line);
-    char dump_path[PC_PATH_BUFFER_SIZE];
+    if (open_backends(r->mpi, o, &r->device, &r->bench, &r->worker_base) != PC_OK)
+        return stop(pc_error_message());
+    pc_backend_describe(&r->device, r->device_line, sizeof r->device_line);
+    pc_log_info("%s", r->device_line);
     double t0 = pc_clock_seconds();
-    if (pc_path_check(o->api_info, PC_PATH_FILE, PC_PATH_READ, ".json", dump_path,
-                      sizeof dump_path) != PC_OK ||
-        pc_dump_open(&dump, dump_path) != PC_OK) {
-        fail(pc_error_message());
-        goto out;
-    }
+    if (pc_path_check(o->api_info, PC_PATH_FILE, PC_PATH_READ, ".json", r->dump_path,
+                      sizeof r->dump_path) != PC_OK ||
+        pc_dump_open(&r->dump, r->dump_path) != PC_OK)
+        return stop(pc_error_message());
     if (o->timing)
         o->timing->parse += pc_clock_seconds() - t0;
-    if (dump->data_empty)
+    if (r->dump->data_empty)
         pc_log_warning("data field is empty, no overflow data found.");
-    if (check_dump_whole(dump, device.vt == &pc_backend_replay) != PC_OK) {
-        fail(pc_error_message());
-        goto out;
-    }
+    if (check_dump_whole(r->dump, r->device.vt == &pc_backend_replay) != PC_OK)
+        return stop(pc_error_message());
     if (o->filter_api) {
         pc_log_info("Start filtering the api in the api_info_file.");
-        keep = calloc(dump->api_count + 1, sizeof *keep);
-        if (!keep || pc_dump_filter_dedup(dump, keep, NULL) != PC_OK) {
-            fail(keep ? pc_error_message() : "out of memory");
-            goto out;
-        }
+        r->keep = calloc(r->dump->api_count + 1, sizeof *r->keep);
+        if (!r->keep || pc_dump_filter_dedup(r->dump, r->keep, NULL) != PC_OK)
+            return stop(r->keep ? pc_error_message() : "out of memory");
         pc_log_info("Finish filtering the api in the api_info_file.");
     }
-    if (o->shard_count > 1 && shard_keep(dump, o, &keep) != PC_OK) {
-        fail(pc_error_message());
-        goto out;
-    }
+    if (o->shard_count > 1 && shard_keep(r->dump, o, &r->keep) != PC_OK)
+        return stop(pc_error_message());
     const char *out_path = o->out_path && *o->out_path ? o->out_path : "./";
-    char out_dir[PC_PATH_BUFFER_SIZE];
     if (pc_path_make_dir(out_path) != PC_OK ||
-        pc_path_check(out_path, PC_PATH_DIR, PC_PATH_WRITE, NULL, out_dir, sizeof out_dir) !=
-            PC_OK) {
-        fail(pc_error_message());
-        goto out;
-    }
-    pc_api_lists lists = {(const char *const *)cfg.white_list.items, cfg.white_list.count,
-                          (const char *const *)cfg.black_list.items, cfg.black_list.count};
-    ident = malloc(sizeof *ident);
-    if (!ident || pc_run_identity_make(ident, o, dump_path, &lists, cfg.precision) != PC_OK) {
-        fail(ident ? pc_error_message() : "out of memory");
-        goto out;
-    }
-    char record[PC_PATH_BUFFER_SIZE + 80], command[4096];
-    pc_run_command_line(command, sizeof command, o->argc, o->argv, NULL);
-    bool resume = o->csv_path && *o->csv_path;
-    if (resume) {
+        pc_path_check(out_path, PC_PATH_DIR, PC_PATH_WRITE, NULL, r->out_dir, sizeof r->out_dir) !=
+            PC_OK)
+        return stop(pc_error_message());
+    r->lists =
+        (pc_api_lists){(const char *const *)r->cfg.white_list.items, r->cfg.white_list.count,
+                       (const char *const *)r->cfg.black_list.items, r->cfg.black_list.count};
+    r->ident = malloc(sizeof *r->ident);
+    if (!r->ident ||
+        pc_run_identity_make(r->ident, o, r->dump_path, &r->lists, r->cfg.precision) != PC_OK)
+        return stop(r->ident ? pc_error_message() : "out of memory");
+    return true;
+}
+
+/* The run's files: a new run claims its names (and the error-data folder), takes the run's
+ * lock and writes the headers; -csv_path takes the lock of the run it resumes and checks its
+ * record. Then both repair what an interrupted run left, list the APIs still to run and (a new
+ * run) write the record that resumes it. */
+static bool run_claim(run_ctx *r)
+{
+    const pc_run_options *o = &r->opts;
+    run_state *s = &r->s;
+    pc_run_command_line(r->command, sizeof r->command, o->argc, o->argv, NULL);
+    const char *error_base = r->cfg.error_data_path ? r->cfg.error_data_path : "./";
+    r->resume = o->csv_path && *o->csv_path;
+    if (r->resume) {
         bool found = false;
         /* the run's lock before a byte is read: a live run or another resume appends to it */
-        if (resume_paths(&s, o->csv_path, ts) != PC_OK ||
-            pc_run_lock_take(&lock, s.result_path) != PC_OK) {
-            fail(pc_error_message());
-            goto out;
-        }
-        const char *slash = strrchr(s.result_path, '/');
+        if (resume_paths(s, o->csv_path, r->ts) != PC_OK ||
+            pc_run_lock_take(&r->lock, s->result_path) != PC_OK)
+            return stop(pc_error_message());
+        const char *slash = strrchr(s->result_path, '/');
         char dir[PC_PATH_BUFFER_SIZE + 64];
-        snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - s.result_path) : 1,
-                 slash ? s.result_path : ".");
-        pc_run_identity_path(record, sizeof record, dir, ts);
-        if (pc_run_identity_check(ident, record, s.result_path, &found) != PC_OK) {
-            fail(pc_error_message());
-            goto out;
-        }
+        snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - s->result_path) : 1,
+                 slash ? s->result_path : ".");
+        pc_run_identity_path(r->record, sizeof r->record, dir, r->ts);
+        if (pc_run_identity_check(r->ident, r->record, s->result_path, &found) != PC_OK)
+            return stop(pc_error_message());
         if (!found)
             pc_log_warning("%s has no precheck run record beside it (a CSV msprobe wrote, or an "
                            "older precheck): resuming as msprobe does, without checking that "
                            "the dump and the settings are the run's.",
-                           s.result_path);
-    } else if (pc_run_claim_names(out_dir, start, ts, s.result_path, sizeof s.result_path,
-                                  s.details_path, sizeof s.details_path) != PC_OK) {
-        fail(pc_error_message());
-        goto out;
+                           s->result_path);
+        if (o->save_error_data && error_data_dir(s, error_base, r->ts) != PC_OK)
+            return stop(pc_error_message());
     } else {
-        created = true;
-        if (pc_run_lock_take(&lock, s.result_path) != PC_OK) {
-            fail(pc_error_message());
-            goto out;
-        }
+        if (pc_run_claim_names(r->out_dir, r->start, r->ts, s->result_path, sizeof s->result_path,
+                               s->details_path, sizeof s->details_path) != PC_OK)
+            return stop(pc_error_message());
+        r->created = true;
+        if (pc_run_lock_take(&r->lock, s->result_path) != PC_OK)
+            return stop(pc_error_message());
         /* the error-data folder first, so that the record says where it is (precheck report
          * finds the tensors there) */
-        if (o->save_error_data &&
-            error_data_dir(&s, cfg.error_data_path ? cfg.error_data_path : "./", ts) != PC_OK) {
-            fail(pc_error_message());
-            goto out;
-        }
+        if (o->save_error_data && error_data_dir(s, error_base, r->ts) != PC_OK)
+            return stop(pc_error_message());
         if (o->save_error_data)
-            pc_run_identity_note(ident, "error_data", s.error_dir);
-        pc_run_identity_path(record, sizeof record, out_dir, ts);
-    }
-    if (resume && o->save_error_data &&
-        error_data_dir(&s, cfg.error_data_path ? cfg.error_data_path : "./", ts) != PC_OK) {
-        fail(pc_error_message());
-        goto out;
+            pc_run_identity_note(r->ident, "error_data", s->error_dir);
+        pc_run_identity_path(r->record, sizeof r->record, r->out_dir, r->ts);
     }
     if (!o->multi)
         pc_log_info("start UT test");
-    pc_log_info("UT task result will be saved in %s", s.result_path);
-    pc_log_info("UT task details will be saved in %s", s.details_path);
+    pc_log_info("UT task result will be saved in %s", s->result_path);
+    pc_log_info("UT task details will be saved in %s", s->details_path);
     if (o->save_error_data)
-        pc_log_info("UT task error_data will be saved in %s", s.error_dir);
-    if (!resume && write_headers(&s) != PC_OK) {
-        fail(pc_error_message());
-        goto out;
-    }
+        pc_log_info("UT task error_data will be saved in %s", s->error_dir);
+    if (!r->resume && write_headers(s) != PC_OK)
+        return stop(pc_error_message());
     size_t repaired = 0;
-    if (pc_resume_prepare(s.result_path, s.details_path, &done, &repaired, &lock) != PC_OK) {
-        fail(pc_error_message());
-        goto out;
-    }
+    if (pc_resume_prepare(s->result_path, s->details_path, &r->done, &repaired, &r->lock) != PC_OK)
+        return stop(pc_error_message());
     if (repaired)
         pc_log_warning("%zu record(s) that an interrupted run left incomplete were removed from "
                        "%s and %s; those APIs run again.",
-                       repaired, s.result_path, s.details_path);
-    const pc_dump_api *unsafe = NULL;
-    size_t count = 0;
-    if (work_list(dump, keep, &done, &list, &count, &unsafe) != PC_OK) {
-        fail(pc_error_message());
-        goto out;
-    }
-    if (created) {
+                       repaired, s->result_path, s->details_path);
+    if (work_list(r->dump, r->keep, &r->done, &r->list, &r->count, &r->unsafe) != PC_OK)
+        return stop(pc_error_message());
+    if (r->created) {
         /* the record, with the command that resumes the run and how many APIs it writes: a run
          * killed with SIGKILL leaves both (run_ut --resume DIR reads them) */
         char resume_command[4096];
-        resume_command_of(o, s.result_path, resume_command, sizeof resume_command);
-        pc_run_record_resume rr = {resume_command, o->argc, o->argv, count};
-        snprintf(record_path, sizeof record_path, "%s", record);
-        if (pc_run_record_write(ident, record, command, &rr) != PC_OK) {
-            fail(pc_error_message());
-            goto out;
-        }
+        resume_command_of(o, s->result_path, resume_command, sizeof resume_command);
+        pc_run_record_resume rr = {resume_command, o->argc, o->argv, r->count};
+        snprintf(r->record_path, sizeof r->record_path, "%s", r->record);
+        if (pc_run_record_write(r->ident, r->record, r->command, &rr) != PC_OK)
+            return stop(pc_error_message());
     }
+    return true;
+}
 
-    int cores = rank_cores(mpi);
-    size_t mem_limit = api_limit(o->max_memory_mb) / (size_t)mpi->local_size;
-    if (o->workers_auto) {
-        opts.workers = auto_workers(dump, list, count, mem_limit, cores);
-        pc_log_info("%d worker process%s%s (--jobs N to choose).", o->workers,
-                    o->workers == 1 ? "" : "es", mpi->active ? " on each rank" : "");
-    }
-    pc_api_runner runner = runner_of(o, dump, &device, &bench, &lists,
-                                     o->save_error_data ? s.error_dir : NULL, mem_limit);
-    if (o->bench_cache && pc_cache_dir_check(o->bench_cache) != PC_OK) {
+/* Under mpirun: the other ranks learn the plan and say whether they can take part; false
+ * when the run does not begin (the reason said). */
+static bool run_plan_ranks(run_ctx *r)
+{
+    pc_mpi *mpi = r->mpi;
+    int go = 1;
+    r->slots = calloc((size_t)mpi->size, sizeof *r->slots);
+    if (!r->slots)
+        return stop("out of memory");
+    r->planned = true;
+    if (pc_mpi_plan_share(mpi, &go, &r->list, &r->count, r->s.error_dir, sizeof r->s.error_dir) !=
+        PC_OK) {
         fail(pc_error_message());
-        goto out;
+        go = 0;
     }
-    pc_pool_job job = {.runner = &runner,
-                       .opt = o,
-                       .dump = dump,
-                       .apis = list,
-                       .count = count,
-                       .interrupted = &interrupted};
-    int *slots = NULL;
-    if (mpi->active) {
-        /* the other ranks learn the plan and say whether they can take part */
-        int go = 1;
-        slots = calloc((size_t)mpi->size, sizeof *slots);
-        if (!slots) {
-            fail("out of memory");
-            goto out;
-        }
-        planned = true;
-        if (pc_mpi_plan_share(mpi, &go, &list, &count, s.error_dir, sizeof s.error_dir) != PC_OK) {
-            fail(pc_error_message());
+    pc_mpi_slots_gather(mpi, 0, r->slots);
+    for (int k = 1; k < mpi->size; k++)
+        if (r->slots[k] < 0) {
+            pc_log_error("Rank %d of the MPI job could not start (its message is above): "
+                         "the run stops before it begins.",
+                         k);
             go = 0;
         }
-        pc_mpi_slots_gather(mpi, 0, slots);
-        for (int r = 1; r < mpi->size; r++)
-            if (slots[r] < 0) {
-                pc_log_error("Rank %d of the MPI job could not start (its message is above): "
-                             "the run stops before it begins.",
-                             r);
-                go = 0;
-            }
-        pc_mpi_go_share(mpi, &go);
-        if (!go) {
-            free(slots);
-            goto out;
-        }
-        pc_log_info("MPI: %d ranks on %s; rank 0 writes the CSVs.", mpi->size,
-                    mpi->size == mpi->local_size ? "this machine" : "several machines");
-        job.mpi = mpi;
-        job.slots = slots;
-        job.cores = cores;
-        job.worker_base = worker_base;
+    pc_mpi_go_share(mpi, &go);
+    if (!go)
+        return false;
+    pc_log_info("MPI: %d ranks on %s; rank 0 writes the CSVs.", mpi->size,
+                mpi->size == mpi->local_size ? "this machine" : "several machines");
+    r->job.mpi = mpi;
+    r->job.slots = r->slots;
+    r->job.cores = r->cores;
+    r->job.worker_base = r->worker_base;
+    return true;
+}
+
+/* How the APIs run: the workers (--jobs auto from the dump), the memory per API, the runner
+ * and its bench cache, the ranks under mpirun, the sinks the results go to and the progress. */
+static bool run_plan(run_ctx *r)
+{
+    const pc_run_options *o = &r->opts;
+    run_state *s = &r->s;
+    r->cores = rank_cores(r->mpi);
+    r->mem_limit = api_limit(o->max_memory_mb) / (size_t)r->mpi->local_size;
+    if (o->workers_auto) {
+        r->opts.workers = auto_workers(r->dump, r->list, r->count, r->mem_limit, r->cores);
+        pc_log_info("%d worker process%s%s (--jobs N to choose).", o->workers,
+                    o->workers == 1 ? "" : "es", r->mpi->active ? " on each rank" : "");
     }
-    char summary_path[PC_PATH_BUFFER_SIZE + 80];
-    {
-        const char *slash = strrchr(s.result_path, '/');
-        snprintf(summary_path, sizeof summary_path, "%.*s/precheck_summary_%s.json",
-                 slash ? (int)(slash - s.result_path) : 1, slash ? s.result_path : ".", ts);
-    }
-    if (pc_sink_csv_open(&s.sinks[0], s.result_path, s.details_path, cfg.precision) != PC_OK ||
-        pc_sink_summary_new(&s.sinks[1]) != PC_OK ||
-        pc_sink_json_new(&s.sinks[2], summary_path, resume) != PC_OK) {
-        fail(pc_error_message());
-        goto out;
-    }
-    s.nsinks = 3;
-    s.done_before = 0;
-    s.total = count;
+    r->runner = runner_of(o, r->dump, &r->device, &r->bench, &r->lists,
+                          o->save_error_data ? s->error_dir : NULL, r->mem_limit);
+    if (o->bench_cache && pc_cache_dir_check(o->bench_cache) != PC_OK)
+        return stop(pc_error_message());
+    r->job = (pc_pool_job){.runner = &r->runner,
+                           .opt = o,
+                           .dump = r->dump,
+                           .apis = r->list,
+                           .count = r->count,
+                           .interrupted = &interrupted};
+    if (r->mpi->active && !run_plan_ranks(r))
+        return false;
+    const char *slash = strrchr(s->result_path, '/');
+    snprintf(r->summary_path, sizeof r->summary_path, "%.*s/precheck_summary_%s.json",
+             slash ? (int)(slash - s->result_path) : 1, slash ? s->result_path : ".", r->ts);
+    if (pc_sink_csv_open(&s->sinks[0], s->result_path, s->details_path, r->cfg.precision) !=
+            PC_OK ||
+        pc_sink_summary_new(&s->sinks[1]) != PC_OK ||
+        pc_sink_json_new(&s->sinks[2], r->summary_path, r->resume) != PC_OK)
+        return stop(pc_error_message());
+    s->nsinks = 3;
+    s->done_before = 0;
+    s->total = r->count;
     if (o->multi) {
         if (o->save_error_data)
             pc_log_info("UT task error data will be saved");
         pc_log_info("Starting parallel UT with %d processes", o->workers);
     }
     if (o->progress && isatty(STDERR_FILENO)) {
-        s.progress = pc_progress_new(o->multi ? "Total items" : "Processing", count, stderr);
+        s->progress = pc_progress_new(o->multi ? "Total items" : "Processing", r->count, stderr);
     } else if (o->progress) {
-        s.log_progress = true;
-        s.interval = o->progress_interval_s > 0 ? o->progress_interval_s : 30.0;
-        s.started = s.last = pc_clock_seconds();
+        s->log_progress = true;
+        s->interval = o->progress_interval_s > 0 ? o->progress_interval_s : 30.0;
+        s->started = s->last = pc_clock_seconds();
     }
+    return true;
+}
 
+/* The APIs, in the worker pool, with SIGINT and SIGTERM caught (an interrupted run ends its
+ * files and says how to resume). False when a write failed (a full disk) or the pool did. */
+static bool run_apis(run_ctx *r)
+{
+    run_state *s = &r->s;
     struct sigaction old_int, old_term;
     catch_interrupts(&old_int, &old_term);
-    size_t written = 0;
-    ran = true;
-    note_outputs(&s);
-    pc_status st = pc_pool_run(&job, on_result, &s, &written);
-    free(slots);
+    r->ran = true;
+    note_outputs(s);
+    pc_status st = pc_pool_run(&r->job, on_result, s, &r->written);
+    free(r->slots);
+    r->slots = NULL;
     end_interrupts(&old_int, &old_term);
-    if (s.progress)
-        pc_progress_finish(s.progress);
-    pc_path_set_file_mode(s.result_path);
-    pc_path_set_file_mode(s.details_path);
-    if (s.write_error[0]) { /* a full disk: said once, with what was written and how to go on */
-        pc_log_error("%s: %zu of %zu APIs were written; the run stops here.", s.write_error,
-                     s.written_ok, count);
-        log_resume_command(o, mpi, s.result_path, command, sizeof command);
-        goto out;
+    if (s->progress)
+        pc_progress_finish(s->progress);
+    pc_path_set_file_mode(s->result_path);
+    pc_path_set_file_mode(s->details_path);
+    if (s->write_error[0]) { /* a full disk: said once, with what was written and how to go on */
+        pc_log_error("%s: %zu of %zu APIs were written; the run stops here.", s->write_error,
+                     s->written_ok, r->count);
+        log_resume_command(&r->opts, r->mpi, s->result_path, r->command, sizeof r->command);
+        return false;
     }
-    if (st != PC_OK) {
-        fail(pc_error_message());
-        goto out;
-    }
-    /* the sinks' end (the summary in the log, summary.json), for a finished or interrupted run */
+    if (st != PC_OK)
+        return stop(pc_error_message());
+    return true;
+}
+
+/* The sinks' end (the summary in the log, summary.json) for a finished or interrupted run,
+ * what went missing meanwhile, and the exit status: 0, 130 (interrupted), 1 or
+ * PC_EXIT_FAILED_CHECK (--fail-on). */
+static int run_finish(run_ctx *r)
+{
+    const pc_run_options *o = &r->opts;
+    run_state *s = &r->s;
     char started[32];
     struct tm slt;
-    localtime_r(&start, &slt);
+    localtime_r(&r->start, &slt);
     strftime(started, sizeof started, "%Y-%m-%d %H:%M:%S", &slt);
+    size_t written = r->written, count = r->count;
     pc_run_end end = {
-        .command = command,
-        .device = device_line,
-        .dump = dump_path,
-        .result_csv = s.result_path,
-        .details_csv = s.details_path,
-        .summary_json = summary_path,
-        .identity_json = record,
+        .command = r->command,
+        .device = r->device_line,
+        .dump = r->dump_path,
+        .result_csv = s->result_path,
+        .details_csv = s->details_path,
+        .summary_json = r->summary_path,
+        .identity_json = r->record,
         .started = started,
-        .seconds = pc_clock_seconds() - wall0,
+        .seconds = pc_clock_seconds() - r->wall0,
         .total = count,
         .done = written,
-        .done_before = done.count,
+        .done_before = r->done.count,
         .interrupted = written < count,
-        .error_data_dir = o->save_error_data ? s.error_dir : NULL,
-        .error_data_files = s.error_files,
-        .error_data_unsaved = s.error_unsaved,
-        .error_data_error = s.error_unsaved ? s.error_first : NULL,
+        .error_data_dir = o->save_error_data ? s->error_dir : NULL,
+        .error_data_files = s->error_files,
+        .error_data_unsaved = s->error_unsaved,
+        .error_data_error = s->error_unsaved ? s->error_first : NULL,
     };
     bool error_dir_lost = false;
-    int lost = check_outputs(&s, &error_dir_lost);
-    if (written < count)
-        finish_sinks(&s, &end, lost == 0);
+    int lost = check_outputs(s, &error_dir_lost);
     if (written < count) {
+        finish_sinks(s, &end, lost == 0);
         pc_log_warning("Interrupted by %s: %zu of %zu APIs were written.",
                        interrupted == SIGTERM ? "SIGTERM" : "user", written, count);
-        log_resume_command(o, mpi, s.result_path, command, sizeof command);
-        error_data_lost(&s, error_dir_lost);
-        rc = 130;
-        goto out;
+        log_resume_command(o, r->mpi, s->result_path, r->command, sizeof r->command);
+        error_data_lost(s, error_dir_lost);
+        return 130;
     }
-    if (unsafe) {
+    if (r->unsafe) {
         pc_log_error("api name contains special characters, please check!");
-        goto out;
+        return 1;
     }
     if (lost) {
-        finish_sinks(&s, &end, false);
+        finish_sinks(s, &end, false);
         pc_log_error("The run's results are lost: %zu API(s) were written into the folder or "
                      "files named above, which are gone now. Run again with -o a folder that "
                      "nothing deletes or moves during the run.",
                      written);
-        goto out;
+        return 1;
     }
-    pc_log_info("UT task result csv is saved in %s", s.result_path);
-    pc_log_info("UT task details csv is saved in %s", s.details_path);
-    finish_sinks(&s, &end, true);
-    if (error_data_lost(&s, error_dir_lost))
-        goto out;
+    pc_log_info("UT task result csv is saved in %s", s->result_path);
+    pc_log_info("UT task details csv is saved in %s", s->details_path);
+    finish_sinks(s, &end, true);
+    if (error_data_lost(s, error_dir_lost))
+        return 1;
     pc_log_info("Successfully completed run_ut/multi_run_ut.");
     if (!o->multi)
         pc_log_info("UT task completed.");
     pc_run_log_next_step(o->out_path);
-    rc = 0;
-    if (pc_sink_summary_fails(&s.sinks[1], o->fail_on)) {
+    if (pc_sink_summary_fails(&s->sinks[1], o->fail_on)) {
         pc_log_warning("--fail-on %s: the run found APIs with %s; exit status %d.",
                        o->fail_on == PC_FAIL_WARNING ? "warning" : "error",
                        o->fail_on == PC_FAIL_WARNING ? "an error or a Warning" : "an error",
                        PC_EXIT_FAILED_CHECK);
-        rc = PC_EXIT_FAILED_CHECK;
+        return PC_EXIT_FAILED_CHECK;
     }
-out:
-    if (mpi->active && !planned) { /* the other ranks wait for the plan: there is none */
+    return 0;
+}
+
+/* The one cleanup, whatever phase the run reached (rc: its exit status). */
+static void run_free(run_ctx *r, int rc)
+{
+    if (r->mpi->active && !r->planned) { /* the other ranks wait for the plan: there is none */
         int go = 0;
-        pc_mpi_plan_share(mpi, &go, NULL, NULL, NULL, 0);
+        pc_mpi_plan_share(r->mpi, &go, NULL, NULL, NULL, 0);
     }
-    for (int i = 0; i < s.nsinks; i++)
-        pc_sink_free(&s.sinks[i]);
-    if (created && !ran && rc != 0) { /* nothing half-made left behind */
-        unlink(s.result_path);
-        unlink(s.details_path);
-        if (record_path[0])
-            unlink(record_path);
+    for (int i = 0; i < r->s.nsinks; i++)
+        pc_sink_free(&r->s.sinks[i]);
+    if (r->created && !r->ran && rc != 0) { /* nothing half-made left behind */
+        unlink(r->s.result_path);
+        unlink(r->s.details_path);
+        if (r->record_path[0])
+            unlink(r->record_path);
     }
-    pc_run_lock_release(&lock);
-    free(ident);
-    pc_progress_free(s.progress);
-    pc_backend_close(&device);
-    pc_backend_close(&bench);
-    pc_name_set_free(&done);
-    free(list);
-    free(keep);
-    pc_dump_free(dump);
-    pc_config_free(&cfg);
-    return rc;
+    pc_run_lock_release(&r->lock);
+    free(r->ident);
+    free(r->slots);
+    pc_progress_free(r->s.progress);
+    pc_backend_close(&r->device);
+    pc_backend_close(&r->bench);
+    pc_name_set_free(&r->done);
+    free(r->list);
+    free(r->keep);
+    pc_dump_free(r->dump);
+    pc_config_free(&r->cfg);
+}
+
+static int run_main(const pc_run_options *given, pc_mpi *mpi)
+{
+    run_ctx r = {.opts = *given, .mpi = mpi, .rc = 1, .lock = PC_RUN_LOCK_INIT};
+    r.wall0 = pc_clock_seconds();
+    r.start = time(NULL);
+    struct tm lt;
+    localtime_r(&r.start, &lt);
+    strftime(r.ts, sizeof r.ts, "%Y%m%d%H%M%S", &lt);
+    r.s.opt = &r.opts;
+    if (run_inputs(&r) && run_claim(&r) && run_plan(&r) && run_apis(&r))
+        r.rc = run_finish(&r);
+    run_free(&r, r.rc);
+    return r.rc;
 }
 
 /* A rank other than 0 under mpirun: the same settings, dump and backends as rank 0, and the
