@@ -1,6 +1,8 @@
 /*
  * Plug-in backends: shared objects named precheck-backend-<name>.so that export
- * precheck_backend_plugin() (backends/plugin.h), loaded with dlopen when --backend names them.
+ * precheck_backend_plugin() (backends/host_api.h), loaded with dlopen when --backend names
+ * them and handed precheck's host table: the only way a plug-in calls precheck (the executable
+ * exports nothing).
  *
  * Where: the directory in PRECHECK_PLUGIN_DIR when it is set, else the directory of the
  * precheck executable, else ../lib/precheck beside it (an installed layout).
@@ -26,6 +28,9 @@
 #include <unistd.h>
 
 #include "backends_impl.h"
+#include "precheck/backends/host_api.h"
+#include "precheck/core/clock.h"
+#include "precheck/core/log.h"
 
 typedef struct plugin_info {
     const char *name;
@@ -323,6 +328,32 @@ static pc_status python_prepare(const char *python, const pc_python_env **out)
     return st;
 }
 
+/* ---- the host table (host_api.h) ---- */
+
+static const pc_host_api host_api = {
+    .version = PC_HOST_API_VERSION,
+    .size = sizeof(pc_host_api),
+    .error_set = pc_error_set,
+    .error_message = pc_error_message,
+    .log_info = pc_log_info,
+    .log_warning = pc_log_warning,
+    .log_error = pc_log_error,
+    .clock_seconds = pc_clock_seconds,
+    .dtype_name = pc_dtype_name,
+    .dtype_is_float = pc_dtype_is_float,
+    .dtype_is_complex = pc_dtype_is_complex,
+    .tensor_alloc = pc_tensor_alloc,
+    .tensor_wrap = pc_tensor_wrap,
+    .tensor_share = pc_tensor_share,
+    .tensor_data = pc_tensor_data,
+    .tensor_free = pc_tensor_free,
+    .op_call_record_tensor = pc_op_call_record_tensor,
+    .op_result_free = pc_op_result_free,
+    .op_grads_free = pc_op_grads_free,
+    .capture = pc_backend_capture,
+    .backend_cpu = &pc_backend_cpu,
+};
+
 /* ---- opening ---- */
 
 static const plugin_info *known_plugin(const char *name)
@@ -373,6 +404,10 @@ pc_status pc_backend_plugin_load(const char *name, const pc_backend_host *host,
         return pc_error_set(PC_ERR_INVALID, "%s is not a precheck backend (no %s)", path,
                             PC_BACKEND_PLUGIN_ENTRY);
     /* never dlclose'd: a plug-in that started Python cannot be unloaded */
-    *vt = entry();
+    char why[512] = "";
+    *vt = entry(&host_api, why, sizeof why);
+    if (!*vt)
+        return pc_error_set(PC_ERR_UNSUPPORTED, "cannot use the %s backend %s: %s", name, path,
+                            why[0] ? why : "its entry refused precheck's host table");
     return PC_OK;
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Every symbol libprecheck defines for the outside starts with pc_ (or PC_): the executable
-# exports the whole library to its plug-ins, so a bare name (row_init, load_value) would share
-# the process's namespace with libpython, torch and their extensions.
+# Every symbol libprecheck defines for the outside starts with pc_ (or PC_): the library shares
+# the process with libpython, torch and their extensions (and a program that links it), where a
+# bare name (row_init, load_value) could clash.
 # usage: symbols.sh LIBPRECHECK.a
 set -euo pipefail
 lib=$1

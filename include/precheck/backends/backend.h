@@ -61,9 +61,9 @@ typedef struct pc_backend_host {
     const pc_python_env *python_env;
 } pc_backend_host;
 
-/* A plug-in (precheck-backend-<name>.so) exports this function, which returns its vtable. */
+/* A plug-in (precheck-backend-<name>.so) exports this function, which takes precheck's host
+ * table and returns its vtable (host_api.h: pc_backend_plugin_fn). */
 #define PC_BACKEND_PLUGIN_ENTRY "precheck_backend_plugin"
-typedef const struct pc_backend_vtable *(*pc_backend_plugin_fn)(void);
 
 /* vtable flags */
 enum {

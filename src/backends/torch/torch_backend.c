@@ -273,10 +273,17 @@ static const pc_backend_vtable torch_vtable = {
     .idle = torch_vt_idle,
 };
 
-const pc_backend_vtable *precheck_backend_plugin(void);
+const pc_host_api *pc_torch_host;
 
-__attribute__((visibility("default"))) const pc_backend_vtable *precheck_backend_plugin(void)
+const pc_backend_vtable *precheck_backend_plugin(const pc_host_api *host, char *why, size_t size);
+
+/* The entry (host_api.h): the host's table checked and kept, then the vtable. */
+__attribute__((visibility("default"))) const pc_backend_vtable *
+precheck_backend_plugin(const pc_host_api *host, char *why, size_t size)
 {
+    if (!pc_host_api_check(host, PC_HOST_API_VERSION, sizeof *host, why, size))
+        return NULL;
+    pc_torch_host = host;
     return &torch_vtable;
 }
 

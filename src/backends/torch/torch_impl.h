@@ -24,6 +24,7 @@
 #include <stdint.h>
 
 #include "precheck/backends/backend.h"
+#include "precheck/backends/host_api.h"
 #include "precheck/backends/torch_stats.h"
 
 typedef enum torch_device {
@@ -112,5 +113,11 @@ pc_status torch_backward(torch_state *s, const pc_op_call *call, const pc_tensor
                          pc_op_grads *out);
 /* Drops what the last forward kept; empties the device's cache (msprobe does after each API). */
 void torch_idle(torch_state *s);
+
+/* precheck's host table (host_api.h), kept by the entry (torch_backend.c): every pc_ function
+ * the plug-in calls goes through it (the executable exports nothing). */
+extern const pc_host_api *pc_torch_host;
+#define PC_PLUGIN_HOST pc_torch_host
+#include "precheck/backends/host_api.h"
 
 #endif
