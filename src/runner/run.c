@@ -114,6 +114,8 @@ typedef struct run_state {
     /* -save_error_data: the files of this run's APIs, those not saved, the first error */
     size_t error_files, error_unsaved;
     char error_first[1024];
+    /* the dump's stack.json and construct.json, for the failing APIs' places in the model */
+    pc_locations *locations;
 } run_state;
 
 /* "1 h 02 min", "3 min 05 s", "12 s" */
@@ -920,7 +922,10 @@ static int run_main(const pc_run_options *given, pc_mpi *mpi)
     struct tm slt;
     localtime_r(&start, &slt);
     strftime(started, sizeof started, "%Y-%m-%d %H:%M:%S", &slt);
+    if (pc_locations_load_for_dump(&s.locations, dump_path) != PC_OK)
+        s.locations = NULL; /* out of memory: the summaries go without places */
     pc_run_end end = {
+        .locations = s.locations,
         .command = command,
         .device = device_line,
         .dump = dump_path,
@@ -987,6 +992,7 @@ out:
     }
     for (int i = 0; i < s.nsinks; i++)
         pc_sink_free(&s.sinks[i]);
+    pc_locations_free(s.locations);
     if (created && !ran && rc != 0) { /* nothing half-made left behind */
         unlink(s.result_path);
         unlink(s.details_path);
