@@ -52,6 +52,16 @@ static void location_line(const pc_locations *locs, const char *name)
                     "Python's)");
 }
 
+/* "0.09 ms", "512.30 ms", "6.02 s" */
+static const char *duration(char *buf, size_t size, double s)
+{
+    if (s < 1)
+        snprintf(buf, size, "%.2f ms", s * 1000);
+    else
+        snprintf(buf, size, "%.2f s", s);
+    return buf;
+}
+
 /* The APIs that took longest, device and bench (the first question on a big dump). */
 static void slowest_lines(const tally *t)
 {
@@ -62,8 +72,10 @@ static void slowest_lines(const tally *t)
     pc_log_info("  slowest APIs (wall time on the device and on the bench):");
     for (size_t i = 0; i < k; i++) {
         const tally_api *a = &t->apis[slow[i]];
-        pc_log_info("    %2zu. %s  device %.3g s, bench %.3g s", i + 1, a->name, a->device_seconds,
-                    a->bench_seconds);
+        char dev[32], bench[32];
+        pc_log_info("    %2zu. %s  device %s, bench %s", i + 1, a->name,
+                    duration(dev, sizeof dev, a->device_seconds),
+                    duration(bench, sizeof bench, a->bench_seconds));
     }
 }
 

@@ -72,16 +72,16 @@ static void test_slowest_lines(void **state)
         fail_msg("no slowest APIs:\n%s", text);
     /* 6.5 s: APIs 6; 5.5 s: 5, 12, 19; 4.5 s: 4, 11, 18; 3.5 s: 3, 10, 17 (the 10th) */
     static const char *const expect[] = {
-        " 1. Torch.api6.0  device 6 s, bench 0.5 s",
-        " 2. Torch.api5.0  device 5 s",
-        " 3. Torch.api12.0  device 5 s",
-        " 4. Torch.api19.0  device 5 s",
-        " 5. Torch.api4.0  device 4 s",
-        " 6. Torch.api11.0  device 4 s",
-        " 7. Torch.api18.0  device 4 s",
-        " 8. Torch.api3.0  device 3 s",
-        " 9. Torch.api10.0  device 3 s",
-        "10. Torch.api17.0  device 3 s",
+        " 1. Torch.api6.0  device 6.00 s, bench 500.00 ms",
+        " 2. Torch.api5.0  device 5.00 s",
+        " 3. Torch.api12.0  device 5.00 s",
+        " 4. Torch.api19.0  device 5.00 s",
+        " 5. Torch.api4.0  device 4.00 s",
+        " 6. Torch.api11.0  device 4.00 s",
+        " 7. Torch.api18.0  device 4.00 s",
+        " 8. Torch.api3.0  device 3.00 s",
+        " 9. Torch.api10.0  device 3.00 s",
+        "10. Torch.api17.0  device 3.00 s",
     };
     const char *at = head;
     for (size_t i = 0; i < sizeof expect / sizeof expect[0]; i++) {
@@ -140,6 +140,18 @@ static void test_run_ut_times(void **state)
                  pc_test_slurp(log2, NULL));
     assert_true(pc_test_file_contains(log2, "10. "));
     assert_false(pc_test_file_contains(log2, "    11. "));
+
+    /* the report: the slowest APIs, the same one first, and each API's times on expand */
+    char page[600];
+    PC_TEST_FMT(page, "%s/page.html", dir);
+    PC_TEST_FMT(args, "report %s -o %s", out2, page);
+    assert_int_equal(pc_test_run_precheck(NULL, args, NULL), 0);
+    char *html = pc_test_slurp(page, NULL);
+    PC_TEST_FMT(line, "<tr><td>1</td><td>%s</td>", slowest);
+    const char *section = strstr(html, "<h2>Where the time went</h2>");
+    assert_true(section && strstr(section, line));
+    assert_non_null(strstr(html, "<p class=\"api-times\">wall time: device "));
+    free(html);
     pc_json_free(doc);
 }
 

@@ -272,6 +272,28 @@ static void test_run_ut_says_where(void **state)
     }
     assert_true(seen_linear && seen_pass);
     pc_json_free(doc);
+
+    /* the report: the place in the linear's expanded row, the whole stack one click further */
+    char page[600];
+    PC_TEST_FMT(page, "%s/page.html", dir);
+    PC_TEST_FMT(args, "report %s -o %s", dir, page);
+    assert_int_equal(pc_test_run_precheck(NULL, args, NULL), 0);
+    char *html = pc_test_slurp(page, NULL);
+    const char *row = strstr(html, "<tr data-name=\"Functional.linear.0\"");
+    assert_non_null(row);
+    const char *end = strstr(row + 1, "<tr data-name="); /* the next API's row */
+    const char *at = strstr(row, "in the model: <code>/home/user/llm/dump_model.py:44 in forward: "
+                                 "q, k, v = self.qkv(h).split(self.d, dim=-1)</code>");
+    const char *stack = strstr(row, "whole stack (stack.json, innermost first)");
+    const char *frame = strstr(row, "File /opt/conda/lib/python3.9/site-packages/torch/nn/modules/"
+                                    "linear.py, line 114, in forward, \n return F.linear(");
+    assert_true(at && stack && frame && at < stack && stack < frame && (!end || frame < end));
+    /* a passing API has no place shown */
+    row = strstr(html, "<tr data-name=\"Tensor.__add__.0\"");
+    end = strstr(row + 1, "<tr data-name=");
+    at = strstr(row, "in the model:");
+    assert_true(!at || (end && at > end));
+    free(html);
 }
 
 /* No stack.json or construct.json beside the dump: no location, no error; a malformed one: a
