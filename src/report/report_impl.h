@@ -1,12 +1,14 @@
 /*
  * Private to src/report: the HTML report's model of a folder and the pieces that draw it.
  *   report_find.c  finds the runs in the folder, the one to show, and its error data;
- *   report_load.c  reads their CSVs and JSON into a rep_model;
+ *   report_load.c  reads their CSVs and JSON into a rep_model; report_extra.c what the
+ *                  summaries add to the CSVs (times, places in the model, "rule, not device");
  *   html_out.c     the page buffer and THE escaping rule (every outside text goes through it);
  *   html_plot.c    inline SVG: stacked count bars, histograms on log bins, scatter plots;
  *   error_data.c   the -save_error_data tensors of the worst APIs, as plots;
  *   html_table.c   the per-API table; html_metrics.c the metric plots; html_coverage.c what ran
- *                  and what was skipped;
+ *                  and what was skipped; html_where.c the times, places and "rule, not
+ *                  device" parts;
  *   html.c         the page itself: its head, overview, order of sections (pc_report_write).
  *
  * OWNERSHIP: every string of a rep_model lives in its arena and dies with pc_rep_model_free.
