@@ -131,6 +131,6 @@ void pc_html_time_section(html_buf *b, const rep_model *m)
         duration(b, a->bench_seconds);
         pc_hb_raw(b, "</td></tr>");
     }
-    pc_hb_raw(b, "</tbody></table></section>\n");
+    pc_hb_raw(b, "</tbody></table></section>");
     free(idx);
 }
