@@ -323,7 +323,7 @@ static void save_error_data(api_run *x, pc_api_result *res)
 
 /* ---- the pipeline ---- */
 
-/* Adds the time since *t to *acc (when timing) and restarts *t. */
+/* Adds the time since *t to *acc and restarts *t. */
 static void lap(const pc_api_runner *r, double *acc, double *t)
 {
     (void)r; /* always measured: each API's own device and bench times go into its result */
