@@ -72,7 +72,7 @@ run_all() {
 
 # a file's text with the moment and duration of its run replaced
 normalize() {
-    sed -E -e 's/"(seconds|wall_s|elapsed|duration)": ?[0-9.eE+-]+/"\1": <S>/g' \
+    sed -E -e 's/"(seconds|wall_s|elapsed|duration|device_seconds|bench_seconds)": ?[0-9.eE+-]+/"\1": <S>/g' \
         -e 's/(^|[^0-9])20[0-9]{12}([^0-9]|$)/\1<TS>\2/g' \
         -e 's/[0-9]{4}-[0-9]{2}-[0-9]{2}[ T][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?/<DATE>/g' \
         -e 's/[0-9]+(\.[0-9]+)? ?(s|ms|seconds?)\b/<S>/g' \

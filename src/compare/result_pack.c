@@ -94,6 +94,9 @@ pc_status pc_api_result_pack(const pc_api_result *res, pc_csv_buffer *out)
         st = put_u32(out, res->error_data_unsaved);
     if (st == PC_OK)
         st = put_str(out, res->error_data_error);
+    double seconds[2] = {res->device_seconds, res->bench_seconds};
+    if (st == PC_OK)
+        st = put(out, seconds, sizeof seconds);
     return st;
 }
 
@@ -211,6 +214,10 @@ pc_status pc_api_result_unpack(const char *data, size_t size, pc_api_result *res
             res->error_data_error[err_len] = 0;
         }
     }
+    double seconds[2] = {0, 0};
+    ok = ok && get(&r, seconds, sizeof seconds);
+    res->device_seconds = seconds[0];
+    res->bench_seconds = seconds[1];
     if (!ok || r.p != r.end) {
         pc_api_result_free(res);
         return pc_error_set(PC_ERR_FORMAT, "a worker's result is damaged");

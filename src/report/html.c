@@ -387,6 +387,7 @@ static void page(html_buf *b, const rep_model *m, const pc_report_options *opt, 
         pc_hb_raw(b, "</section>\n");
     }
     pc_html_coverage_section(b, m);
+    pc_html_time_section(b, m);
     pc_hb_raw(b, "\n");
     files_section(b, m);
     pc_hb_raw(b, "\n</main>\n<footer>This page asks for nothing outside itself "

@@ -334,6 +334,7 @@ void pc_html_api_table(html_buf *b, const rep_model *m, const size_t *order)
             pc_hb_text(b, a->name);
             pc_hb_raw(b, "</summary>");
             rows_listing(b, a);
+            pc_html_api_extras(b, a);
             pc_hb_raw(b, "</details>");
         } else {
             pc_hb_text(b, a->name);
@@ -378,6 +379,7 @@ void pc_html_api_table(html_buf *b, const rep_model *m, const size_t *order)
             if (cw) {
                 pc_hb_raw(b, "<td>");
                 output_text(b, cw->backward, cw->output);
+                pc_html_crow_mark(b, cw);
                 pc_hb_raw(b, "</td>");
             } else {
                 pc_hb_raw(b, "<td></td>");

@@ -2,7 +2,8 @@
  * The end of api_precision_compare, for people and for programs: how many APIs got each
  * verdict, then each row in error (or warning) with the standard that judged it, the checks
  * that failed, their values and the NPU and GPU figures side by side -- and one line where the
- * NPU and GPU rows are identical and msprobe's rule still says error. The same goes into
+ * NPU and GPU rows are identical and msprobe's rule still says error ("rule, not device":
+ * docs/glossary.md; such rows come after the real NPU/GPU differences). The same goes into
  * api_precision_compare_summary_<ts>.json (kind "api_precision_compare", docs/summary-json.md),
  * written as io/file_out.h writes every whole file: never through a link, never over an
  * existing file.
@@ -107,6 +108,7 @@ typedef struct failed_row {
     int nchecks;
     char **npu_cells, **gpu_cells; /* the whole NPU/GPU rows, for "identical" */
     size_t npu_n, gpu_n;
+    bool rule; /* "rule, not device": the NPU and GPU rows are identical (set after the inputs) */
 } failed_row;
 
 typedef struct failed_list {
@@ -298,6 +300,27 @@ static bool identical(const failed_row *f)
     return true;
 }
 
+/* Real NPU/GPU differences first, then the rows the rule alone fails; by name within each. */
+static int by_cause(const void *a, const void *b)
+{
+    const failed_row *x = a, *y = b;
+    if (x->rule != y->rule)
+        return x->rule ? 1 : -1;
+    return strcmp(x->name, y->name);
+}
+
+/* Marks the rows whose verdict is the rule's, not the devices', and puts them last; returns how
+ * many. The list is no longer sorted by name for find_failed afterwards. */
+static size_t rank_by_cause(failed_list *l)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < l->n; i++)
+        n += l->rows[i].rule = identical(&l->rows[i]);
+    if (n && l->n > 1)
+        qsort(l->rows, l->n, sizeof *l->rows, by_cause);
+    return n;
+}
+
 static void json_str(FILE *f, const char *s)
 {
     fputc('"', f);
@@ -334,6 +357,7 @@ pc_status pc_pcmp_report(const pc_pcmp_report_in *in, pc_fail_level fail_on, boo
          collect_inputs(in->gpu_csv, &l, false) != PC_OK))
         pc_log_warning("the NPU and GPU figures are left out of the summary: %s",
                        pc_error_message());
+    size_t rule_rows = st == PC_OK ? rank_by_cause(&l) : 0;
     if (st == PC_OK && in->json_path) {
         if (pc_file_out_open(&jo, in->json_path, 0) == PC_OK)
             jf = jo.f;
@@ -394,7 +418,11 @@ pc_status pc_pcmp_report(const pc_pcmp_report_in *in, pc_fail_level fail_on, boo
         fputs(apis ? "\n  ],\n  \"rows_failed\": [" : "],\n  \"rows_failed\": [", jf);
     for (size_t i = 0; i < l.n; i++) {
         const failed_row *f = &l.rows[i];
-        bool same = identical(f);
+        bool same = f->rule;
+        if (same && (i == 0 || !l.rows[i - 1].rule))
+            pc_log_info("  rows the rule fails, not the device (the NPU and GPU rows are "
+                        "identical): %zu",
+                        rule_rows);
         char line[2048];
         int used = snprintf(line, sizeof line, "%s  %s  %s:", f->name, f->verdict,
                             algorithm_english(f->algorithm));
@@ -421,7 +449,8 @@ pc_status pc_pcmp_report(const pc_pcmp_report_in *in, pc_fail_level fail_on, boo
         json_str(jf, f->verdict);
         fputs(", \"standard\": ", jf);
         json_str(jf, algorithm_english(f->algorithm));
-        fprintf(jf, ", \"npu_gpu_identical\": %s, \"checks\": [", same ? "true" : "false");
+        fprintf(jf, ", \"npu_gpu_identical\": %s, \"cause\": \"%s\", \"checks\": [",
+                same ? "true" : "false", same ? "rule, not device" : "NPU/GPU difference");
         for (int k = 0; k < f->nchecks; k++) {
             const failed_check *c = &f->checks[k];
             fputs(k ? ", {\"check\": " : "{\"check\": ", jf);
@@ -439,8 +468,11 @@ pc_status pc_pcmp_report(const pc_pcmp_report_in *in, pc_fail_level fail_on, boo
         fputs("]}", jf);
     }
     if (jf) {
-        fputs(l.n ? "\n  ],\n  \"counts\": {\"forward\": {" : "],\n  \"counts\": {\"forward\": {",
-              jf);
+        fprintf(jf,
+                l.n ? "\n  ],\n  \"rows_rule_not_device\": %zu"
+                    : "],\n  \"rows_rule_not_device\": %zu",
+                rule_rows);
+        fputs(",\n  \"counts\": {\"forward\": {", jf);
         json_counts(jf, fwd, false);
         fputs("}, \"backward\": {", jf);
         json_counts(jf, bwd, true);

@@ -1,12 +1,14 @@
 /*
  * Private to src/report: the HTML report's model of a folder and the pieces that draw it.
  *   report_find.c  finds the runs in the folder, the one to show, and its error data;
- *   report_load.c  reads their CSVs and JSON into a rep_model;
+ *   report_load.c  reads their CSVs and JSON into a rep_model; report_extra.c what the
+ *                  summaries add to the CSVs (times, places in the model, "rule, not device");
  *   html_out.c     the page buffer and THE escaping rule (every outside text goes through it);
  *   html_plot.c    inline SVG: stacked count bars, histograms on log bins, scatter plots;
  *   error_data.c   the -save_error_data tensors of the worst APIs, as plots;
  *   html_table.c   the per-API table; html_metrics.c the metric plots; html_coverage.c what ran
- *                  and what was skipped;
+ *                  and what was skipped; html_where.c the times, places and "rule, not
+ *                  device" parts;
  *   html.c         the page itself: its head, overview, order of sections (pc_report_write).
  *
  * OWNERSHIP: every string of a rep_model lives in its arena and dies with pc_rep_model_free.
@@ -100,6 +102,11 @@ typedef struct rep_crow {
     int output;
     const char *cell[PC_PCMP_DETAILS_COLUMNS]; /* as written; "" when the column is missing */
     rep_verdict status;                        /* 比对结果 */
+    /* from the compare's summary JSON (report_extra.c): "rule, not device" (the NPU and GPU
+     * rows are identical, msprobe's rule fails them anyway), and the failed checks with both
+     * sides' figures ("绝对误差错误率 1 (NPU 1, GPU 1); ..."), NULL unknown */
+    bool rule;
+    const char *sides;
 } rep_crow;
 
 /* The details columns of api_precision_compare the report uses. */
@@ -143,6 +150,14 @@ typedef struct rep_api {
     rep_crow *crows;
     size_t n_crows, cap_crows;
     long cworst;
+    /* from the run_ut summary JSON (report_extra.c): the API's wall times (has_times), and
+     * for a failing API where it sits in the model (NULL unknown): its first frame in the
+     * user's code ("file:line in function: code"), its calling modules ("A > B"), its stack */
+    bool has_times;
+    double device_seconds, bench_seconds;
+    const char *where, *module_path, *stack;
+    /* its api_precision_compare rows in error are all "rule, not device" */
+    bool crule_only;
     /* the per-API table's order */
     int severity;
     double badness;
@@ -219,6 +234,13 @@ pc_status pc_rep_find_error_data(rep_model *m, const pc_report_options *opt);
  * report on. The model is valid (and must be freed) whatever the status. */
 pc_status pc_rep_model_load(rep_model *m, const pc_report_options *opt);
 void pc_rep_model_free(rep_model *m);
+/* The API named name, or NULL. */
+rep_api *pc_rep_api_find(const rep_model *m, const char *name);
+/* report_extra.c: what the two summary JSONs add to the CSVs (times, places in the model,
+ * "rule, not device"), into the model's APIs and rows; a summary that cannot be read adds
+ * nothing (its note is report_load.c's). */
+void pc_rep_read_extras(rep_model *m);
+
 /* Adds a note for the page (formatted; copied). */
 void pc_rep_note(rep_model *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -241,6 +263,13 @@ void pc_html_badge(html_buf *b, rep_verdict v, const char *text);
 void pc_html_api_table(html_buf *b, const rep_model *m, const size_t *order);
 void pc_html_metrics_section(html_buf *b, const rep_model *m);
 void pc_html_coverage_section(html_buf *b, const rep_model *m);
+/* html_where.c: in an API's expanded row, its times, its place in the model (the whole stack
+ * on a further click) and its "rule, not device" rows with both sides' figures; */
+void pc_html_api_extras(html_buf *b, const rep_api *a);
+/* the mark of a "rule, not device" compare row in the table; */
+void pc_html_crow_mark(html_buf *b, const rep_crow *r);
+/* the section of the slowest APIs (nothing when the summary had no times). */
+void pc_html_time_section(html_buf *b, const rep_model *m);
 
 /* ---- SVG (html_plot.c) ---- */
 

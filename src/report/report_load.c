@@ -169,6 +169,20 @@ static rep_api *api_get(rep_model *m, const char *name)
     return a;
 }
 
+rep_api *pc_rep_api_find(const rep_model *m, const char *name)
+{
+    if (!m->index_cap)
+        return NULL;
+    size_t s = (size_t)name_hash(name) & (m->index_cap - 1);
+    while (m->index[s]) {
+        rep_api *a = &m->apis[m->index[s] - 1];
+        if (strcmp(a->name, name) == 0)
+            return a;
+        s = (s + 1) & (m->index_cap - 1);
+    }
+    return NULL;
+}
+
 /* "X.forward.output.3" -> api "X", backward false, output 3; a name without that ending is its
  * own API (output -1). api has room for the whole name. */
 static void split_row_name(const char *name, char *api, size_t size, bool *backward, int *output)
@@ -654,15 +668,22 @@ static void rank_api(rep_api *a)
         }
         a->worst = (long)i;
     }
+    /* a real NPU/GPU difference before a row the rule alone fails ("rule, not device") */
+    size_t cerrors = 0, crules = 0;
     for (size_t i = 0; i < a->n_crows; i++) {
-        int sv = a->crows[i].status == RV_ERROR ? 3 : a->crows[i].status == RV_SKIP ? 2 : 1;
-        int ws = a->cworst < 0                            ? -1
-                 : a->crows[a->cworst].status == RV_ERROR ? 3
-                 : a->crows[a->cworst].status == RV_SKIP  ? 2
-                                                          : 1;
+        const rep_crow *c = &a->crows[i], *w = a->cworst >= 0 ? &a->crows[a->cworst] : NULL;
+        int sv = 2 * (c->status == RV_ERROR ? 3 : c->status == RV_SKIP ? 2 : 1) + !c->rule;
+        int ws = !w ? -1
+                    : 2 * (w->status == RV_ERROR  ? 3
+                           : w->status == RV_SKIP ? 2
+                                                  : 1) +
+                          !w->rule;
         if (sv > ws)
             a->cworst = (long)i;
+        cerrors += c->status == RV_ERROR;
+        crules += c->status == RV_ERROR && c->rule;
     }
+    a->crule_only = cerrors > 0 && crules == cerrors;
     /* an API known only from its details rows: its verdicts from them, as msprobe made them
      * (a SKIP row of a None output leaves the verdict pass; a direction is SKIP when its one
      * row is the SKIP row of a message) */
@@ -685,7 +706,7 @@ static void rank_api(rep_api *a)
     int r1 = table_rank(a->cfwd) > table_rank(a->cbwd) ? table_rank(a->cfwd) : table_rank(a->cbwd);
     /* api_precision_compare's errors first (the verdict msprobe users act on), then run_ut's
      * order, then the rest of api_precision_compare's */
-    a->severity = (r1 == 4) * 64 + r0 * 8 + r1;
+    a->severity = (r1 == 4 && !a->crule_only) * 64 + r0 * 8 + r1;
     a->badness = a->worst >= 0 ? a->rows[a->worst].badness : 0;
 }
 
@@ -730,6 +751,7 @@ pc_status pc_rep_model_load(rep_model *m, const pc_report_options *opt)
         st = read_compare_details(m);
     if (st != PC_OK)
         return st;
+    pc_rep_read_extras(m);
     for (size_t i = 0; i < m->n_apis; i++) {
         rank_api(&m->apis[i]);
         if (!m->result_csv && m->apis[i].fwd != RV_NONE) { /* counts from the details rows */

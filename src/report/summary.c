@@ -10,7 +10,8 @@
 #include "precheck/report/sink.h"
 #include "tally.h"
 
-#define WORST_SHOWN 10
+#define WORST_SHOWN   10
+#define SLOWEST_SHOWN 10
 
 typedef struct summary_sink {
     tally t;
@@ -30,6 +31,52 @@ static void counts_line(const char *what, const size_t *c, bool backward)
     else
         pc_log_info("  %-9s pass %zu, Warning %zu, error %zu, SKIP %zu", what, c[PC_VERDICT_PASS],
                     c[PC_VERDICT_WARNING], c[PC_VERDICT_ERROR], c[PC_VERDICT_SKIP]);
+}
+
+/* Where a failing API sits in the model: its first frame in the user's code and the module
+ * that called it (stack.json, construct.json), when the dump's folder has them. */
+static void location_line(const pc_locations *locs, const char *name)
+{
+    pc_location loc;
+    if (!pc_locations_find(locs, name, &loc))
+        return;
+    const char *module = loc.n_modules ? loc.modules[loc.n_modules - 1] : NULL;
+    if (loc.user)
+        pc_log_info("        at %s:%ld in %s: %s%s%s%s", loc.user->file, loc.user->line,
+                    loc.user->function, loc.user->code, module ? " (module " : "",
+                    module ? module : "", module ? ")" : "");
+    else if (module)
+        pc_log_info("        in module %s", module);
+    else
+        pc_log_info("        no frame of its stack is in your code (all are torch's, msprobe's or "
+                    "Python's)");
+}
+
+/* "0.09 ms", "512.30 ms", "6.02 s" */
+static const char *duration(char *buf, size_t size, double s)
+{
+    if (s < 1)
+        snprintf(buf, size, "%.2f ms", s * 1000);
+    else
+        snprintf(buf, size, "%.2f s", s);
+    return buf;
+}
+
+/* The APIs that took longest, device and bench (the first question on a big dump). */
+static void slowest_lines(const tally *t)
+{
+    size_t slow[SLOWEST_SHOWN];
+    size_t k = pc_tally_slowest(t, slow, SLOWEST_SHOWN);
+    if (!k)
+        return;
+    pc_log_info("  slowest APIs (wall time on the device and on the bench):");
+    for (size_t i = 0; i < k; i++) {
+        const tally_api *a = &t->apis[slow[i]];
+        char dev[32], bench[32];
+        pc_log_info("    %2zu. %s  device %s, bench %s", i + 1, a->name,
+                    duration(dev, sizeof dev, a->device_seconds),
+                    duration(bench, sizeof bench, a->bench_seconds));
+    }
 }
 
 static pc_status summary_finish(void *self, const pc_run_end *e)
@@ -60,7 +107,9 @@ static pc_status summary_finish(void *self, const pc_run_end *e)
         char why[512];
         pc_tally_row_text(&a->worst, why, sizeof why);
         pc_log_info("    %2zu. %s  %s  %s", i + 1, a->name, pc_verdict_text(a->worst.status), why);
+        location_line(e->locations, a->name);
     }
+    slowest_lines(t);
     if (e->result_csv && *e->result_csv)
         pc_log_info("  CSVs: %s and %s", e->result_csv, e->details_csv);
     if (e->summary_json && *e->summary_json)

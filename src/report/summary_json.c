@@ -94,6 +94,37 @@ static void worst(FILE *f, const tally_row *r)
     fputc('}', f);
 }
 
+/* "where": the failing API's place in the model (stack.json, construct.json), when known. */
+static void where(FILE *f, const pc_locations *locs, const char *name)
+{
+    pc_location loc;
+    if (!pc_locations_find(locs, name, &loc))
+        return;
+    fputs(", \"where\": {\"file\": ", f);
+    str(f, loc.user ? loc.user->file : NULL);
+    if (loc.user)
+        fprintf(f, ", \"line\": %ld", loc.user->line);
+    else
+        fputs(", \"line\": null", f);
+    fputs(", \"function\": ", f);
+    str(f, loc.user ? loc.user->function : NULL);
+    fputs(", \"code\": ", f);
+    str(f, loc.user ? loc.user->code : NULL);
+    fputs(", \"module\": ", f);
+    str(f, loc.n_modules ? loc.modules[loc.n_modules - 1] : NULL);
+    fputs(", \"modules\": [", f);
+    for (size_t i = 0; i < loc.n_modules; i++) {
+        fputs(i ? ", " : "", f);
+        str(f, loc.modules[i]);
+    }
+    fputs("], \"stack\": [", f);
+    for (size_t i = 0; i < loc.n_frames; i++) {
+        fputs(i ? ", " : "", f);
+        str(f, loc.frames[i].text);
+    }
+    fputs("]}", f);
+}
+
 static pc_status json_finish(void *self, const pc_run_end *e)
 {
     json_sink *j = self;
@@ -160,6 +191,12 @@ static pc_status json_finish(void *self, const pc_run_end *e)
             fputs(", \"skip_message\": ", f);
             str(f, a->skip_message);
         }
+        fputs(", \"device_seconds\": ", f);
+        num(f, a->device_seconds);
+        fputs(", \"bench_seconds\": ", f);
+        num(f, a->bench_seconds);
+        if (pc_tally_failed(a))
+            where(f, e->locations, a->name);
         fputc('}', f);
     }
     fputs(t->n ? "\n  ]\n}\n" : "]\n}\n", f);

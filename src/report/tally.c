@@ -123,6 +123,8 @@ pc_status pc_tally_add(tally *t, const pc_api_result *res)
     t->n++;
     a->forward = res->forward;
     a->backward = res->backward;
+    a->device_seconds = res->device_seconds;
+    a->bench_seconds = res->bench_seconds;
     if ((unsigned)res->forward < TALLY_VERDICTS)
         t->forward[res->forward]++;
     if ((unsigned)res->backward < TALLY_VERDICTS)
@@ -201,4 +203,33 @@ void pc_tally_row_text(const tally_row *r, char *buf, size_t size)
         how = "must be";
     snprintf(buf + n, size - (size_t)n, ": %s %.6g, %s %g", pc_metric_name((pc_metric)d->metric),
              d->value, how, d->limit);
+}
+
+bool pc_tally_failed(const tally_api *a)
+{
+    return pc_tally_severity(a->forward) >= 2 || pc_tally_severity(a->backward) >= 2;
+}
+
+size_t pc_tally_slowest(const tally *t, size_t *out, size_t max)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < t->n; i++) {
+        double s = t->apis[i].device_seconds + t->apis[i].bench_seconds;
+        if (!(s > 0))
+            continue;
+        /* insertion into the kept max, the slowest first; an equal one stays behind */
+        size_t at = k;
+        while (at > 0 &&
+               t->apis[out[at - 1]].device_seconds + t->apis[out[at - 1]].bench_seconds < s)
+            at--;
+        if (at >= max)
+            continue;
+        size_t last = k < max ? k : max - 1;
+        for (size_t j = last; j > at; j--)
+            out[j] = out[j - 1];
+        out[at] = i;
+        if (k < max)
+            k++;
+    }
+    return k;
 }

@@ -49,6 +49,7 @@ typedef struct tally_api {
     pc_verdict forward, backward;
     tally_row worst;
     char *skip_message; /* the forward or backward SKIP's message (cut), or NULL */
+    double device_seconds, bench_seconds; /* the API's wall time on each side */
 } tally_api;
 
 typedef struct tally {
@@ -65,6 +66,14 @@ void pc_tally_free(tally *t);
 /* Indexes of the APIs to look at first (error before Warning before SKIP-free passes, then by
  * how far the deciding metric is past its limit), at most max; returns how many. */
 size_t pc_tally_worst(const tally *t, size_t *out, size_t max);
+
+/* Indexes of the slowest APIs (device plus bench seconds, the slowest first, dump order among
+ * equals; APIs that took no time are left out), at most max; returns how many. */
+size_t pc_tally_slowest(const tally *t, size_t *out, size_t max);
+
+/* Whether the API got an error or a Warning in either direction (its place in the model is
+ * then worth saying). */
+bool pc_tally_failed(const tally_api *a);
 
 /* "backward output 1: cosine similarity 0.9812, must be > 0.99" and the like. */
 void pc_tally_row_text(const tally_row *r, char *buf, size_t size);

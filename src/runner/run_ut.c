@@ -114,6 +114,8 @@ typedef struct run_state {
     /* -save_error_data: the files of this run's APIs, those not saved, the first error */
     size_t error_files, error_unsaved;
     char error_first[1024];
+    /* the dump's stack.json and construct.json, for the failing APIs' places in the model */
+    pc_locations *locations;
 } run_state;
 
 /* "1 h 02 min", "3 min 05 s", "12 s" */
@@ -945,7 +947,10 @@ static int run_finish(run_ctx *r)
     localtime_r(&r->start, &slt);
     strftime(started, sizeof started, "%Y-%m-%d %H:%M:%S", &slt);
     size_t written = r->written, count = r->count;
+    if (pc_locations_load_for_dump(&s->locations, r->dump_path) != PC_OK)
+        s->locations = NULL; /* out of memory: the summaries go without places */
     pc_run_end end = {
+        .locations = s->locations,
         .command = r->command,
         .device = r->device_line,
         .dump = r->dump_path,
@@ -1014,6 +1019,7 @@ static void run_free(run_ctx *r, int rc)
     }
     for (int i = 0; i < r->s.nsinks; i++)
         pc_sink_free(&r->s.sinks[i]);
+    pc_locations_free(r->s.locations);
     if (r->created && !r->ran && rc != 0) { /* nothing half-made left behind */
         unlink(r->s.result_path);
         unlink(r->s.details_path);

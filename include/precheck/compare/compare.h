@@ -147,6 +147,10 @@ typedef struct pc_api_result {
      * saved, and the first one's error (malloc'd, freed with the result; NULL when none) */
     uint32_t error_data_files, error_data_unsaved;
     char *error_data_error;
+    /* wall-clock seconds of the API's forward and backward on the device and on the bench (0
+     * when they did not run: a SKIP decided before, a bench result from the bench cache counts
+     * its load); never in the CSVs, only in the summary JSON, the report and the log */
+    double device_seconds, bench_seconds;
 } pc_api_result;
 
 #define PC_API_RESULT_INIT ((pc_api_result){0})

@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "precheck/compare/compare.h"
+#include "precheck/runner/location.h"
 
 /* What a sink learns when the run ends. */
 typedef struct pc_run_end {
@@ -39,6 +40,9 @@ typedef struct pc_run_end {
     const char *error_data_dir;
     size_t error_data_files, error_data_unsaved;
     const char *error_data_error;
+    /* the dump's stack.json and construct.json (runner/location.h): where each failing API sits
+     * in the model; NULL or an empty table: not known */
+    const pc_locations *locations;
 } pc_run_end;
 
 typedef struct pc_sink_vt {
