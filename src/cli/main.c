@@ -42,6 +42,8 @@ static const cli_command commands[] = {
     {"multi_acc_check", "msprobe's current name of multi_run_ut", pc_cli_multi_run_ut, true},
     {"multi_run_ut", "run_ut with N worker processes (the same CSVs, row for row)",
      pc_cli_multi_run_ut, true},
+    {"op_generate", "msprobe's op_generate: a standalone torch script that replays one API",
+     pc_cli_op_generate, true},
     {"ops", "list the API names precheck runs: op, standard, backward", pc_cli_ops, false},
     {"report", "one self-contained HTML page of a run_ut or api_precision_compare folder",
      pc_cli_report, false},
