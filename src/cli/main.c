@@ -47,6 +47,8 @@ static const cli_command commands[] = {
     {"ops", "list the API names precheck runs: op, standard, backward", pc_cli_ops, false},
     {"report", "one self-contained HTML page of a run_ut or api_precision_compare folder",
      pc_cli_report, false},
+    {"repro", "a bundle per failing API: its inputs, a torch script, this machine's rows",
+     pc_cli_repro, true},
     {"run_overflow_check", "does an API's inf/NaN reproduce on the device? (log lines only)",
      pc_cli_run_overflow_check, true},
     {"run_ut", "replay a dump's APIs on the device and the bench, write the accuracy CSVs",
