@@ -312,30 +312,11 @@ static int bundle(const repro_args *a, const char *api)
     snprintf(tdir, sizeof tdir, "inputs/dump_tensor_data");
     snprintf(text, sizeof text, "precheck's own (run_ut --seed %llu), in inputs/dump_tensor_data",
              (unsigned long long)seed);
-    int rc = 0;
-    for (int dir_i = 0; dir_i < 1 + has_backward && rc == 0; dir_i++) {
-        pc_repro_script_options so = {.dump = dump,
-                                      .api_full_name = api,
-                                      .backward = dir_i == 1,
-                                      .data_mode = PC_REPRO_PRECHECK_INPUTS,
-                                      .seed = (int64_t)seed,
-                                      .iter_times = 1,
-                                      .tensor_dir = tdir,
-                                      .inputs_text = text,
-                                      .source = a->api_info};
-        snprintf(script, sizeof script, "%s/%s.%s.py", dir, api, dir_i ? "backward" : "forward");
-        if (pc_repro_script_write(&so, script) != PC_OK) {
-            pc_log_error("%s", pc_error_message());
-            rc = 1;
-        }
-    }
-    pc_dump_free(dump);
-    if (rc)
-        return rc;
     /* this machine's rows: run_ut on the one-API dump (materialize keeps them the same) */
     char log[PC_PATH_BUFFER_SIZE + 32];
     if (pc_path_make_dir(row) != PC_OK) {
         pc_log_error("%s", pc_error_message());
+        pc_dump_free(dump);
         return 1;
     }
     snprintf(log, sizeof log, "%s/run.log", row);
@@ -357,6 +338,31 @@ static int bundle(const repro_args *a, const char *api)
     if (urc != 0 || !find_csv(row, "accuracy_checking_result_", csv, sizeof csv) ||
         read_results(csv, name, &v, 1, api) != 1)
         pc_log_warning("%s: run_ut on the bundle's inputs did not give its row (see %s)", api, log);
+    char expected[700];
+    snprintf(expected, sizeof expected, "run_ut (%s): forward %s, backward %s; rows in row/",
+             a->backend ? a->backend : "the reference device cpu", v.forward[0] ? v.forward : "?",
+             v.backward[0] && v.backward[0] != ' ' ? v.backward : "none");
+    int rc = 0;
+    for (int dir_i = 0; dir_i < 1 + has_backward && rc == 0; dir_i++) {
+        pc_repro_script_options so = {.dump = dump,
+                                      .api_full_name = api,
+                                      .backward = dir_i == 1,
+                                      .data_mode = PC_REPRO_PRECHECK_INPUTS,
+                                      .seed = (int64_t)seed,
+                                      .iter_times = 1,
+                                      .tensor_dir = tdir,
+                                      .inputs_text = text,
+                                      .source = a->api_info,
+                                      .expected = expected};
+        snprintf(script, sizeof script, "%s/%s.%s.py", dir, api, dir_i ? "backward" : "forward");
+        if (pc_repro_script_write(&so, script) != PC_OK) {
+            pc_log_error("%s", pc_error_message());
+            rc = 1;
+        }
+    }
+    pc_dump_free(dump);
+    if (rc)
+        return rc;
     write_readme(a, dir, api, &v, has_backward);
     pc_log_info("%s: bundle in %s (forward %s, backward %s)", api, dir,
                 v.forward[0] ? v.forward : "?", v.backward[0] ? v.backward : "?");

@@ -14,6 +14,7 @@
 #include "precheck/dump/api_rules.h"
 #include "precheck/dump/dump_write.h"
 #include "precheck/io/file_out.h"
+#include "precheck/ops/op.h"
 #include "precheck/repro/repro.h"
 
 static const char script_body[] =
@@ -298,7 +299,13 @@ static void write_head(script *s)
         fputs("GRAD_INDEX = None\n", f);
     fprintf(f, "STANDARD = \"%s\"  # run_ut's standard for float outputs (compare/standard.c)\n",
             standard_word(pc_standard_of_api(api->api_name)));
-    fputs("RAISE_BENCH = True\n", f);
+    /* the bench's dtypes: msprobe's rule, but for the ops whose bench keeps its inputs */
+    const pc_api_name *row = pc_api_lookup(api->api_type, api->api_name);
+    unsigned rules = row && row->op ? row->op->rules : 0;
+    fprintf(f, "RAISE_BENCH = \"%s\"  # all, half (float16/bfloat16 only) or none\n",
+            rules & PC_OP_BENCH_NEVER      ? "none"
+            : rules & PC_OP_BENCH_KEEP_F32 ? "half"
+                                           : "all");
     fputs("INPUTS_TEXT = ", f);
     py_string(f, o->inputs_text ? o->inputs_text : pc_repro_data_mode_name(o->data_mode));
     fputs("\nEXPECTED = ", f);

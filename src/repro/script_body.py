@@ -120,7 +120,8 @@ def place(x, device, bench, grad, leaves):
     backward follows (collected in leaves, in order)."""
     if isinstance(x, torch.Tensor):
         t = x.detach().clone()
-        if bench and RAISE_BENCH and t.dtype in RAISED:
+        if bench and t.dtype in RAISED and (RAISE_BENCH == "all" or (
+                RAISE_BENCH == "half" and t.dtype != torch.float32)):
             t = t.to(RAISED[t.dtype])
         t = t.to(device)
         if grad and t.dtype in FLOATS:
@@ -385,7 +386,7 @@ def compare_item(name, b, d):
     return "", "", "", [SPACE] * 17, "error", "The bench and device outputs are not the same type."
 
 
-def verdict_of_standard(std, cells):
+def verdict_of_standard(std, cells, dtype):
     """The standard's own verdict where one machine can give it (absolute, binary, ULP);
     the benchmark and accumulative standards compare against a GPU run."""
     def val(i):
@@ -395,9 +396,10 @@ def verdict_of_standard(std, cells):
         return "pass" if not bad else "error (%s above 0)" % ", ".join(bad)
     if std == "binary":
         return "pass" if not val(ERROR_RATE) else "error (binary mismatch rate above 0)"
-    if std == "ulp":
-        limit = 0.05 if "float32" in str(cells) else 0.001
-        return "see api_precision_compare (ULP share %s)" % cells[ULP_SHARE] if limit else ""
+    if std == "ulp" and val(ULP_SHARE) is not None:
+        limit = 0.05 if dtype == torch.float32 else 0.001
+        return "%s (share of ULP errors above the threshold %s, limit %g)" % (
+            "pass" if val(ULP_SHARE) <= limit else "error", cells[ULP_SHARE], limit)
     return "judged by api_precision_compare against a GPU run's figures"
 
 
@@ -444,7 +446,7 @@ def main():
             for k in range(17):
                 if cells[k] != SPACE:
                     print("  %-34s %s" % ("%s (%s)" % (ENGLISH[k], COLUMNS[k]), cells[k]))
-            print("  standard's verdict: %s" % verdict_of_standard(std, cells))
+            print("  standard's verdict: %s" % verdict_of_standard(std, cells, d.dtype if isinstance(d, torch.Tensor) else None))
             print("  run_ut's Status: %s  %s" % (status, message.strip().replace("\n", " ")))
     worst = "pass"
     for r in rows:

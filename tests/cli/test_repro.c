@@ -77,6 +77,14 @@ static void test_failing_apis(void **state)
     PC_TEST_FMT(cmd, "ls %s/b | sort | tr '\\n' ' ' | grep -qx 'Tensor.masked_fill.0 run '", dir);
     assert_int_equal(system(cmd), 0);
     assert_true(pc_test_file_contains(log, "1 APIs did not pass"));
+    /* the report of that run shows the command that makes the failing API's bundle */
+    char run[1024], html[1200];
+    PC_TEST_FMT(run, "%s/b/run", dir);
+    PC_TEST_FMT(cmd, "report %s", run);
+    assert_int_equal(pc_test_run_precheck(NULL, cmd, NULL), 0);
+    pc_test_find_file(run, "precheck_report", html, sizeof html);
+    assert_true(pc_test_file_contains(html, "dump.json Tensor.masked_fill.0 -o repro/</code>"));
+    assert_false(pc_test_file_contains(html, "dump.json Functional.layer_norm.0 -o repro/"));
 }
 
 static void test_unknown_api(void **state)
