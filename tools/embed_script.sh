@@ -9,6 +9,8 @@ src=src/repro/script_body.py
 out=${1:-src/repro/script_body.inc}
 {
     echo "/* Generated from script_body.py by tools/embed_script.sh: edit the .py, then rerun. */"
+    echo "// clang-format off"
     sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$/\\n"/' "$src"
+    echo "    // clang-format on"
 } >"$out.tmp"
 mv "$out.tmp" "$out"
