@@ -89,8 +89,7 @@ static int take(void *ctx, const pc_args_command *cmd, int id, char **values, in
         if (end == v || *end || x < 0)
             return pc_args_usage_error(cmd, "argument --seed: invalid value: '%s'", v);
         a->seed = x;
-    } else if (id == PC_FLAG_FRAMEWORK && strcmp(v, "pytorch") != 0)
-        return pc_args_usage_error(cmd, "-f %s: precheck is msprobe's PyTorch side only", v);
+    }
     return PC_ARGS_RUN;
 }
 
