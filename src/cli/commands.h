@@ -9,8 +9,10 @@ int pc_cli_compare(int argc, char **argv);
 int pc_cli_materialize(int argc, char **argv);
 int pc_cli_merge(int argc, char **argv);
 int pc_cli_multi_run_ut(int argc, char **argv);
+int pc_cli_op_generate(int argc, char **argv);
 int pc_cli_ops(int argc, char **argv);
 int pc_cli_report(int argc, char **argv);
+int pc_cli_repro(int argc, char **argv);
 int pc_cli_run_overflow_check(int argc, char **argv);
 int pc_cli_run_ut(int argc, char **argv);
 

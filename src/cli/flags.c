@@ -52,4 +52,9 @@ const pc_args_option pc_flags[PC_FLAG_COUNT] = {
 
     PRECHECK(JSON, SWITCH, "--json", "-json"),
     PRECHECK(DUMP, VALUE, "--dump"),
+
+    MSPROBE(CONFIG_INPUT, VALUE, "-i", "--config_input"),
+    MSPROBE(API_OUTPUT_PATH, VALUE, "-o", "--api_output_path"),
+    PRECHECK(PRECHECK_INPUTS, SWITCH, "--precheck-inputs"),
+    PRECHECK(API, VALUE, "--api"),
 };

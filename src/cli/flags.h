@@ -57,6 +57,11 @@ typedef enum pc_flag {
     /* precheck's own: ops */
     PC_FLAG_JSON,
     PC_FLAG_DUMP,
+
+    PC_FLAG_CONFIG_INPUT,    /* op_generate: -i config_op.json */
+    PC_FLAG_API_OUTPUT_PATH, /* op_generate: -o DIR */
+    PC_FLAG_PRECHECK_INPUTS, /* op_generate: the script loads precheck's own inputs */
+    PC_FLAG_API,             /* repro: an API's full name (also given bare) */
     PC_FLAG_COUNT
 } pc_flag;
 

@@ -335,6 +335,16 @@ void pc_html_api_table(html_buf *b, const rep_model *m, const size_t *order)
             pc_hb_raw(b, "</summary>");
             rows_listing(b, a);
             pc_html_api_extras(b, a);
+            if (m->info.dump &&
+                (pc_rep_verdict_severity(a->fwd) >= 2 || pc_rep_verdict_severity(a->bwd) >= 2)) {
+                /* the bundle that reproduces this API elsewhere (precheck repro) */
+                pc_hb_raw(b, "<p class=\"repro\">reproduce it on the device: <code>precheck "
+                             "repro -api_info ");
+                pc_hb_text(b, m->info.dump);
+                pc_hb_raw(b, " ");
+                pc_hb_text(b, a->name);
+                pc_hb_raw(b, " -o repro/</code></p>");
+            }
             pc_hb_raw(b, "</details>");
         } else {
             pc_hb_text(b, a->name);

@@ -6,7 +6,7 @@
 # checks that they are the same).
 
 _precheck_commands="acc_check api_precision_compare check_dump compare dtypes materialize merge
-multi_acc_check multi_run_ut ops report run_overflow_check run_ut"
+multi_acc_check multi_run_ut op_generate ops report repro run_overflow_check run_ut"
 
 # The options of a command, as its --help spells them.
 _precheck_options()
@@ -26,6 +26,9 @@ _precheck_options()
         --fail-on --allow-different-dumps" ;;
     materialize) echo "-api_info --api_info_file -o --out_path --seed -h --help" ;;
     check_dump) echo "-api_info --api_info_file -h --help" ;;
+    op_generate) echo "-i --config_input -o --api_output_path --precheck-inputs --seed -h --help" ;;
+    repro) echo "-api_info --api_info_file -o --out_path --api --backend --python --bench --seed
+        -h --help" ;;
     compare) echo "-bench --bench_path -device --device_path -api_name --bench -precision
         --threads --cosine-blas-order -h --help" ;;
     ops) echo "--json --dump -h --help" ;;
@@ -42,12 +45,12 @@ _precheck_value()
     case $2 in
     -api_info | --api_info_file | -csv_path | --result_csv_path | -config | --config_path | \
         --config_yaml | -npu | --npu_csv_path | -gpu | --gpu_csv_path | --bench_path | \
-        --device_path | --dump | --python)
+        --device_path | --dump | --python | -i | --config_input)
         echo file
         ;;
     -bench | -device) [[ $1 == compare ]] && echo file || echo none ;;
     -o | --output) [[ $1 == report ]] && echo file || echo dir ;;
-    --out_path | --bench-cache | --error-data | --resume) echo dir ;;
+    --out_path | --bench-cache | --error-data | --resume | --api_output_path) echo dir ;;
     --backend)
         if [[ $1 == run_overflow_check ]]; then
             echo "words cpu torch:cpu torch:cuda torch:npu faulty:"
@@ -60,7 +63,7 @@ _precheck_value()
     -f | --framework) [[ -z $1 ]] && echo "words pytorch" || echo switch ;;
     -d | --device | -j | --jit_compile | -n | --num_splits | --seed | --timeout | --max-memory | \
         --jobs | --progress-interval | -api_name | -precision | --threads | --run | --max-plots | \
-        --shard)
+        --shard | --api)
         # a value the user types (-j takes one in run_overflow_check only)
         if [[ $1 != run_overflow_check && ($2 == -j || $2 == --jit_compile) ]]; then
             echo switch
