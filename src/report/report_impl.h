@@ -294,4 +294,31 @@ void pc_plot_error_scatter(html_buf *b, const plot_errors *e);
 size_t pc_rep_error_data_section(html_buf *b, const rep_model *m, const size_t *order,
                                  size_t max_apis);
 
+/* ---- JUnit XML (junit.c) ---- */
+
+typedef enum rep_junit_outcome { RJ_PASSED, RJ_FAILURE, RJ_SKIPPED } rep_junit_outcome;
+
+/* One <testcase>; the strings are borrowed (an arena's). */
+typedef struct rep_junit_case {
+    const char *suite, *classname, *name;
+    rep_junit_outcome outcome;
+    const char *type;    /* the failure's type ("error"), NULL: "error" */
+    const char *message; /* the failure's or skip's message */
+    const char *body;    /* the failure's text, NULL: the message */
+    const char *out;     /* <system-out>, or NULL */
+} rep_junit_case;
+
+/* Writes cases (grouped in one <testsuite> per suite, in the order of their first case) to path
+ * through io/file_out.h, replacing an existing file. title names the <testsuites>; seconds < 0
+ * unknown; timestamp ISO 8601 or NULL. */
+pc_status pc_rep_junit_write(const char *path, const char *title, const rep_junit_case *cases,
+                             size_t n, double seconds, const char *timestamp);
+/* c's suite "<command>.<type>", classname "<command>.<type>.<op>" and name (api, borrowed). */
+void pc_rep_junit_names(rep_arena *a, const char *command, const char *api, rep_junit_case *c);
+/* The case of one API of a run_ut (compare false) or api_precision_compare run. */
+void pc_rep_junit_api(rep_arena *a, const rep_api *api, bool compare, bool warning_fails,
+                      rep_junit_case *c);
+/* A run's time stamp YYYYmmddHHMMSS as ISO 8601 ("" when it is not one). */
+void pc_rep_junit_timestamp(const char *ts, char out[32]);
+
 #endif
