@@ -72,8 +72,10 @@ bool pc_report_diff_parse_fail_on(const char *text, unsigned *bits)
         const char *word;
         unsigned bit;
     } words[] = {
-        {"new-error", PC_DIFF_FAIL_NEW_ERROR}, {"new-warning", PC_DIFF_FAIL_NEW_WARNING},
-        {"moved", PC_DIFF_FAIL_MOVED},         {"missing", PC_DIFF_FAIL_MISSING},
+        {"new-error", PC_DIFF_FAIL_NEW_ERROR},
+        {"new-warning", PC_DIFF_FAIL_NEW_WARNING},
+        {"moved", PC_DIFF_FAIL_MOVED},
+        {"missing", PC_DIFF_FAIL_MISSING},
         {"any", PC_DIFF_FAIL_ANY},
     };
     *bits = 0;
@@ -181,24 +183,25 @@ static pc_status pick_kind(pc_report_diff *d)
     if (d->old.kind && d->new.kind && d->old.kind != d->new.kind)
         want = -1;
     if (!want)
-        want = has_run_ut(&d->old.m) && has_run_ut(&d->new.m)         ? 1
-               : has_compare(&d->old.m) && has_compare(&d->new.m)     ? 2
-                                                                      : -1;
+        want = has_run_ut(&d->old.m) && has_run_ut(&d->new.m)     ? 1
+               : has_compare(&d->old.m) && has_compare(&d->new.m) ? 2
+                                                                  : -1;
     if (want == 1 && (!has_run_ut(&d->old.m) || !has_run_ut(&d->new.m)))
         want = -1;
     if (want == 2 && (!has_compare(&d->old.m) || !has_compare(&d->new.m)))
         want = -1;
     if (want < 0)
-        return pc_error_set(PC_ERR_INVALID,
-                            "OLD %s holds %s and NEW %s holds %s: precheck diff compares two "
-                            "run_ut runs or two api_precision_compare runs. Give two folders "
-                            "(or CSVs) of the same command.",
-                            d->old.dir,
-                            d->old.kind == 2 || !has_run_ut(&d->old.m) ? "an api_precision_compare run"
-                                                                        : "a run_ut run",
-                            d->new.dir,
-                            d->new.kind == 2 || !has_run_ut(&d->new.m) ? "an api_precision_compare run"
-                                                                        : "a run_ut run");
+        return pc_error_set(
+            PC_ERR_INVALID,
+            "OLD %s holds %s and NEW %s holds %s: precheck diff compares two "
+            "run_ut runs or two api_precision_compare runs. Give two folders "
+            "(or CSVs) of the same command.",
+            d->old.dir,
+            d->old.kind == 2 || !has_run_ut(&d->old.m) ? "an api_precision_compare run"
+                                                       : "a run_ut run",
+            d->new.dir,
+            d->new.kind == 2 || !has_run_ut(&d->new.m) ? "an api_precision_compare run"
+                                                       : "a run_ut run");
     d->compare = want == 2;
     return PC_OK;
 }
@@ -220,8 +223,10 @@ static pc_status check_dumps(pc_report_diff *d, bool allow_different)
 {
     char a[4400], b[4400];
     if (!d->compare) {
-        snprintf(a, sizeof a, "%s/accuracy_checking_details_%s.csv", d->old.dir, d->old.m.run_ut_ts);
-        snprintf(b, sizeof b, "%s/accuracy_checking_details_%s.csv", d->new.dir, d->new.m.run_ut_ts);
+        snprintf(a, sizeof a, "%s/accuracy_checking_details_%s.csv", d->old.dir,
+                 d->old.m.run_ut_ts);
+        snprintf(b, sizeof b, "%s/accuracy_checking_details_%s.csv", d->new.dir,
+                 d->new.m.run_ut_ts);
         return pc_pcmp_check_runs(a, b, PC_PCMP_PAIR_DIFF, allow_different);
     }
     const char *na = d->old.m.cinfo.npu_csv, *nb = d->new.m.cinfo.npu_csv;
@@ -271,9 +276,8 @@ static bool fails(const rep_api *a, bool compare)
 
 static bool warns(const rep_api *a, bool compare)
 {
-    return fails(a, compare) ||
-           (compare ? a->cfwd == RV_WARNING || a->cbwd == RV_WARNING
-                    : a->fwd == RV_WARNING || a->bwd == RV_WARNING);
+    return fails(a, compare) || (compare ? a->cfwd == RV_WARNING || a->cbwd == RV_WARNING
+                                         : a->fwd == RV_WARNING || a->bwd == RV_WARNING);
 }
 
 static void classify(diff_api *x, bool compare)
@@ -324,8 +328,7 @@ static pc_status add_moved(pc_report_diff *d, size_t api, const char *row, const
     double factor;
     bool worse;
     if (!isfinite(a) || !isfinite(b)) {
-        if (!isfinite(a) && !isfinite(b) &&
-            (isnan(a) == isnan(b)) && (isnan(a) || a == b))
+        if (!isfinite(a) && !isfinite(b) && (isnan(a) == isnan(b)) && (isnan(a) || a == b))
             return PC_OK; /* NaN and NaN, inf and inf */
         factor = INFINITY;
         worse = !isfinite(b) && isfinite(a);
@@ -522,8 +525,8 @@ size_t pc_report_diff_moved_rows(const pc_report_diff *d)
 /* Whether one API has a change the bits name. */
 static bool api_fails(const diff_api *x, unsigned fail_on)
 {
-    if (x->change == PC_DIFF_NEW_ERROR && (fail_on & (PC_DIFF_FAIL_NEW_ERROR |
-                                                      PC_DIFF_FAIL_NEW_WARNING)))
+    if (x->change == PC_DIFF_NEW_ERROR &&
+        (fail_on & (PC_DIFF_FAIL_NEW_ERROR | PC_DIFF_FAIL_NEW_WARNING)))
         return true;
     if (x->new_warning && (fail_on & PC_DIFF_FAIL_NEW_WARNING))
         return true;
@@ -531,7 +534,12 @@ static bool api_fails(const diff_api *x, unsigned fail_on)
         return true;
     if (x->change == PC_DIFF_ONLY_OLD && (fail_on & PC_DIFF_FAIL_MISSING))
         return true;
-    return (fail_on & PC_DIFF_FAIL_ANY) && (x->change != PC_DIFF_SAME || x->moved);
+    /* still failing is no change; a still failing API whose verdicts changed is one */
+    bool changed = x->change != PC_DIFF_SAME && x->change != PC_DIFF_STILL;
+    if (x->change == PC_DIFF_STILL)
+        changed = x->o->fwd != x->n->fwd || x->o->bwd != x->n->bwd || x->o->cfwd != x->n->cfwd ||
+                  x->o->cbwd != x->n->cbwd;
+    return (fail_on & PC_DIFF_FAIL_ANY) && (changed || x->moved);
 }
 
 bool pc_report_diff_fails(const pc_report_diff *d, unsigned fail_on)
@@ -635,16 +643,19 @@ static void factor_text(char *buf, size_t size, double f)
 void pc_report_diff_print(const pc_report_diff *d, FILE *out, size_t max_lines)
 {
     size_t both = d->n_apis - d->counts[PC_DIFF_ONLY_OLD] - d->counts[PC_DIFF_ONLY_NEW];
-    fprintf(out, "precheck diff of %s runs\n  OLD %s (run %s)\n  NEW %s (run %s)\n",
-            command_of(d), d->old.csv, ts_of(d, &d->old), d->new.csv, ts_of(d, &d->new));
+    size_t unchanged = 0;
+    for (size_t k = 0; k < d->n_apis; k++)
+        unchanged += !api_fails(&d->apis[k], PC_DIFF_FAIL_ANY) && d->apis[k].o && d->apis[k].n;
+    fprintf(out, "precheck diff of %s runs\n  OLD %s (run %s)\n  NEW %s (run %s)\n", command_of(d),
+            d->old.csv, ts_of(d, &d->old), d->new.csv, ts_of(d, &d->new));
     fprintf(out,
             "\n%zu newly failing, %zu fixed, %zu still failing, %zu other verdict changes, "
             "%zu with metrics moved more than %g times (%zu rows), %zu only in OLD, %zu only in "
-            "NEW; %zu APIs in both, %zu of them with the same verdicts\n",
+            "NEW; %zu APIs in both, %zu of them unchanged (the same verdicts, no metric "
+            "moved)\n",
             d->counts[PC_DIFF_NEW_ERROR], d->counts[PC_DIFF_FIXED], d->counts[PC_DIFF_STILL],
             d->counts[PC_DIFF_VERDICT], d->moved_apis, d->factor, d->n_moved,
-            d->counts[PC_DIFF_ONLY_OLD], d->counts[PC_DIFF_ONLY_NEW], both,
-            d->counts[PC_DIFF_SAME]);
+            d->counts[PC_DIFF_ONLY_OLD], d->counts[PC_DIFF_ONLY_NEW], both, unchanged);
     fprintf(out, "(verdicts are forward/backward)\n");
     print_list(d, out, PC_DIFF_NEW_ERROR, "newly failing", max_lines);
     print_list(d, out, PC_DIFF_FIXED, "fixed", max_lines);
@@ -826,7 +837,8 @@ pc_status pc_report_diff_write_junit(const pc_report_diff *d, const char *path, 
         snprintf(msg, sizeof msg, "%s: %s -> %s%s%s", change_keys[x->change], vo, vn,
                  w[0] ? "; " : "", w);
         c->outcome = RJ_PASSED;
-        if (x->change == PC_DIFF_ONLY_OLD && !(fail_on & (PC_DIFF_FAIL_MISSING | PC_DIFF_FAIL_ANY))) {
+        if (x->change == PC_DIFF_ONLY_OLD &&
+            !(fail_on & (PC_DIFF_FAIL_MISSING | PC_DIFF_FAIL_ANY))) {
             c->outcome = RJ_SKIPPED;
             snprintf(msg, sizeof msg, "in OLD only: NEW did not run this API");
         } else if (api_fails(x, fail_on)) {
@@ -837,9 +849,8 @@ pc_status pc_report_diff_write_junit(const pc_report_diff *d, const char *path, 
                     if (d->moved[i].api == k) {
                         char f[32];
                         factor_text(f, sizeof f, d->moved[i].factor);
-                        snprintf(msg, sizeof msg, "moved: %s %s: %s -> %s (x%s)",
-                                 d->moved[i].row, d->moved[i].what, d->moved[i].old_text,
-                                 d->moved[i].new_text, f);
+                        snprintf(msg, sizeof msg, "moved: %s %s: %s -> %s (x%s)", d->moved[i].row,
+                                 d->moved[i].what, d->moved[i].old_text, d->moved[i].new_text, f);
                         break;
                     }
                 c->type = "moved";
