@@ -35,7 +35,7 @@ static void print_help(void)
            "\noptions:\n"
            "  -h, --help            show this help message and exit\n"
            "  --factor F            a metric moved when it changed more than F times (F > 1,\n"
-           "                        default %g); %s\n"
+           "                        default %g; see below)\n"
            "  --json FILE           write the changes as JSON (docs/diff.md; replaced if there)\n"
            "  --junit FILE          write JUnit XML: one testcase per API, a failure for each\n"
            "                        API newly failing (and for what --fail-on names), skipped\n"
@@ -49,11 +49,16 @@ static void print_help(void)
            "                        compare runs whose records say they ran different dumps\n"
            "                        or seeds (refused by default)\n"
            "  --all                 print every API of each list (default: the first 50)\n"
+           "\nA metric is compared as its distance from a perfect result: 1 - value for the\n"
+           "cosine, the shares within a relative error and 双千指标, |value| otherwise. A\n"
+           "distance below 1e-9 counts as 1e-9: 0 against 1e-12 did not move, 0 against 1e-6\n"
+           "moved 1000 times. A number against NaN or inf moved (factor inf); NaN against NaN\n"
+           "did not; a cell that is no number (N/A, blank) on either side is not compared.\n"
            "\nRuns without a precheck run record (msprobe's own folders) are accepted with a\n"
            "WARNING: only the API names then show that both ran the same dump.\n"
            "\nexit status: 0 compared, 1 failure, 2 usage error, %d --fail-on found what it "
            "names\n",
-           usage, PC_DIFF_DEFAULT_FACTOR, pc_report_diff_moved_rule(), PC_EXIT_FAILED_CHECK);
+           usage, PC_DIFF_DEFAULT_FACTOR, PC_EXIT_FAILED_CHECK);
 }
 
 static int usage_error(const char *what, const char *arg)

@@ -97,15 +97,6 @@ bool pc_report_diff_parse_fail_on(const char *text, unsigned *bits)
     return *bits != 0;
 }
 
-const char *pc_report_diff_moved_rule(void)
-{
-    return "a metric is compared as its distance from a perfect result (1 - value for the "
-           "cosine, the shares within a relative error and 双千指标; |value| otherwise), a "
-           "distance below 1e-9 counting as 1e-9, so 0 against 1e-12 did not move and 0 against "
-           "1e-6 moved by 1000; a finite value against NaN or inf moved (factor inf), NaN against "
-           "NaN did not; a cell that is not a number (N/A, blank) on either side is not compared";
-}
-
 /* ---- the two runs ---- */
 
 static const struct {

@@ -6,7 +6,10 @@
  * of that command in it), or one CSV of a run (its result or details CSV: that run). Both must
  * be runs of the same command. Each API of either run is put in one class (pc_diff_change), and
  * every metric of a details row present in both runs whose value moved by more than the factor
- * is listed (pc_report_diff_moved_rule says how 0, NaN and text count).
+ * is listed: a metric is compared as its distance from a perfect result (1 - value for the
+ * cosine, the shares within a relative error and 双千指标; |value| otherwise), a distance below
+ * PC_DIFF_FLOOR counting as PC_DIFF_FLOOR; a number against NaN or inf moved (factor inf), NaN
+ * against NaN did not; a cell that is no number on either side is not compared.
  *
  * OWNERSHIP: a pc_report_diff owns everything it holds; pc_report_diff_free releases it. The
  * options' strings are copied.
@@ -89,9 +92,6 @@ pc_status pc_report_diff_write_json(const pc_report_diff *d, const char *path, u
 /* The JUnit XML of the diff: one testcase per API of NEW or OLD; a failure where the API has a
  * change fail_on names (newly failing always), skipped for an API missing from NEW. */
 pc_status pc_report_diff_write_junit(const pc_report_diff *d, const char *path, unsigned fail_on);
-
-/* One sentence: how a metric counts as moved (for --help and the text). */
-const char *pc_report_diff_moved_rule(void);
 
 /*
  * The JUnit XML of one run, from the CSV a run_ut or api_precision_compare run wrote (its result
