@@ -454,6 +454,8 @@ pc_status pc_report_diff_load(const pc_diff_options *opt, pc_report_diff **out)
     pc_status st = resolve(&d->old, opt->old_path, "OLD");
     if (st == PC_OK)
         st = resolve(&d->new, opt->new_path, "NEW");
+    if (st == PC_OK && opt->new_run && !d->new.run[0])
+        snprintf(d->new.run, sizeof d->new.run, "%s", opt->new_run);
     if (st == PC_OK)
         st = load_side(&d->old, "OLD");
     if (st == PC_OK)
@@ -858,4 +860,138 @@ pc_status pc_report_diff_write_junit(const pc_report_diff *d, const char *path, 
     pc_status st = pc_rep_junit_write(path, title, cases, d->n_apis, -1, stamp);
     free(cases);
     return st;
+}
+
+/* ---- report --baseline ---- */
+
+static int by_api_name(const void *pa, const void *pb)
+{
+    return strcmp((*(const rep_api *const *)pa)->name, (*(const rep_api *const *)pb)->name);
+}
+
+pc_status pc_rep_diff_mark(const pc_report_diff *d, rep_model *m)
+{
+    rep_api **v = malloc((m->n_apis ? m->n_apis : 1) * sizeof *v);
+    if (!v)
+        return pc_error_set(PC_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < m->n_apis; i++)
+        v[i] = &m->apis[i];
+    qsort(v, m->n_apis, sizeof *v, by_api_name);
+    pc_status st = PC_OK;
+    for (size_t k = 0; k < d->n_apis && st == PC_OK; k++) {
+        const diff_api *x = &d->apis[k];
+        if (!x->n || (x->change == PC_DIFF_SAME && !x->moved) || x->change == PC_DIFF_STILL)
+            continue;
+        rep_api key = {.name = x->name}, *kp = &key;
+        rep_api **hit = bsearch(&kp, v, m->n_apis, sizeof *v, by_api_name);
+        if (!hit)
+            continue;
+        static const struct {
+            const char *word, *token;
+        } marks[PC_DIFF_CHANGE_COUNT] = {
+            [PC_DIFF_NEW_ERROR] = {"new error", "error"}, [PC_DIFF_FIXED] = {"fixed", "pass"},
+            [PC_DIFF_VERDICT] = {"changed", "warning"},   [PC_DIFF_ONLY_NEW] = {"new", "skip"},
+            [PC_DIFF_SAME] = {"moved", "warning"},
+        };
+        char title[256], vo[64], vn[64];
+        verdicts(vo, sizeof vo, x->o, d->compare);
+        verdicts(vn, sizeof vn, x->n, d->compare);
+        if (x->change == PC_DIFF_ONLY_NEW)
+            snprintf(title, sizeof title, "not in the baseline run");
+        else
+            snprintf(title, sizeof title, "since the baseline: %s -> %s (forward/backward)%s", vo,
+                     vn, x->moved ? "; metrics moved" : "");
+        rep_api *a = *hit;
+        a->mark_word = marks[x->change].word;
+        a->mark_token = marks[x->change].token;
+        a->mark_title = pc_rep_strdup(&m->arena, title);
+        if (!a->mark_title)
+            st = pc_error_set(PC_ERR_NOMEM, "out of memory");
+    }
+    free(v);
+    return st;
+}
+
+static void section_list(html_buf *b, const pc_report_diff *d, pc_diff_change c, const char *title)
+{
+    if (!d->counts[c])
+        return;
+    pc_hb_fmt(b, "<h3>%s (%zu)</h3><ul>", title, d->counts[c]);
+    size_t shown = 0;
+    for (size_t k = 0; k < d->n_apis; k++) {
+        const diff_api *x = &d->apis[k];
+        if (x->change != c)
+            continue;
+        if (shown++ == 50) {
+            pc_hb_fmt(b, "<li>... and %zu more (precheck diff --json FILE lists them all)</li>",
+                      d->counts[c] - 50);
+            break;
+        }
+        char vo[64], vn[64], w[1200];
+        verdicts(vo, sizeof vo, x->o, d->compare);
+        verdicts(vn, sizeof vn, x->n, d->compare);
+        why(w, sizeof w, c == PC_DIFF_FIXED || c == PC_DIFF_ONLY_OLD ? x->o : x->n, d->compare);
+        pc_hb_raw(b, "<li><code>");
+        pc_hb_text(b, x->name);
+        pc_hb_raw(b, "</code> ");
+        pc_hb_text(b, vo);
+        pc_hb_raw(b, " &rarr; ");
+        pc_hb_text(b, vn);
+        if (w[0]) {
+            pc_hb_raw(b, c == PC_DIFF_FIXED ? " <span class=\"muted\">was: "
+                                            : " <span class=\"muted\">");
+            pc_hb_text(b, w);
+            pc_hb_raw(b, "</span>");
+        }
+        pc_hb_raw(b, "</li>");
+    }
+    pc_hb_raw(b, "</ul>");
+}
+
+void pc_rep_diff_section(html_buf *b, const pc_report_diff *d)
+{
+    pc_hb_raw(b, "<section class=\"card\" id=\"changes\"><h2>Changes since the baseline</h2>"
+                 "<p class=\"muted\">precheck report --baseline: this run against ");
+    pc_hb_text(b, d->old.csv);
+    pc_hb_raw(b, " (run ");
+    pc_hb_text(b, ts_of(d, &d->old));
+    pc_hb_fmt(b,
+              ") of the same dump, as <code>precheck diff</code> tells it; verdicts are "
+              "forward/backward, a metric moved when it changed more than %g times "
+              "(docs/diff.md).</p><p id=\"change-counts\">",
+              d->factor);
+    pc_hb_fmt(b,
+              "<b>%zu</b> newly failing, <b>%zu</b> fixed, <b>%zu</b> still failing, <b>%zu</b> "
+              "other verdict changes, <b>%zu</b> with metrics moved, <b>%zu</b> only in the "
+              "baseline, <b>%zu</b> only in this run.</p>",
+              d->counts[PC_DIFF_NEW_ERROR], d->counts[PC_DIFF_FIXED], d->counts[PC_DIFF_STILL],
+              d->counts[PC_DIFF_VERDICT], d->moved_apis, d->counts[PC_DIFF_ONLY_OLD],
+              d->counts[PC_DIFF_ONLY_NEW]);
+    section_list(b, d, PC_DIFF_NEW_ERROR, "Newly failing");
+    section_list(b, d, PC_DIFF_FIXED, "Fixed");
+    section_list(b, d, PC_DIFF_VERDICT, "Other verdict changes");
+    section_list(b, d, PC_DIFF_ONLY_OLD, "Only in the baseline");
+    section_list(b, d, PC_DIFF_ONLY_NEW, "Only in this run");
+    if (d->n_moved) {
+        size_t n = d->n_moved < 20 ? d->n_moved : 20;
+        pc_hb_fmt(b, "<h3>Metrics moved most (%zu of %zu)</h3><ul>", n, d->n_moved);
+        for (size_t i = 0; i < n; i++) {
+            const diff_moved *m = &d->moved[i];
+            char f[32];
+            factor_text(f, sizeof f, m->factor);
+            pc_hb_raw(b, "<li><code>");
+            pc_hb_text(b, m->row);
+            pc_hb_raw(b, "</code> ");
+            pc_hb_text(b, m->what);
+            pc_hb_raw(b, ": ");
+            pc_hb_text(b, m->old_text);
+            pc_hb_raw(b, " &rarr; ");
+            pc_hb_text(b, m->new_text);
+            pc_hb_raw(b, " (&times;");
+            pc_hb_text(b, f);
+            pc_hb_raw(b, m->worse ? " worse)</li>" : " better)</li>");
+        }
+        pc_hb_raw(b, "</ul>");
+    }
+    pc_hb_raw(b, "</section>\n");
 }

@@ -252,8 +252,8 @@ pc_status pc_report_junit_write(const char *run_csv, const char *path, bool warn
         pc_rep_junit_timestamp(ts, stamp);
         snprintf(title, sizeof title, "precheck %s %s",
                  compare ? "api_precision_compare" : "run_ut", ts);
-        st = pc_rep_junit_write(path, title, cases, n,
-                                compare ? m.cinfo.seconds : m.info.seconds, stamp);
+        st = pc_rep_junit_write(path, title, cases, n, compare ? m.cinfo.seconds : m.info.seconds,
+                                stamp);
     }
     free(cases);
     pc_rep_model_free(&m);

@@ -143,6 +143,8 @@ typedef struct rep_api {
     rep_crow *crows;
     size_t n_crows, cap_crows;
     long cworst;
+    /* report --baseline: the API's change since the baseline (diff.c), NULL: none */
+    const char *mark_word, *mark_token, *mark_title;
     /* the per-API table's order */
     int severity;
     double badness;
@@ -293,6 +295,16 @@ void pc_plot_error_scatter(html_buf *b, const plot_errors *e);
  * Returns how many APIs got plots. */
 size_t pc_rep_error_data_section(html_buf *b, const rep_model *m, const size_t *order,
                                  size_t max_apis);
+
+/* ---- report --baseline (diff.c) ---- */
+
+struct pc_report_diff;
+/* Marks m's APIs (mark_word/token/title, in m's arena) with their change in d, whose NEW is
+ * the run m shows. PC_ERR_NOMEM only. */
+pc_status pc_rep_diff_mark(const struct pc_report_diff *d, rep_model *m);
+/* The section "Changes since the baseline": the two runs, the counts, each class's APIs, the
+ * metrics that moved most. */
+void pc_rep_diff_section(html_buf *b, const struct pc_report_diff *d);
 
 /* ---- JUnit XML (junit.c) ---- */
 

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "precheck/io/json.h"
 
@@ -323,6 +324,59 @@ static void test_factor_rule_and_msprobe_folders(void **state)
     pc_test_expect_in_log(log, "run 20250101000000");
 }
 
+/* report --baseline OLD: the section of the changes and a mark on each changed API's row. */
+static void test_report_baseline(void **state)
+{
+    (void)state;
+    char a[512], b[512], c[512], log[600], args[4096], page[600], head[256];
+    run_ut(a, sizeof a, DUMP("gpt_tensor"), NULL);
+    run_ut(b, sizeof b, DUMP("gpt_tensor"), FAULTS);
+    run_ut(c, sizeof c, DUMP("cnn_tensor"), NULL);
+    char json[600];
+    PC_TEST_FMT(log, "%s.log", b);
+    PC_TEST_FMT(json, "%s.json", b);
+    PC_TEST_FMT(args, "%s %s --json %s", a, b, json);
+    assert_int_equal(diff(args, log), 0);
+    pc_json_doc *doc = NULL;
+    assert_int_equal(pc_json_parse_file(&doc, json), PC_OK);
+    pc_json_ref counts = pc_json_object_get(doc, 0, "counts");
+    int new_error = (int)jnum(doc, counts, "new_error");
+    int changed = (int)jnum(doc, counts, "verdict_changed");
+    pc_json_free(doc);
+    PC_TEST_FMT(page, "%s/page.html", b);
+    PC_TEST_FMT(args, "report %s -o %s --baseline %s", b, page, a);
+    assert_int_equal(pc_test_run_precheck(NULL, args, log), 0);
+    char *html = pc_test_slurp(page, NULL);
+    assert_non_null(strstr(html, "<section class=\"card\" id=\"changes\">"));
+    assert_non_null(strstr(html, "<a href=\"#changes\">Changes</a>"));
+    PC_TEST_FMT(head, "<b>%d</b> newly failing, <b>0</b> fixed", new_error);
+    assert_non_null(strstr(html, head));
+    int marks = 0, changed_marks = 0;
+    for (const char *p = strstr(html, "\">new error</span>"); p;
+         p = strstr(p + 1, "\">new error</span>"))
+        marks++;
+    for (const char *p = strstr(html, "\">changed</span>"); p;
+         p = strstr(p + 1, "\">changed</span>"))
+        changed_marks++;
+    assert_int_equal(marks, new_error);
+    assert_int_equal(changed_marks, changed);
+    free(html);
+    /* without --baseline: no section, no marks */
+    PC_TEST_FMT(args, "report %s -o %s", b, page);
+    assert_int_equal(pc_test_run_precheck(NULL, args, log), 0);
+    html = pc_test_slurp(page, NULL);
+    assert_null(strstr(html, "id=\"changes\""));
+    assert_null(strstr(html, "\">new error</span>"));
+    free(html);
+    /* a baseline of another dump: refused, the page not written */
+    PC_TEST_FMT(page, "%s/other.html", b);
+    PC_TEST_FMT(args, "report %s -o %s --baseline %s", b, page, c);
+    assert_int_equal(pc_test_run_precheck(NULL, args, log), 1);
+    pc_test_expect_in_log(log, "--baseline");
+    pc_test_expect_in_log(log, "Refused: OLD and NEW are runs of different inputs");
+    assert_int_equal(access(page, F_OK), -1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -330,6 +384,7 @@ int main(void)
         cmocka_unit_test(test_refused_pairs),
         cmocka_unit_test(test_precision_compare_folders),
         cmocka_unit_test(test_factor_rule_and_msprobe_folders),
+        cmocka_unit_test(test_report_baseline),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -31,7 +31,8 @@ _precheck_options()
     compare) echo "-bench --bench_path -device --device_path -api_name --bench -precision
         --threads --cosine-blas-order -h --help" ;;
     ops) echo "--json --dump -h --help" ;;
-    report) echo "-o --output --run --error-data --max-plots -h --help" ;;
+    report) echo "-o --output --run --error-data --max-plots --baseline --allow-different-dumps -h
+        --help" ;;
     merge) echo "-o --out_path -api_info --api_info_file -h --help" ;;
     dtypes) echo "-h --help" ;;
     *) echo "-h --help --version -f --framework" ;;
@@ -50,7 +51,7 @@ _precheck_value()
     -bench | -device) [[ $1 == compare ]] && echo file || echo none ;;
     --json) [[ $1 == diff ]] && echo file || echo switch ;;
     -o | --output) [[ $1 == report ]] && echo file || echo dir ;;
-    --out_path | --bench-cache | --error-data | --resume) echo dir ;;
+    --out_path | --bench-cache | --error-data | --resume | --baseline) echo dir ;;
     --backend)
         if [[ $1 == run_overflow_check ]]; then
             echo "words cpu torch:cpu torch:cuda torch:npu faulty:"

@@ -62,6 +62,7 @@ bool pc_report_diff_parse_fail_on(const char *text, unsigned *bits);
 
 typedef struct pc_diff_options {
     const char *old_path, *new_path; /* folders or CSVs */
+    const char *new_run;             /* NULL, or the time stamp of NEW's run (report --run) */
     double factor;                   /* > 1; 0: PC_DIFF_DEFAULT_FACTOR */
     bool allow_different_dumps;
 } pc_diff_options;
