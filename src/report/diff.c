@@ -61,7 +61,7 @@ static const char *const change_keys[PC_DIFF_CHANGE_COUNT] = {
     "new_error", "fixed", "still_failing", "verdict_changed", "only_old", "only_new", "same",
 };
 
-const char *pc_diff_change_key(pc_diff_change c)
+const char *pc_report_diff_change_key(pc_diff_change c)
 {
     return (unsigned)c < PC_DIFF_CHANGE_COUNT ? change_keys[c] : "?";
 }

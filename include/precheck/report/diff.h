@@ -42,7 +42,7 @@ typedef enum pc_diff_change {
 
 /* "new_error", "fixed", "still_failing", "verdict_changed", "only_old", "only_new", "same":
  * the JSON's words. */
-const char *pc_diff_change_key(pc_diff_change c);
+const char *pc_report_diff_change_key(pc_diff_change c);
 
 /* What --fail-on can name (bits). */
 enum {
