@@ -16,6 +16,7 @@
 #include "precheck/core/log.h"
 #include "precheck/io/path_check.h"
 #include "precheck/precision_compare/precision_compare.h"
+#include "precheck/report/diff.h"
 #include "precheck/report/pcmp_report.h"
 #include "precheck/runner/runner.h"
 
@@ -25,7 +26,8 @@ static void print_usage(FILE *out, const pc_args_command *cmd)
     fprintf(out, "usage: precheck api_precision_compare [-h] -npu NPU_CSV_PATH -gpu GPU_CSV_PATH "
                  "[-o OUT_PATH]\n"
                  "                                      [--fail-on error|warning] "
-                 "[--allow-different-dumps]\n");
+                 "[--allow-different-dumps]\n"
+                 "                                      [--junit FILE]\n");
 }
 
 static void print_help(FILE *out, const pc_args_command *cmd)
@@ -51,6 +53,11 @@ static void print_help(FILE *out, const pc_args_command *cmd)
             "                        purpose; without it they are refused, as are one file given\n"
             "                        twice and two copies of one run (the run records beside the\n"
             "                        CSVs, precheck_run_<ts>.json, say which dump each side ran)\n"
+            "  --junit FILE          also write JUnit XML for Jenkins and GitLab: one testcase "
+            "per\n"
+            "                        API, error a failure with the standard's message, SKIP "
+            "skipped\n"
+            "                        with the reason (replaced if there)\n"
             "\nAt the end the log has a summary (counts, each row in error with the standard and "
             "the\nchecks that failed, NPU and GPU figures side by side) and\n"
             "api_precision_compare_summary_<ts>.json is written beside the outputs\n"
@@ -62,6 +69,7 @@ typedef struct paths {
     const char *npu, *gpu, *out;
     pc_fail_level fail_on;
     bool allow_different_dumps;
+    const char *junit; /* --junit FILE, NULL: none */
 } paths;
 
 static int take(void *ctx, const pc_args_command *cmd, int id, char **values, int count)
@@ -74,6 +82,8 @@ static int take(void *ctx, const pc_args_command *cmd, int id, char **values, in
         p->gpu = values[0];
     else if (id == PC_FLAG_OUT_PATH)
         p->out = values[0];
+    else if (id == PC_FLAG_JUNIT)
+        p->junit = values[0];
     else if (id == PC_FLAG_ALLOW_DIFFERENT_DUMPS)
         p->allow_different_dumps = true;
     else if (id == PC_FLAG_FAIL_ON && strcmp(values[0], "error") == 0)
@@ -92,8 +102,9 @@ static int take(void *ctx, const pc_args_command *cmd, int id, char **values, in
 static const pc_args_command command = {
     .prog = "precheck api_precision_compare",
     .table = pc_flags,
-    .options = (const int[]){PC_FLAG_HELP, PC_FLAG_NPU_CSV_PATH, PC_FLAG_GPU_CSV_PATH,
-                             PC_FLAG_OUT_PATH, PC_FLAG_FAIL_ON, PC_FLAG_ALLOW_DIFFERENT_DUMPS, -1},
+    .options =
+        (const int[]){PC_FLAG_HELP, PC_FLAG_NPU_CSV_PATH, PC_FLAG_GPU_CSV_PATH, PC_FLAG_OUT_PATH,
+                      PC_FLAG_FAIL_ON, PC_FLAG_ALLOW_DIFFERENT_DUMPS, PC_FLAG_JUNIT, -1},
     .required = (const int[]){PC_FLAG_NPU_CSV_PATH, PC_FLAG_GPU_CSV_PATH, -1},
     .print_usage = print_usage,
     .print_help = print_help,
@@ -215,6 +226,13 @@ int pc_cli_api_precision_compare(int argc, char **argv)
     bool fails = false;
     if (pc_pcmp_report(&rin, p.fail_on, &fails) != PC_OK)
         pc_log_warning("no summary: %s", pc_error_message());
+    if (p.junit &&
+        pc_report_junit_write(sum.result_path, p.junit, p.fail_on == PC_FAIL_WARNING) != PC_OK) {
+        pc_log_error("%s", pc_error_message());
+        return 1;
+    }
+    if (p.junit)
+        pc_log_info("JUnit XML: %s", p.junit);
     pc_run_log_next_step(out);
     if (fails) {
         pc_log_warning("--fail-on %s: an API's verdict is %s; exit status %d.",

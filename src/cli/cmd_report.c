@@ -16,7 +16,9 @@
 #include "precheck/report/report.h"
 
 static const char usage[] = "usage: precheck report [-h] DIR [-o FILE] [--run TS] "
-                            "[--error-data DIR] [--max-plots N]\n";
+                            "[--error-data DIR] [--max-plots N]\n"
+                            "                       [--baseline OLD] "
+                            "[--allow-different-dumps]\n";
 
 static void print_help(void)
 {
@@ -40,6 +42,12 @@ static void print_help(void)
            "  --error-data DIR      where the run's ut_error_data<ts> folder is, when it moved\n"
            "                        (default: where the run record says, then DIR)\n"
            "  --max-plots N         APIs whose error data is drawn, worst first (default 24)\n"
+           "  --baseline OLD        an earlier run of the same dump (its folder, or a CSV):\n"
+           "                        a section of what changed since, and a mark on each\n"
+           "                        changed API's row (as precheck diff OLD DIR tells it)\n"
+           "  --allow-different-dumps\n"
+           "                        a --baseline run of another dump or seed (refused\n"
+           "                        otherwise)\n"
            "\nexit status: 0 written, 1 failure, 2 usage error\n",
            usage);
 }
@@ -65,6 +73,11 @@ int pc_cli_report(int argc, char **argv)
             dst = &opt.run;
         } else if (strcmp(a, "--error-data") == 0) {
             dst = &opt.error_data;
+        } else if (strcmp(a, "--baseline") == 0) {
+            dst = &opt.baseline;
+        } else if (strcmp(a, "--allow-different-dumps") == 0) {
+            opt.allow_different_dumps = true;
+            continue;
         } else if (strcmp(a, "--max-plots") == 0) {
             if (i + 1 >= argc)
                 return usage_error("argument --max-plots: expected one argument", NULL);

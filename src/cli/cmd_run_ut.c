@@ -37,7 +37,7 @@ static void print_usage(FILE *out, const pc_args_command *cmd)
             "       %*s [--bench msprobe|fp64] [--seed N] [--timeout S]\n"
             "       %*s [--jobs N] [--max-memory MB] [--config_yaml CONFIG_YAML] [--no-progress]\n"
             "       %*s [--bench-cache DIR] [--fail-on error|warning] [--progress-interval S]\n"
-            "       %*s [--shard K/N]\n"
+            "       %*s [--shard K/N] [--junit FILE]\n"
             "       %*s --resume DIR\n",
             c->name, w, "", c->multi ? " [-n N]" : "", w, "", w, "", w, "", w, "", w, "", w, "");
 }
@@ -135,6 +135,11 @@ static void print_help(FILE *out, const pc_args_command *cmd)
             "                               APIs (the same on every machine); precheck merge "
             "joins the\n"
             "                               shards' folders into the CSVs one run writes\n"
+            "  --junit FILE                 also write the run's JUnit XML (one testcase per "
+            "API: error\n"
+            "                               a failure with its metric and limit, SKIP skipped "
+            "with the\n"
+            "                               reason; replaced if there) for Jenkins and GitLab\n"
             "  --resume DIR                 resume the newest unfinished run in DIR (its result "
             "CSV lacks\n"
             "                               APIs its record plans) with the options it was "
@@ -337,6 +342,9 @@ static int take(void *ctx, const pc_args_command *cmd, int id, char **values, in
             return pc_args_usage_error(cmd, "argument --resume: expected a directory");
         a->resume_dir = v;
         break;
+    case PC_FLAG_JUNIT:
+        o->junit = v;
+        break;
     case PC_FLAG_FAIL_ON:
         if (strcmp(v, "error") == 0)
             o->fail_on = PC_FAIL_ERROR;
@@ -355,12 +363,31 @@ static int take(void *ctx, const pc_args_command *cmd, int id, char **values, in
 }
 
 static const int run_ut_flags[] = {
-    PC_FLAG_HELP,        PC_FLAG_API_INFO,    PC_FLAG_OUT_PATH,        PC_FLAG_SAVE_ERROR_DATA,
-    PC_FLAG_JIT_COMPILE, PC_FLAG_DEVICE,      PC_FLAG_RESULT_CSV_PATH, PC_FLAG_FILTER_API,
-    PC_FLAG_CONFIG_PATH, PC_FLAG_BACKEND,     PC_FLAG_PYTHON,          PC_FLAG_BENCH,
-    PC_FLAG_SEED,        PC_FLAG_TIMEOUT,     PC_FLAG_MAX_MEMORY,      PC_FLAG_JOBS,
-    PC_FLAG_CONFIG_YAML, PC_FLAG_NO_PROGRESS, PC_FLAG_BENCH_CACHE,     PC_FLAG_PROGRESS_INTERVAL,
-    PC_FLAG_FAIL_ON,     PC_FLAG_SHARD,       PC_FLAG_RESUME,          -1,
+    PC_FLAG_HELP,
+    PC_FLAG_API_INFO,
+    PC_FLAG_OUT_PATH,
+    PC_FLAG_SAVE_ERROR_DATA,
+    PC_FLAG_JIT_COMPILE,
+    PC_FLAG_DEVICE,
+    PC_FLAG_RESULT_CSV_PATH,
+    PC_FLAG_FILTER_API,
+    PC_FLAG_CONFIG_PATH,
+    PC_FLAG_BACKEND,
+    PC_FLAG_PYTHON,
+    PC_FLAG_BENCH,
+    PC_FLAG_SEED,
+    PC_FLAG_TIMEOUT,
+    PC_FLAG_MAX_MEMORY,
+    PC_FLAG_JOBS,
+    PC_FLAG_CONFIG_YAML,
+    PC_FLAG_NO_PROGRESS,
+    PC_FLAG_BENCH_CACHE,
+    PC_FLAG_PROGRESS_INTERVAL,
+    PC_FLAG_FAIL_ON,
+    PC_FLAG_SHARD,
+    PC_FLAG_RESUME,
+    PC_FLAG_JUNIT,
+    -1,
 };
 /* msprobe adds -n after the run_ut flags */
 static const int multi_run_ut_flags[] = {
@@ -388,6 +415,7 @@ static const int multi_run_ut_flags[] = {
     PC_FLAG_FAIL_ON,
     PC_FLAG_SHARD,
     PC_FLAG_RESUME,
+    PC_FLAG_JUNIT,
     -1,
 };
 

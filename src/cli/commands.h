@@ -6,6 +6,7 @@
 int pc_cli_api_precision_compare(int argc, char **argv);
 int pc_cli_check_dump(int argc, char **argv);
 int pc_cli_compare(int argc, char **argv);
+int pc_cli_diff(int argc, char **argv);
 int pc_cli_materialize(int argc, char **argv);
 int pc_cli_merge(int argc, char **argv);
 int pc_cli_multi_run_ut(int argc, char **argv);

@@ -41,6 +41,7 @@ const pc_args_option pc_flags[PC_FLAG_COUNT] = {
     PRECHECK(FAIL_ON, VALUE, "--fail-on"),
     PRECHECK(SHARD, VALUE, "--shard"),
     PRECHECK(RESUME, VALUE, "--resume"),
+    PRECHECK(JUNIT, VALUE, "--junit"),
     PRECHECK(ALLOW_DIFFERENT_DUMPS, SWITCH, "--allow-different-dumps"),
 
     PRECHECK(BENCH_PATH, VALUE, "-bench", "--bench_path"),

@@ -45,6 +45,8 @@ typedef enum pc_flag {
     PC_FLAG_FAIL_ON,
     PC_FLAG_SHARD,
     PC_FLAG_RESUME,
+    /* precheck's own: run_ut, api_precision_compare (diff parses its own) */
+    PC_FLAG_JUNIT,
     /* precheck's own: api_precision_compare */
     PC_FLAG_ALLOW_DIFFERENT_DUMPS,
     /* precheck's own: compare */

@@ -34,6 +34,8 @@ static const cli_command commands[] = {
      pc_cli_check_dump, false},
     {"compare", "the details row run_ut writes for one bench/device tensor pair", pc_cli_compare,
      true},
+    {"diff", "what changed between two runs of one dump: newly failing, fixed, moved metrics",
+     pc_cli_diff, false},
     {"dtypes", "print the dtype table with msprobe's per-dtype thresholds", cmd_dtypes, false},
     {"materialize", "save the inputs run_ut generates for a statistics dump as a tensor dump",
      pc_cli_materialize, true},

@@ -120,12 +120,12 @@ static void compare_field(const side *n, const side *g, const char *key, text *i
         return; /* a field neither record has (an older precheck) is no difference */
     if (strcmp(key, "dump_content") == 0) { /* name the dumps, and their digests */
         const char *pa = field(n, n->about, "dump"), *pb = field(g, g->about, "dump");
-        add(inputs, "the dump: %s (-npu) and %s (-gpu), content %s and %s", pa ? pa : "?",
-            pb ? pb : "?", a ? a : "(none)", b ? b : "(none)");
+        add(inputs, "the dump: %s (%s) and %s (%s), content %s and %s", pa ? pa : "?", n->flag,
+            pb ? pb : "?", g->flag, a ? a : "(none)", b ? b : "(none)");
         return;
     }
-    add(k == DIFF_INPUTS ? inputs : settings, "%s: '%s' (-npu), '%s' (-gpu)", key, a ? a : "(none)",
-        b ? b : "(none)");
+    add(k == DIFF_INPUTS ? inputs : settings, "%s: '%s' (%s), '%s' (%s)", key, a ? a : "(none)",
+        n->flag, b ? b : "(none)", g->flag);
 }
 
 static bool same_bytes(const char *a, const char *b)
@@ -160,9 +160,17 @@ static bool is_device(const side *s, const char *kind)
 
 pc_status pc_pcmp_check_pair(const char *npu_csv, const char *gpu_csv, bool allow_different)
 {
+    return pc_pcmp_check_runs(npu_csv, gpu_csv, PC_PCMP_PAIR_JUDGE, allow_different);
+}
+
+pc_status pc_pcmp_check_runs(const char *npu_csv, const char *gpu_csv, pc_pcmp_pair_use use,
+                             bool allow_different)
+{
+    bool judge = use == PC_PCMP_PAIR_JUDGE;
     struct stat sn, sg;
-    if (strcmp(npu_csv, gpu_csv) == 0 || (stat(npu_csv, &sn) == 0 && stat(gpu_csv, &sg) == 0 &&
-                                          sn.st_dev == sg.st_dev && sn.st_ino == sg.st_ino))
+    if (judge &&
+        (strcmp(npu_csv, gpu_csv) == 0 || (stat(npu_csv, &sn) == 0 && stat(gpu_csv, &sg) == 0 &&
+                                           sn.st_dev == sg.st_dev && sn.st_ino == sg.st_ino)))
         return pc_error_set(PC_ERR_INVALID,
                             "-npu and -gpu are the same file: api_precision_compare judges the "
                             "NPU run's details CSV against the GPU run's. Give the "
@@ -170,7 +178,8 @@ pc_status pc_pcmp_check_pair(const char *npu_csv, const char *gpu_csv, bool allo
                             "and that of run_ut on the GPU machine as -gpu. (%s%s%s)",
                             npu_csv, strcmp(npu_csv, gpu_csv) == 0 ? "" : " and ",
                             strcmp(npu_csv, gpu_csv) == 0 ? "" : gpu_csv);
-    side n = {.flag = "-npu", .csv = npu_csv}, g = {.flag = "-gpu", .csv = gpu_csv};
+    side n = {.flag = judge ? "-npu" : "OLD", .csv = npu_csv},
+         g = {.flag = judge ? "-gpu" : "NEW", .csv = gpu_csv};
     load(&n);
     load(&g);
     pc_status st = PC_OK;
@@ -191,18 +200,18 @@ pc_status pc_pcmp_check_pair(const char *npu_csv, const char *gpu_csv, bool allo
                                          "%s%s %s has no precheck run record beside it",
                                          used ? "; " : "", s->flag, s->csv);
         }
-        pc_log_warning("The pair could not be verified (%s; a CSV msprobe wrote, or one renamed "
-                       "or moved away from its precheck_run_<ts>.json): only the API names show "
+        pc_log_warning("%s could not be verified (%s; a CSV msprobe wrote, or one renamed or "
+                       "moved away from its precheck_run_<ts>.json): only the API names show "
                        "that both sides ran the same dump.",
-                       why);
+                       judge ? "The pair" : "That OLD and NEW ran the same dump", why);
         goto done;
     }
     /* copies of one run: the same record (one file, or the same bytes under the same time
      * stamp) */
     struct stat rn, rg;
-    if ((stat(n.record, &rn) == 0 && stat(g.record, &rg) == 0 && rn.st_dev == rg.st_dev &&
-         rn.st_ino == rg.st_ino) ||
-        (strcmp(n.ts, g.ts) == 0 && same_bytes(n.record, g.record))) {
+    if (judge && ((stat(n.record, &rn) == 0 && stat(g.record, &rg) == 0 && rn.st_dev == rg.st_dev &&
+                   rn.st_ino == rg.st_ino) ||
+                  (strcmp(n.ts, g.ts) == 0 && same_bytes(n.record, g.record)))) {
         st = pc_error_set(PC_ERR_INVALID,
                           "-npu and -gpu are the same run_ut run: give the details CSV of run_ut "
                           "on the NPU machine as -npu and that of run_ut on the GPU machine as "
@@ -223,13 +232,21 @@ pc_status pc_pcmp_check_pair(const char *npu_csv, const char *gpu_csv, bool allo
         if (key && pc_json_object_get(n.doc, n.identity, key) == PC_JSON_NONE)
             compare_field(&n, &g, key, inputs, settings);
     }
-    if (inputs->used && !allow_different)
+    if (inputs->used && !allow_different && judge)
         st = pc_error_set(PC_ERR_INVALID,
                           "Refused: -npu and -gpu are run_ut runs of different inputs, and "
                           "api_precision_compare judges the NPU's errors against the GPU's on "
                           "the same inputs. Run run_ut on the same dump.json on both machines, "
                           "or pass --allow-different-dumps to compare these runs on purpose. "
                           "Their run records differ in %s.",
+                          inputs->s);
+    else if (inputs->used && !allow_different)
+        st = pc_error_set(PC_ERR_INVALID,
+                          "Refused: OLD and NEW are runs of different inputs, and precheck diff "
+                          "tells what changed for the same APIs on the same inputs. Diff two "
+                          "runs of the same dump.json (and seed), or pass "
+                          "--allow-different-dumps to compare these runs on purpose. Their run "
+                          "records differ in %s.",
                           inputs->s);
     else if (inputs->used)
         pc_log_warning("--allow-different-dumps: comparing runs of different inputs (%s); the "
@@ -242,7 +259,8 @@ pc_status pc_pcmp_check_pair(const char *npu_csv, const char *gpu_csv, bool allo
     if (st != PC_OK)
         goto done;
     /* the sides swapped: the -npu side on a GPU, the -gpu side on an NPU */
-    bool npu_on_gpu = is_device(&n, "torch:cuda"), gpu_on_npu = is_device(&g, "torch:npu");
+    bool npu_on_gpu = judge && is_device(&n, "torch:cuda"),
+         gpu_on_npu = judge && is_device(&g, "torch:npu");
     if (npu_on_gpu || gpu_on_npu) {
         text t = {.used = 0};
         if (npu_on_gpu)

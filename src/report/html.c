@@ -20,6 +20,7 @@
 
 #include "precheck/io/checksum.h"
 #include "precheck/io/file_out.h"
+#include "precheck/report/diff.h"
 #include "report_impl.h"
 #include "tally.h"
 
@@ -314,7 +315,7 @@ static void files_section(html_buf *b, const rep_model *m)
 }
 
 static void page(html_buf *b, const rep_model *m, const pc_report_options *opt, const size_t *order,
-                 size_t *error_apis)
+                 size_t *error_apis, const pc_report_diff *diff)
 {
     char css_hash[64], js_hash[64], when[64];
     csp_hash(css_hash, pc_report_css);
@@ -347,6 +348,8 @@ static void page(html_buf *b, const rep_model *m, const pc_report_options *opt, 
     pc_hb_text(b, when);
     pc_hb_raw(b, " by precheck " PC_VERSION_STRING "</p><nav><a href=\"#overview\">Overview</a>"
                  "<a href=\"#apis\">APIs</a><a href=\"#plots\">Metrics</a>");
+    if (diff)
+        pc_hb_raw(b, "<a href=\"#changes\">Changes</a>");
     if (m->error_dir)
         pc_hb_raw(b, "<a href=\"#error-data\">Error data</a>");
     pc_hb_raw(b, "<a href=\"#coverage\">Coverage</a><a href=\"#files\">Files</a></nav></header>\n"
@@ -366,6 +369,8 @@ static void page(html_buf *b, const rep_model *m, const pc_report_options *opt, 
     if (m->compare_ts[0])
         overview_compare(b, m);
     pc_hb_raw(b, "</div></section>\n");
+    if (diff)
+        pc_rep_diff_section(b, diff);
     pc_html_api_table(b, m, order);
     pc_hb_raw(b, "\n");
     pc_html_metrics_section(b, m);
@@ -403,9 +408,24 @@ pc_status pc_report_write(const pc_report_options *opt, pc_report_info *info)
     rep_model m;
     html_buf b = {0};
     size_t *order = NULL, error_apis = 0;
+    pc_report_diff *diff = NULL;
     pc_status st = pc_rep_model_load(&m, opt);
     if (st != PC_OK)
         goto out;
+    if (opt->baseline) { /* the changes since an earlier run of the same dump */
+        pc_diff_options dopt = {.old_path = opt->baseline,
+                                .new_path = opt->dir,
+                                .new_run = opt->run,
+                                .allow_different_dumps = opt->allow_different_dumps};
+        st = pc_report_diff_load(&dopt, &diff);
+        if (st != PC_OK) {
+            st = pc_error_prefix(st, "--baseline %s", opt->baseline);
+            goto out;
+        }
+        st = pc_rep_diff_mark(diff, &m);
+        if (st != PC_OK)
+            goto out;
+    }
     order = malloc((m.n_apis ? m.n_apis : 1) * sizeof *order);
     if (!order) {
         st = pc_error_set(PC_ERR_NOMEM, "out of memory");
@@ -414,7 +434,7 @@ pc_status pc_report_write(const pc_report_options *opt, pc_report_info *info)
     for (size_t i = 0; i < m.n_apis; i++)
         order[i] = i;
     sort_order(order, m.n_apis, &m);
-    page(&b, &m, opt, order, &error_apis);
+    page(&b, &m, opt, order, &error_apis, diff);
     if (b.failed) {
         st = pc_error_set(PC_ERR_NOMEM, "out of memory while making the page");
         goto out;
@@ -454,6 +474,7 @@ pc_status pc_report_write(const pc_report_options *opt, pc_report_info *info)
         info->error_data_apis = error_apis;
     }
 out:
+    pc_report_diff_free(diff);
     free(order);
     pc_hb_free(&b);
     pc_rep_model_free(&m);

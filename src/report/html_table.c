@@ -349,6 +349,15 @@ void pc_html_api_table(html_buf *b, const rep_model *m, const size_t *order)
         } else {
             pc_hb_text(b, a->name);
         }
+        if (a->mark_word) { /* report --baseline: what changed since */
+            pc_hb_raw(b, " <span class=\"v v-");
+            pc_hb_text(b, a->mark_token);
+            pc_hb_raw(b, "\" title=\"");
+            pc_hb_text(b, a->mark_title);
+            pc_hb_raw(b, "\">");
+            pc_hb_text(b, a->mark_word);
+            pc_hb_raw(b, "</span>");
+        }
         pc_hb_raw(b, "</td>");
         td_text(b, a->type, NULL, 40);
         if (run_ut) {

@@ -158,6 +158,8 @@ typedef struct rep_api {
     const char *where, *module_path, *stack;
     /* its api_precision_compare rows in error are all "rule, not device" */
     bool crule_only;
+    /* report --baseline: the API's change since the baseline (diff.c), NULL: none */
+    const char *mark_word, *mark_token, *mark_title;
     /* the per-API table's order */
     int severity;
     double badness;
@@ -322,5 +324,42 @@ void pc_plot_error_scatter(html_buf *b, const plot_errors *e);
  * Returns how many APIs got plots. */
 size_t pc_rep_error_data_section(html_buf *b, const rep_model *m, const size_t *order,
                                  size_t max_apis);
+
+/* ---- report --baseline (diff.c) ---- */
+
+struct pc_report_diff;
+/* Marks m's APIs (mark_word/token/title, in m's arena) with their change in d, whose NEW is
+ * the run m shows. PC_ERR_NOMEM only. */
+pc_status pc_rep_diff_mark(const struct pc_report_diff *d, rep_model *m);
+/* The section "Changes since the baseline": the two runs, the counts, each class's APIs, the
+ * metrics that moved most. */
+void pc_rep_diff_section(html_buf *b, const struct pc_report_diff *d);
+
+/* ---- JUnit XML (junit.c) ---- */
+
+typedef enum rep_junit_outcome { RJ_PASSED, RJ_FAILURE, RJ_SKIPPED } rep_junit_outcome;
+
+/* One <testcase>; the strings are borrowed (an arena's). */
+typedef struct rep_junit_case {
+    const char *suite, *classname, *name;
+    rep_junit_outcome outcome;
+    const char *type;    /* the failure's type ("error"), NULL: "error" */
+    const char *message; /* the failure's or skip's message */
+    const char *body;    /* the failure's text, NULL: the message */
+    const char *out;     /* <system-out>, or NULL */
+} rep_junit_case;
+
+/* Writes cases (grouped in one <testsuite> per suite, in the order of their first case) to path
+ * through io/file_out.h, replacing an existing file. title names the <testsuites>; seconds < 0
+ * unknown; timestamp ISO 8601 or NULL. */
+pc_status pc_rep_junit_write(const char *path, const char *title, const rep_junit_case *cases,
+                             size_t n, double seconds, const char *timestamp);
+/* c's suite "<command>.<type>", classname "<command>.<type>.<op>" and name (api, borrowed). */
+void pc_rep_junit_names(rep_arena *a, const char *command, const char *api, rep_junit_case *c);
+/* The case of one API of a run_ut (compare false) or api_precision_compare run. */
+void pc_rep_junit_api(rep_arena *a, const rep_api *api, bool compare, bool warning_fails,
+                      rep_junit_case *c);
+/* A run's time stamp YYYYmmddHHMMSS as ISO 8601 ("" when it is not one). */
+void pc_rep_junit_timestamp(const char *ts, char out[32]);
 
 #endif

@@ -20,6 +20,7 @@
 #include "precheck/dump/data.h"
 #include "precheck/io/config.h"
 #include "precheck/io/path_check.h"
+#include "precheck/report/diff.h"
 #include "precheck/report/sink.h"
 #include "precheck/runner/cost.h"
 #include "runner_impl.h"
@@ -1000,6 +1001,14 @@ static int run_finish(run_ctx *r)
     if (!o->multi)
         pc_log_info("UT task completed.");
     pc_run_log_next_step(o->out_path);
+    if (o->junit) {
+        if (pc_report_junit_write(s->result_path, o->junit, o->fail_on == PC_FAIL_WARNING) !=
+            PC_OK) {
+            pc_log_error("%s", pc_error_message());
+            return 1;
+        }
+        pc_log_info("JUnit XML: %s", o->junit);
+    }
     if (pc_sink_summary_fails(&s->sinks[1], o->fail_on)) {
         pc_log_warning("--fail-on %s: the run found APIs with %s; exit status %d.",
                        o->fail_on == PC_FAIL_WARNING ? "warning" : "error",

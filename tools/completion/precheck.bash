@@ -5,8 +5,8 @@
 # The lists follow 'precheck --help' and 'precheck COMMAND --help' (tests/install/test_install.sh
 # checks that they are the same).
 
-_precheck_commands="acc_check api_precision_compare check_dump compare dtypes materialize merge
-multi_acc_check multi_run_ut op_generate ops report repro run_overflow_check run_ut"
+_precheck_commands="acc_check api_precision_compare check_dump compare diff dtypes materialize
+merge multi_acc_check multi_run_ut op_generate ops report repro run_overflow_check run_ut"
 
 # The options of a command, as its --help spells them.
 _precheck_options()
@@ -14,7 +14,8 @@ _precheck_options()
     local run_ut="-api_info --api_info_file -o --out_path -save_error_data -j --jit_compile
         -d --device -csv_path --result_csv_path -f --filter_api -config --config_path
         --backend --python --bench --seed --timeout --max-memory --jobs --config_yaml
-        --no-progress --progress-interval --fail-on --bench-cache --shard --resume -h --help"
+        --no-progress --progress-interval --fail-on --bench-cache --shard --resume --junit -h
+        --help"
     case $1 in
     run_ut | acc_check) echo "$run_ut" ;;
     multi_run_ut | multi_acc_check) echo "$run_ut -n --num_splits" ;;
@@ -23,7 +24,8 @@ _precheck_options()
             -h --help"
         ;;
     api_precision_compare) echo "-h --help -npu --npu_csv_path -gpu --gpu_csv_path -o --out_path
-        --fail-on --allow-different-dumps" ;;
+        --fail-on --allow-different-dumps --junit" ;;
+    diff) echo "-h --help --factor --json --junit --fail-on --allow-different-dumps --all" ;;
     materialize) echo "-api_info --api_info_file -o --out_path --seed -h --help" ;;
     check_dump) echo "-api_info --api_info_file -h --help" ;;
     op_generate) echo "-i --config_input -o --api_output_path --precheck-inputs --seed -h --help" ;;
@@ -32,7 +34,8 @@ _precheck_options()
     compare) echo "-bench --bench_path -device --device_path -api_name --bench -precision
         --threads --cosine-blas-order -h --help" ;;
     ops) echo "--json --dump -h --help" ;;
-    report) echo "-o --output --run --error-data --max-plots -h --help" ;;
+    report) echo "-o --output --run --error-data --max-plots --baseline --allow-different-dumps -h
+        --help" ;;
     merge) echo "-o --out_path -api_info --api_info_file -h --help" ;;
     dtypes) echo "-h --help" ;;
     *) echo "-h --help --version -f --framework" ;;
@@ -45,12 +48,13 @@ _precheck_value()
     case $2 in
     -api_info | --api_info_file | -csv_path | --result_csv_path | -config | --config_path | \
         --config_yaml | -npu | --npu_csv_path | -gpu | --gpu_csv_path | --bench_path | \
-        --device_path | --dump | --python | -i | --config_input)
+        --device_path | --dump | --python | -i | --config_input | --junit)
         echo file
         ;;
     -bench | -device) [[ $1 == compare ]] && echo file || echo none ;;
+    --json) [[ $1 == diff ]] && echo file || echo switch ;;
     -o | --output) [[ $1 == report ]] && echo file || echo dir ;;
-    --out_path | --bench-cache | --error-data | --resume | --api_output_path) echo dir ;;
+    --out_path | --bench-cache | --error-data | --resume | --api_output_path | --baseline) echo dir ;;
     --backend)
         if [[ $1 == run_overflow_check ]]; then
             echo "words cpu torch:cpu torch:cuda torch:npu faulty:"
@@ -59,11 +63,17 @@ _precheck_value()
         fi
         ;;
     --bench) echo "words msprobe fp64" ;;
-    --fail-on) echo "words error warning" ;;
+    --fail-on)
+        if [[ $1 == diff ]]; then
+            echo "words new-error new-warning moved missing any"
+        else
+            echo "words error warning"
+        fi
+        ;;
     -f | --framework) [[ -z $1 ]] && echo "words pytorch" || echo switch ;;
     -d | --device | -j | --jit_compile | -n | --num_splits | --seed | --timeout | --max-memory | \
         --jobs | --progress-interval | -api_name | -precision | --threads | --run | --max-plots | \
-        --shard | --api)
+        --shard | --api | --factor)
         # a value the user types (-j takes one in run_overflow_check only)
         if [[ $1 != run_overflow_check && ($2 == -j || $2 == --jit_compile) ]]; then
             echo switch

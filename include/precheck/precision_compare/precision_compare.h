@@ -113,6 +113,19 @@ typedef struct pc_pcmp_options {
  */
 pc_status pc_pcmp_check_pair(const char *npu_csv, const char *gpu_csv, bool allow_different);
 
+/* What two run_ut runs are checked for. */
+typedef enum pc_pcmp_pair_use {
+    PC_PCMP_PAIR_JUDGE, /* api_precision_compare: pc_pcmp_check_pair's rules */
+    /* precheck diff OLD NEW: the same rule on different inputs (refused unless allow_different,
+     * the message naming OLD and NEW) and the same WARNINGs on settings, but the same file or
+     * run twice is accepted (nothing changed) and the devices may be anything */
+    PC_PCMP_PAIR_DIFF,
+} pc_pcmp_pair_use;
+
+/* pc_pcmp_check_pair for a use; first_csv is -npu or OLD, second_csv -gpu or NEW. */
+pc_status pc_pcmp_check_runs(const char *first_csv, const char *second_csv, pc_pcmp_pair_use use,
+                             bool allow_different);
+
 typedef struct pc_pcmp_summary {
     size_t npu_rows;       /* data rows read from the NPU CSV */
     size_t gpu_rows;       /* data rows read from the GPU CSV */

@@ -36,6 +36,12 @@ typedef struct pc_report_options {
     const char *error_data; /* NULL, or the ut_error_data<ts> folder (or the folder holding it) */
     const char *generated;  /* the page's "generated" time; NULL: now */
     size_t max_error_apis;  /* APIs given error-data plots, worst first; 0: 24 */
+    /* --baseline OLD: a run_ut or api_precision_compare folder (or CSV) of an earlier run of
+     * the same dump (report/diff.h); the page gets a section of the changes and a mark on each
+     * changed API's row. NULL: none. Runs of different dumps are refused (PC_ERR_INVALID) unless
+     * allow_different_dumps. */
+    const char *baseline;
+    bool allow_different_dumps;
 } pc_report_options;
 
 typedef struct pc_report_info {

@@ -134,6 +134,9 @@ typedef struct pc_run_options {
      * (runner/cost.h); shard_count 0 or 1: the whole dump. precheck merge joins the shards'
      * CSVs into what one run writes. */
     uint32_t shard_index, shard_count;
+    /* --junit FILE: the run's JUnit XML (report/diff.h, pc_report_junit_write), written after
+     * the CSVs; NULL: none */
+    const char *junit;
 } pc_run_options;
 
 /* ---- precheck merge DIR... -o OUT (merge.c) ----
