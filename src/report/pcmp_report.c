@@ -21,6 +21,7 @@
 #include "precheck/core/log.h"
 #include "precheck/io/csv_read.h"
 #include "precheck/io/file_out.h"
+#include "precheck/io/msprobe_csv.h"
 #include "precheck/report/pcmp_report.h"
 
 /* A check of the pcmp details CSV (its value column; the verdict is the next column) and the
@@ -197,8 +198,12 @@ static pc_status collect_failed(const char *path, failed_list *l)
     pc_status st = pc_csv_reader_open(path, &r);
     if (st == PC_OK)
         st = read_header(r, &h, &nh);
-    int vcol = h ? header_index(h, nh, "比对结果") : -1,
-        acol = h ? header_index(h, nh, "比对算法") : -1;
+    int vcol =
+            h ? header_index(h, nh, pc_mcsv_column(PC_MCSV_PCMP_DETAILS, PC_MCSV_PCMP_DET_RESULT))
+              : -1,
+        acol = h ? header_index(h, nh,
+                                pc_mcsv_column(PC_MCSV_PCMP_DETAILS, PC_MCSV_PCMP_DET_ALGORITHM))
+                 : -1;
     int ccol[CHECKS];
     for (size_t k = 0; k < CHECKS; k++)
         ccol[k] = h ? header_index(h, nh, checks[k].column) : -1;
