@@ -33,8 +33,9 @@ static void print_help(FILE *out, const pc_args_command *cmd)
                  "name for float outputs\n(integer and bool outputs are always compared "
                  "bit for bit) and whether precheck\nruns its backward.\n\n"
                  "With --dump, lists instead each distinct API of that dump.json with its "
-                 "number of\nforward calls and whether run_ut runs it (and if not, why), "
-                 "then the share of\nforward calls covered.\n\n"
+                 "number of\nforward calls and whether run_ut runs it (and if not, why: the "
+                 "reason its first\ncall's row in run_ut's CSVs gives), then the share of "
+                 "forward calls covered.\n\n"
                  "options:\n"
                  "  --json            one JSON array of objects instead of the table\n"
                  "  --dump DUMP_JSON  the coverage of one dump\n"
@@ -115,7 +116,7 @@ static void print_table(void)
 typedef struct api_count {
     char name[160]; /* "Torch.matmul" (or the full name when it does not split) */
     size_t calls;
-    const char *why; /* NULL: run_ut runs it */
+    pc_no_run why; /* of its first call (pc_api_why_not_run) */
 } api_count;
 
 static int by_calls(const void *a, const void *b)
@@ -124,27 +125,6 @@ static int by_calls(const void *a, const void *b)
     if (x->calls != y->calls)
         return x->calls < y->calls ? 1 : -1;
     return strcmp(x->name, y->name);
-}
-
-/* The one reason that is precheck's, not msprobe's (the others are msprobe's own refusals). */
-static const char not_supported[] = "not supported by precheck yet";
-
-/* Why run_ut does not run api, or NULL when it does. */
-static const char *not_run_why(const pc_dump_api *api)
-{
-    if (api->unsafe_name)
-        return "the name starts with a character msprobe forbids: run_ut stops the run there";
-    if (pc_api_prefix_refused(api->prefix))
-        return "run_ut does not run this type (msprobe: not support for run ut)";
-    if (!api->api_name)
-        return "the name does not split into type, api and call index";
-    if (!pc_api_type_executed(api->api_type))
-        return "msprobe executes no API of this type (its row is a pass with no outputs)";
-    if (pc_api_lists_skip(NULL, api->api_name))
-        return "in msprobe's built-in black list";
-    if (!pc_api_lookup(api->api_type, api->api_name))
-        return not_supported;
-    return NULL;
 }
 
 static int print_coverage(const char *path, bool json)
@@ -173,11 +153,11 @@ static int print_coverage(const char *path, bool json)
             k++;
         if (k == n) {
             snprintf(c[n].name, sizeof c[n].name, "%s", name);
-            c[n++].why = not_run_why(api);
+            c[n++].why = pc_api_why_not_run(api, NULL, 0);
         }
         c[k].calls++;
-        covered += c[k].why == NULL;
-        missing += c[k].why == not_supported;
+        covered += c[k].why == PC_RUNS;
+        missing += c[k].why == PC_NO_RUN_NO_OP;
     }
     qsort(c, n, sizeof *c, by_calls);
     if (json) {
@@ -185,10 +165,11 @@ static int print_coverage(const char *path, bool json)
         for (size_t i = 0; i < n; i++) {
             printf("%s\n  {\"api\": ", i ? "," : "");
             json_string(c[i].name);
-            printf(", \"calls\": %zu, \"supported\": %s", c[i].calls, c[i].why ? "false" : "true");
-            if (c[i].why) {
+            printf(", \"calls\": %zu, \"supported\": %s", c[i].calls,
+                   c[i].why != PC_RUNS ? "false" : "true");
+            if (c[i].why != PC_RUNS) {
                 printf(", \"why\": ");
-                json_string(c[i].why);
+                json_string(pc_no_run_text(c[i].why));
             }
             printf("}");
         }
@@ -199,7 +180,8 @@ static int print_coverage(const char *path, bool json)
             w = (int)strlen(c[i].name) > w ? (int)strlen(c[i].name) : w;
         printf("%6s  %-*s  %s\n", "calls", w, "api", "run_ut");
         for (size_t i = 0; i < n; i++)
-            printf("%6zu  %-*s  %s\n", c[i].calls, w, c[i].name, c[i].why ? c[i].why : "runs");
+            printf("%6zu  %-*s  %s\n", c[i].calls, w, c[i].name,
+                   c[i].why != PC_RUNS ? pc_no_run_text(c[i].why) : "runs");
         printf("\n%zu of %zu forward calls (%.1f%%) run, %zu distinct APIs\n", covered,
                dump->api_count,
                dump->api_count ? 100.0 * (double)covered / (double)dump->api_count : 100.0, n);

@@ -10,6 +10,7 @@
 #include "compare_impl.h"
 #include "precheck/core/convert.h"
 #include "precheck/core/log.h"
+#include "precheck/io/msprobe_csv.h"
 
 /* ---- values ---- */
 
@@ -530,57 +531,28 @@ pc_status pc_compare_api(pc_api_result *res, const char *full_api_name,
 
 /* ---- CSV ---- */
 
-static const char *const details_columns[PC_DETAILS_COLUMNS] = {
-    "API Name",
-    "Bench Dtype",
-    "DEVICE Dtype",
-    "Shape",
-    "余弦相似度",
-    "最大绝对误差",
-    "双百指标",
-    "双千指标",
-    "双万指标",
-    "二进制一致错误率",
-    "误差均衡性",
-    "均方根误差",
-    "小值域错误占比",
-    "相对误差最大值",
-    "相对误差平均值",
-    "inf/nan错误率",
-    "相对误差错误率",
-    "绝对误差错误率",
-    "ULP误差最大值",
-    "ULP误差平均值",
-    "ULP误差大于阈值占比",
-    "Status",
-    "Message",
-};
-
-static const char *const result_columns[PC_RESULT_COLUMNS] = {
-    "API name",
-    "Forward Test Success",
-    "Backward Test Success",
-    "Message",
-};
+/* The headers are msprobe's (io/msprobe_csv.h). */
+_Static_assert(PC_DETAILS_COLUMNS == PC_MCSV_DETAILS_COLUMNS, "run_ut's details columns");
+_Static_assert(PC_RESULT_COLUMNS == PC_MCSV_RESULT_COLUMNS, "run_ut's result columns");
 
 const char *pc_details_column(size_t i)
 {
-    return i < PC_DETAILS_COLUMNS ? details_columns[i] : NULL;
+    return pc_mcsv_column(PC_MCSV_DETAILS, i);
 }
 
 const char *pc_result_column(size_t i)
 {
-    return i < PC_RESULT_COLUMNS ? result_columns[i] : NULL;
+    return pc_mcsv_column(PC_MCSV_RESULT, i);
 }
 
 pc_status pc_details_header_append(pc_csv_buffer *buf)
 {
-    return pc_csv_append_text_row(buf, details_columns, PC_DETAILS_COLUMNS);
+    return pc_csv_append_text_row(buf, pc_mcsv_header(PC_MCSV_DETAILS, NULL), PC_DETAILS_COLUMNS);
 }
 
 pc_status pc_result_header_append(pc_csv_buffer *buf)
 {
-    return pc_csv_append_text_row(buf, result_columns, PC_RESULT_COLUMNS);
+    return pc_csv_append_text_row(buf, pc_mcsv_header(PC_MCSV_RESULT, NULL), PC_RESULT_COLUMNS);
 }
 
 static pc_csv_cell text_or_space(const char *s)
@@ -601,16 +573,16 @@ void pc_detail_row_cells(const pc_detail_row *row, const char *name,
     cells[22] = pc_csv_text(row->message);
 }
 
-static pc_status append_rows(pc_csv_buffer *buf, const char *full, const char *dir,
+static pc_status append_rows(pc_csv_buffer *buf, const char *full, bool backward,
                              const pc_detail_row *rows, size_t n, int precision)
 {
-    size_t size = strlen(full) + strlen(dir) + 32;
+    size_t size = strlen(full) + 48;
     char *name = malloc(size);
     if (!name)
         return pc_error_set(PC_ERR_NOMEM, "compare: cannot allocate a row name");
     pc_status st = PC_OK;
     for (size_t i = 0; i < n && st == PC_OK; i++) {
-        snprintf(name, size, "%s.%s.output.%zu", full, dir, i);
+        pc_mcsv_row_name(name, size, full, backward, i);
         pc_csv_cell cells[PC_DETAILS_COLUMNS];
         pc_detail_row_cells(&rows[i], name, cells);
         st = pc_csv_append_row(buf, cells, PC_DETAILS_COLUMNS, precision);
@@ -626,9 +598,9 @@ pc_status pc_api_result_append_csv(const pc_api_result *res, pc_csv_buffer *deta
     pc_status st = PC_OK;
     if (details) {
         size_t mark = details->len;
-        st = append_rows(details, full, "forward", res->fwd_rows, res->n_fwd, precision);
+        st = append_rows(details, full, false, res->fwd_rows, res->n_fwd, precision);
         if (st == PC_OK)
-            st = append_rows(details, full, "backward", res->bwd_rows, res->n_bwd, precision);
+            st = append_rows(details, full, true, res->bwd_rows, res->n_bwd, precision);
         if (st != PC_OK) {
             details->len = mark;
             if (details->data)

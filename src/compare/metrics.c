@@ -12,6 +12,7 @@
 
 #include "metrics_impl.h"
 #include "precheck/core/convert.h"
+#include "precheck/io/msprobe_csv.h"
 
 /* Every product and sum is rounded on its own, as numpy does; GCC never fuses a*b+c in ISO C
  * mode, clang would (and its AVX-512 target has FMA). */
@@ -19,27 +20,13 @@
 #pragma STDC FP_CONTRACT OFF
 #endif
 
-static const char *const metric_columns[PC_METRIC_COUNT] = {
-    [PC_METRIC_COSINE] = "余弦相似度",
-    [PC_METRIC_MAX_ABS_ERR] = "最大绝对误差",
-    [PC_METRIC_REL_ERR_HUNDREDTH] = "双百指标",
-    [PC_METRIC_REL_ERR_THOUSANDTH] = "双千指标",
-    [PC_METRIC_REL_ERR_TEN_THOUSANDTH] = "双万指标",
-    [PC_METRIC_ERROR_RATE] = "二进制一致错误率",
-    [PC_METRIC_EB] = "误差均衡性",
-    [PC_METRIC_RMSE] = "均方根误差",
-    [PC_METRIC_SMALL_VALUE_ERR_RATIO] = "小值域错误占比",
-    [PC_METRIC_MAX_REL_ERR] = "相对误差最大值",
-    [PC_METRIC_MEAN_REL_ERR] = "相对误差平均值",
-    [PC_METRIC_INF_NAN_ERR_RATIO] = "inf/nan错误率",
-    [PC_METRIC_REL_ERR_RATIO] = "相对误差错误率",
-    [PC_METRIC_ABS_ERR_RATIO] = "绝对误差错误率",
-    [PC_METRIC_ULP_ERR_MAX] = "ULP误差最大值",
-    [PC_METRIC_ULP_ERR_MEAN] = "ULP误差平均值",
-    [PC_METRIC_ULP_ERR_PROPORTION] = "ULP误差大于阈值占比",
-};
-_Static_assert(sizeof metric_columns / sizeof metric_columns[0] == PC_METRIC_COUNT,
-               "one column name per metric");
+/* msprobe's column of each metric: the details CSV's columns from 余弦相似度 on, in the order of
+ * pc_metric (io/msprobe_csv.h). */
+_Static_assert(PC_MCSV_DET_COSINE + PC_METRIC_COUNT == PC_MCSV_DET_STATUS,
+               "one details column per metric");
+_Static_assert(PC_MCSV_DET_COSINE + PC_METRIC_ULP_ERR_PROPORTION == PC_MCSV_DET_ULP_PROP &&
+                   PC_MCSV_DET_COSINE + PC_METRIC_SMALL_VALUE_ERR_RATIO == PC_MCSV_DET_SMALL_VALUE,
+               "the metrics in the details CSV's order");
 
 /* The same columns in English, for people (summaries, the report, docs/glossary.md). */
 static const char *const metric_names[PC_METRIC_COUNT] = {
@@ -66,7 +53,9 @@ _Static_assert(sizeof metric_names / sizeof metric_names[0] == PC_METRIC_COUNT,
 
 const char *pc_metric_column(pc_metric m)
 {
-    return (unsigned)m < PC_METRIC_COUNT ? metric_columns[m] : "";
+    return (unsigned)m < PC_METRIC_COUNT
+               ? pc_mcsv_column(PC_MCSV_DETAILS, PC_MCSV_DET_COSINE + (size_t)m)
+               : "";
 }
 
 const char *pc_metric_name(pc_metric m)

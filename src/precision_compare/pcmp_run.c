@@ -208,7 +208,7 @@ static pc_status read_header(pc_csv_reader *r, const char *which, columns *cols)
     bool result_csv = false;
     for (size_t i = 0; i < pc_csv_reader_field_count(r); i++) {
         const char *f = pc_csv_reader_field(r, i, NULL);
-        if (strcmp(f, "Forward Test Success") == 0)
+        if (strcmp(f, pc_mcsv_column(PC_MCSV_RESULT, PC_MCSV_RES_FORWARD)) == 0)
             result_csv = true;
         for (int c = 0; c < PC_PCMP_COL_COUNT; c++)
             if (cols->at[c] < 0 && strcmp(f, pc_pcmp_col_name((pc_pcmp_col)c)) == 0)
@@ -491,7 +491,7 @@ static pc_status npu_loop(run_state *s, const char *path, pc_pcmp_summary *sum)
         const gpu_row *g =
             s->gpu.t.slot[pos].index ? &s->gpu.rows[s->gpu.t.slot[pos].index - 1] : NULL;
         pcmp_name parts;
-        if (!pc_pcmp_name_parse(name, &parts)) {
+        if (!pc_mcsv_pcmp_name_parse(name, &parts)) {
             char msg[1200];
             if ((st = invalid_row(s, name, msg, sizeof msg)) != PC_OK ||
                 (st = add_direct(s, name, msg)) != PC_OK)
@@ -735,7 +735,7 @@ static pc_status stream_pass(run_state *s, const pc_pcmp_options *opt, pc_pcmp_s
             row_of(g, &gcols, &gpu);
         bool same = gpu_pending && strcmp(gpu.cell[PC_PCMP_COL_API_NAME], name) == 0;
         pcmp_name parts;
-        if (!pc_pcmp_name_parse(name, &parts)) {
+        if (!pc_mcsv_pcmp_name_parse(name, &parts)) {
             char msg[1200];
             gpu_pending = gpu_pending && !same;
             if ((st = invalid_row(s, name, msg, sizeof msg)) == PC_OK)

@@ -10,31 +10,34 @@
 #include <string.h>
 
 #include "precheck/compare/standard.h"
+#include "precheck/io/msprobe_csv.h"
 #include "precheck/precision_compare/precision_compare.h"
 #include "precision_compare/pcmp_impl.h"
 
-static const char *const input_cols[PC_PCMP_COL_COUNT] = {
-    [PC_PCMP_COL_API_NAME] = "API Name",
-    [PC_PCMP_COL_DEVICE_DTYPE] = "DEVICE Dtype",
-    [PC_PCMP_COL_SMALL_VALUE] = "小值域错误占比",
-    [PC_PCMP_COL_RMSE] = "均方根误差",
-    [PC_PCMP_COL_MAX_REL] = "相对误差最大值",
-    [PC_PCMP_COL_MEAN_REL] = "相对误差平均值",
-    [PC_PCMP_COL_EB] = "误差均衡性",
-    [PC_PCMP_COL_BINARY] = "二进制一致错误率",
-    [PC_PCMP_COL_INF_NAN] = "inf/nan错误率",
-    [PC_PCMP_COL_REL_ERR] = "相对误差错误率",
-    [PC_PCMP_COL_ABS_ERR] = "绝对误差错误率",
-    [PC_PCMP_COL_ULP_MEAN] = "ULP误差平均值",
-    [PC_PCMP_COL_ULP_PROP] = "ULP误差大于阈值占比",
-    [PC_PCMP_COL_THOUSANDTH] = "双千指标",
-    [PC_PCMP_COL_SHAPE] = "Shape",
-    [PC_PCMP_COL_MESSAGE] = "Message",
+/* The run_ut details columns read (io/msprobe_csv.h). */
+static const pc_mcsv_details_col input_cols[PC_PCMP_COL_COUNT] = {
+    [PC_PCMP_COL_API_NAME] = PC_MCSV_DET_API_NAME,
+    [PC_PCMP_COL_DEVICE_DTYPE] = PC_MCSV_DET_DEVICE_DTYPE,
+    [PC_PCMP_COL_SMALL_VALUE] = PC_MCSV_DET_SMALL_VALUE,
+    [PC_PCMP_COL_RMSE] = PC_MCSV_DET_RMSE,
+    [PC_PCMP_COL_MAX_REL] = PC_MCSV_DET_MAX_REL,
+    [PC_PCMP_COL_MEAN_REL] = PC_MCSV_DET_MEAN_REL,
+    [PC_PCMP_COL_EB] = PC_MCSV_DET_EB,
+    [PC_PCMP_COL_BINARY] = PC_MCSV_DET_BINARY,
+    [PC_PCMP_COL_INF_NAN] = PC_MCSV_DET_INF_NAN,
+    [PC_PCMP_COL_REL_ERR] = PC_MCSV_DET_REL_ERR,
+    [PC_PCMP_COL_ABS_ERR] = PC_MCSV_DET_ABS_ERR,
+    [PC_PCMP_COL_ULP_MEAN] = PC_MCSV_DET_ULP_MEAN,
+    [PC_PCMP_COL_ULP_PROP] = PC_MCSV_DET_ULP_PROP,
+    [PC_PCMP_COL_THOUSANDTH] = PC_MCSV_DET_THOUSANDTH,
+    [PC_PCMP_COL_SHAPE] = PC_MCSV_DET_SHAPE,
+    [PC_PCMP_COL_MESSAGE] = PC_MCSV_DET_MESSAGE,
 };
 
 const char *pc_pcmp_col_name(pc_pcmp_col col)
 {
-    return (unsigned)col < PC_PCMP_COL_COUNT ? input_cols[col] : "";
+    return (unsigned)col < PC_PCMP_COL_COUNT ? pc_mcsv_column(PC_MCSV_DETAILS, input_cols[col])
+                                             : "";
 }
 
 /* Output columns. */
@@ -56,47 +59,19 @@ enum {
 };
 _Static_assert(OUT_MESSAGE + 1 == PC_PCMP_DETAILS_COLUMNS, "28 details columns");
 
-static const char *const details_header[PC_PCMP_DETAILS_COLUMNS] = {
-    "API Name",
-    "小值域错误比值",
-    "小值域判定结果",
-    "均方根误差比值",
-    "均方根误差判定结果",
-    "相对误差最大值比值",
-    "相对误差最大值判定结果",
-    "相对误差平均值比值",
-    "相对误差平均值判定结果",
-    "误差均衡性比值",
-    "误差均衡性判定结果",
-    "inf/nan错误率",
-    "inf/nan判定结果",
-    "相对误差错误率",
-    "相对误差判定结果",
-    "绝对误差错误率",
-    "绝对误差判定结果",
-    "二进制一致错误率",
-    "二进制一致错误率判定结果",
-    "ULP误差平均值",
-    "ULP误差大于阈值占比",
-    "ULP误差大于阈值占比比值",
-    "ULP误差判定结果",
-    "双千指标",
-    "双千指标判定结果",
-    "比对结果",
-    "比对算法",
-    "Message",
-};
-static const char *const result_header[4] = {"API Name", "Forward Test Success",
-                                             "Backward Test Success", "Message"};
+_Static_assert(PC_PCMP_DETAILS_COLUMNS == PC_MCSV_PCMP_DETAILS_COLUMNS, "pcmp details columns");
+_Static_assert(OUT_RESULT == PC_MCSV_PCMP_DET_RESULT && OUT_ALGORITHM == PC_MCSV_PCMP_DET_ALGORITHM,
+               "pcmp details: verdict and algorithm columns");
 
+/* The headers are msprobe's (io/msprobe_csv.h). */
 const char *const *pc_pcmp_details_header(void)
 {
-    return details_header;
+    return pc_mcsv_header(PC_MCSV_PCMP_DETAILS, NULL);
 }
 
 const char *const *pc_pcmp_result_header(void)
 {
-    return result_header;
+    return pc_mcsv_header(PC_MCSV_PCMP_RESULT, NULL);
 }
 
 static const char PASS[] = "pass", ERROR[] = "error", SKIP[] = "SKIP";
@@ -372,7 +347,7 @@ static void rule_benchmark(judge *j, const pc_pcmp_row *npu, const pc_pcmp_row *
             return;
         bool consistent = true;
         if (not_finite(x) || not_finite(y)) {
-            consistent = inf_nan_consistent(j, x, y, input_cols[cols[i]]);
+            consistent = inf_nan_consistent(j, x, y, pc_pcmp_col_name(cols[i]));
             ratio = NAN;
         } else {
             ratio = fabs(x) / fmax(fabs(y), m);
@@ -418,9 +393,10 @@ static void rule_ulp(judge *j, const pc_pcmp_row *npu, const pc_pcmp_row *gpu, c
         return;
     bool consistent = true;
     if (not_finite(mn) || not_finite(mg))
-        consistent = inf_nan_consistent(j, mn, mg, input_cols[PC_PCMP_COL_ULP_MEAN]);
+        consistent = inf_nan_consistent(j, mn, mg, pc_pcmp_col_name(PC_PCMP_COL_ULP_MEAN));
     if (not_finite(pn) || not_finite(pg)) {
-        consistent = inf_nan_consistent(j, pn, pg, input_cols[PC_PCMP_COL_ULP_PROP]) && consistent;
+        consistent =
+            inf_nan_consistent(j, pn, pg, pc_pcmp_col_name(PC_PCMP_COL_ULP_PROP)) && consistent;
         ratio = NAN;
     } else {
         ratio = fabs(pn) / fmax(fabs(pg), min_error(dtype));
@@ -462,7 +438,7 @@ void pc_pcmp_judge_row(const pc_pcmp_row *npu, const pc_pcmp_row *gpu, pc_pcmp_v
     const char *in_dtype =
         is_blank(npu->cell[PC_PCMP_COL_REL_ERR]) ? "torch.float32" : "torch.float8_e4m3fn";
     pcmp_name parts;
-    pc_pcmp_name_parse(name, &parts);
+    pc_mcsv_pcmp_name_parse(name, &parts);
     pc_standard std = pc_standard_select(parts.api, dtype, in_dtype);
 
     for (int i = 0; i < PC_PCMP_DETAILS_COLUMNS; i++)
@@ -499,29 +475,6 @@ void pc_pcmp_judge_row(const pc_pcmp_row *npu, const pc_pcmp_row *gpu, pc_pcmp_v
     set_text(out, OUT_RESULT, out->status);
     set_text(out, OUT_ALGORITHM, pc_standard_algorithm_name(std));
     set_text(out, OUT_MESSAGE, out->message);
-}
-
-bool pc_pcmp_name_parse(const char *name, pcmp_name *out)
-{
-    /* Type.api.idx.dir.x.y -> api; Type.pre.api.idx.dir.x.y -> pre.api */
-    const char *dots[6];
-    int n = 0;
-    for (const char *p = name; *p; p++)
-        if (*p == '.' && n++ < 6)
-            dots[n - 1] = p;
-    memset(out, 0, sizeof *out);
-    if (n != 5 && n != 6)
-        return false;
-    int api_end = n == 5 ? 1 : 2;
-    size_t len = (size_t)(dots[api_end] - dots[0] - 1);
-    if (len >= sizeof out->api)
-        len = sizeof out->api - 1;
-    memcpy(out->api, dots[0] + 1, len);
-    out->full_len = (size_t)(dots[api_end + 1] - name);
-    out->direction = dots[api_end + 1] + 1;
-    out->direction_len = (size_t)(dots[api_end + 2] - out->direction);
-    out->valid = true;
-    return true;
 }
 
 /* ---- aggregation ---- */

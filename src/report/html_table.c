@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "precheck/io/msprobe_csv.h"
 #include "report_impl.h"
 #include "tally.h"
 
@@ -280,34 +281,34 @@ void pc_html_api_table(html_buf *b, const rep_model *m, const size_t *order)
               "<label>name <input id=\"f-name\" type=\"search\" placeholder=\"contains\"></label>"
               "<span><b id=\"shown\">%zu of %zu</b> APIs shown</span></div>",
               m->n_apis, m->n_apis);
+    const char *const *h = pc_mcsv_header(PC_MCSV_PCMP_DETAILS, NULL);
     pc_hb_raw(b, "<div class=\"scroll\"><table id=\"api-table\"><thead><tr>");
     th(b, "#", NULL, "num");
-    th(b, "API", "API name", "text");
+    th(b, "API", pc_mcsv_column(PC_MCSV_RESULT, PC_MCSV_RES_API_NAME), "text");
     th(b, "type", NULL, "text");
     if (run_ut) {
-        th(b, "forward", "Forward Test Success", "num");
-        th(b, "backward", "Backward Test Success", "num");
+        th(b, "forward", pc_mcsv_column(PC_MCSV_RESULT, PC_MCSV_RES_FORWARD), "num");
+        th(b, "backward", pc_mcsv_column(PC_MCSV_RESULT, PC_MCSV_RES_BACKWARD), "num");
     }
     if (compare) {
-        th(b, "NPU vs GPU forward", "比对结果", "num");
-        th(b, "NPU vs GPU backward", "比对结果", "num");
+        th(b, "NPU vs GPU forward", h[PC_MCSV_PCMP_DET_RESULT], "num");
+        th(b, "NPU vs GPU backward", h[PC_MCSV_PCMP_DET_RESULT], "num");
     }
     if (run_ut) {
         th(b, "output to look at", NULL, "text");
-        th(b, "dtype", "DEVICE Dtype", "text");
-        th(b, "shape", "Shape", "text");
+        th(b, "dtype", pc_mcsv_column(PC_MCSV_DETAILS, PC_MCSV_DET_DEVICE_DTYPE), "text");
+        th(b, "shape", pc_mcsv_column(PC_MCSV_DETAILS, PC_MCSV_DET_SHAPE), "text");
         th(b, "decided by", NULL, "num");
         for (size_t j = 0; j < SHOWN_METRICS; j++)
             th(b, pc_metric_name(shown_metrics[j]), pc_metric_column(shown_metrics[j]), "num");
-        th(b, "message", "Message", "text");
+        th(b, "message", pc_mcsv_column(PC_MCSV_DETAILS, PC_MCSV_DET_MESSAGE), "text");
     }
     if (compare) {
-        const char *const *h = pc_pcmp_details_header();
         th(b, "compared output", NULL, "text");
-        th(b, "standard", "比对算法", "text");
+        th(b, "standard", h[PC_MCSV_PCMP_DET_ALGORITHM], "text");
         for (size_t j = 0; j < COMPARE_COLS; j++)
             th(b, compare_cols[j].english, h[compare_cols[j].col], "num");
-        th(b, "compare message", "Message", "text");
+        th(b, "compare message", h[PC_MCSV_PCMP_DETAILS_COLUMNS - 1], "text");
     }
     pc_hb_raw(b, "</tr></thead><tbody>");
     for (size_t i = 0; i < m->n_apis; i++) {

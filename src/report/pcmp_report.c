@@ -22,27 +22,39 @@
 #include "precheck/core/log.h"
 #include "precheck/io/csv_read.h"
 #include "precheck/io/file_out.h"
+#include "precheck/io/msprobe_csv.h"
 #include "precheck/report/pcmp_report.h"
 
 /* A check of the pcmp details CSV (its value column; the verdict is the next column) and the
- * run_ut details column its NPU and GPU figures come from. */
+ * run_ut details column its NPU and GPU figures come from (io/msprobe_csv.h). */
 static const struct {
-    const char *column, *english, *source;
+    size_t column; /* of api_precision_compare's details CSV */
+    const char *english;
+    pc_mcsv_details_col source;
 } checks[] = {
-    {"小值域错误比值", "small-value error ratio, NPU/GPU", "小值域错误占比"},
-    {"均方根误差比值", "root mean square error, NPU/GPU", "均方根误差"},
-    {"相对误差最大值比值", "max relative error, NPU/GPU", "相对误差最大值"},
-    {"相对误差平均值比值", "mean relative error, NPU/GPU", "相对误差平均值"},
-    {"误差均衡性比值", "error balance, NPU/GPU", "误差均衡性"},
-    {"inf/nan错误率", "inf/nan mismatch rate", "inf/nan错误率"},
-    {"相对误差错误率", "relative error rate", "相对误差错误率"},
-    {"绝对误差错误率", "absolute error rate", "绝对误差错误率"},
-    {"二进制一致错误率", "binary mismatch rate", "二进制一致错误率"},
-    {"ULP误差大于阈值占比比值", "share of ULP errors above the threshold, NPU/GPU",
-     "ULP误差大于阈值占比"},
-    {"双千指标", "share of relative errors within 0.1%", "双千指标"},
+    {1, "small-value error ratio, NPU/GPU", PC_MCSV_DET_SMALL_VALUE},
+    {3, "root mean square error, NPU/GPU", PC_MCSV_DET_RMSE},
+    {5, "max relative error, NPU/GPU", PC_MCSV_DET_MAX_REL},
+    {7, "mean relative error, NPU/GPU", PC_MCSV_DET_MEAN_REL},
+    {9, "error balance, NPU/GPU", PC_MCSV_DET_EB},
+    {11, "inf/nan mismatch rate", PC_MCSV_DET_INF_NAN},
+    {13, "relative error rate", PC_MCSV_DET_REL_ERR},
+    {15, "absolute error rate", PC_MCSV_DET_ABS_ERR},
+    {17, "binary mismatch rate", PC_MCSV_DET_BINARY},
+    {21, "share of ULP errors above the threshold, NPU/GPU", PC_MCSV_DET_ULP_PROP},
+    {23, "share of relative errors within 0.1%", PC_MCSV_DET_THOUSANDTH},
 };
 enum { CHECKS = sizeof checks / sizeof checks[0] };
+
+static const char *check_column(size_t k)
+{
+    return pc_mcsv_column(PC_MCSV_PCMP_DETAILS, checks[k].column);
+}
+
+static const char *check_source(size_t k)
+{
+    return pc_mcsv_column(PC_MCSV_DETAILS, (size_t)checks[k].source);
+}
 
 static const struct {
     const char *msprobe, *english;
@@ -199,11 +211,15 @@ static pc_status collect_failed(const char *path, failed_list *l)
     pc_status st = pc_csv_reader_open(path, &r);
     if (st == PC_OK)
         st = read_header(r, &h, &nh);
-    int vcol = h ? header_index(h, nh, "比对结果") : -1,
-        acol = h ? header_index(h, nh, "比对算法") : -1;
+    int vcol =
+            h ? header_index(h, nh, pc_mcsv_column(PC_MCSV_PCMP_DETAILS, PC_MCSV_PCMP_DET_RESULT))
+              : -1,
+        acol = h ? header_index(h, nh,
+                                pc_mcsv_column(PC_MCSV_PCMP_DETAILS, PC_MCSV_PCMP_DET_ALGORITHM))
+                 : -1;
     int ccol[CHECKS];
     for (size_t k = 0; k < CHECKS; k++)
-        ccol[k] = h ? header_index(h, nh, checks[k].column) : -1;
+        ccol[k] = h ? header_index(h, nh, check_column(k)) : -1;
     bool has = false;
     while (st == PC_OK && (st = pc_csv_reader_next(r, &has)) == PC_OK && has) {
         const char *v = vcol >= 0 && (size_t)vcol < pc_csv_reader_field_count(r)
@@ -277,7 +293,7 @@ static pc_status collect_inputs(const char *path, failed_list *l, bool npu)
         else
             f->gpu_cells = cells, f->gpu_n = n;
         for (int k = 0; k < f->nchecks; k++) {
-            int c = header_index(h, nh, checks[f->checks[k].k].source);
+            int c = header_index(h, nh, check_source((size_t)f->checks[k].k));
             char **slot = npu ? &f->checks[k].npu : &f->checks[k].gpu;
             free(*slot);
             *slot = c >= 0 && (size_t)c < n ? field_dup(r, (size_t)c) : NULL;
@@ -432,7 +448,7 @@ pc_status pc_pcmp_report(const pc_pcmp_report_in *in, pc_fail_level fail_on, boo
             used +=
                 snprintf(line + used, sizeof line - (size_t)used, "%s %s %s (%s: NPU %s, GPU %s)",
                          k ? ";" : "", checks[c->k].english,
-                         log_figure(c->value, value, sizeof value), checks[c->k].source,
+                         log_figure(c->value, value, sizeof value), check_source((size_t)c->k),
                          log_figure(c->npu, npu, sizeof npu), log_figure(c->gpu, gpu, sizeof gpu));
         }
         pc_log_info("    %s", line);
@@ -456,7 +472,7 @@ pc_status pc_pcmp_report(const pc_pcmp_report_in *in, pc_fail_level fail_on, boo
             fputs(k ? ", {\"check\": " : "{\"check\": ", jf);
             json_str(jf, checks[c->k].english);
             fputs(", \"column\": ", jf);
-            json_str(jf, checks[c->k].column);
+            json_str(jf, check_column((size_t)c->k));
             fputs(", \"value\": ", jf);
             json_str(jf, c->value);
             fputs(", \"npu\": ", jf);

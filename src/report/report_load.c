@@ -13,6 +13,7 @@
 #include "precheck/core/excerpt.h"
 #include "precheck/io/csv_read.h"
 #include "precheck/io/json.h"
+#include "precheck/io/msprobe_csv.h"
 #include "report_impl.h"
 #include "tally.h"
 
@@ -183,30 +184,18 @@ rep_api *pc_rep_api_find(const rep_model *m, const char *name)
     return NULL;
 }
 
-/* "X.forward.output.3" -> api "X", backward false, output 3; a name without that ending is its
- * own API (output -1). api has room for the whole name. */
+/* "X.forward.output.3" -> api "X", backward false, output 3 (io/msprobe_csv.h); a name
+ * without that ending, or with an output past 1000000, is its own API (output -1). api has room
+ * for the whole name. */
 static void split_row_name(const char *name, char *api, size_t size, bool *backward, int *output)
 {
-    snprintf(api, size, "%s", name);
-    *backward = false;
-    *output = -1;
-    static const char *const dirs[] = {".forward.output.", ".backward.output."};
-    for (int d = 0; d < 2; d++) {
-        const char *hit = NULL;
-        for (const char *p = strstr(name, dirs[d]); p; p = strstr(p + 1, dirs[d]))
-            hit = p;
-        if (!hit)
-            continue;
-        const char *num = hit + strlen(dirs[d]);
-        char *end;
-        long k = strtol(num, &end, 10);
-        if (end == num || *end || k < 0 || k > 1000000)
-            continue;
-        api[hit - name < (long)size ? hit - name : (long)size - 1] = 0;
-        *backward = d == 1;
-        *output = (int)k;
-        return;
-    }
+    pc_mcsv_row row;
+    size_t len = strlen(name);
+    bool ok = pc_mcsv_row_parse(name, len, &row) && row.output <= 1000000;
+    size_t keep = ok ? row.api_len : len;
+    snprintf(api, size, "%.*s", (int)(keep < size ? keep : size - 1), name);
+    *backward = ok && row.backward;
+    *output = ok ? (int)row.output : -1;
 }
 
 /* ---- the JSON files ---- */
@@ -424,6 +413,12 @@ static int csv_col(const csv_file *f, const char *name)
     return -1;
 }
 
+/* The column of run_ut's details CSV named as header column col, or -1. */
+static int details_col(const csv_file *f, pc_mcsv_details_col col)
+{
+    return csv_col(f, pc_mcsv_column(PC_MCSV_DETAILS, (size_t)col));
+}
+
 /* The current record's cell of column col, copied ("" when missing); NULL when out of memory. */
 static const char *csv_cell(csv_file *f, int col)
 {
@@ -442,9 +437,11 @@ static pc_status read_result(rep_model *m, const char *path, bool compare)
 {
     csv_file f;
     pc_status st = csv_open(&f, m, path);
-    int name = csv_col(&f, compare ? "API Name" : "API name");
-    int fwd = csv_col(&f, "Forward Test Success"), bwd = csv_col(&f, "Backward Test Success");
-    int msg = csv_col(&f, "Message");
+    pc_mcsv_kind kind = compare ? PC_MCSV_PCMP_RESULT : PC_MCSV_RESULT;
+    int name = csv_col(&f, pc_mcsv_column(kind, PC_MCSV_RES_API_NAME));
+    int fwd = csv_col(&f, pc_mcsv_column(kind, PC_MCSV_RES_FORWARD));
+    int bwd = csv_col(&f, pc_mcsv_column(kind, PC_MCSV_RES_BACKWARD));
+    int msg = csv_col(&f, pc_mcsv_column(kind, PC_MCSV_RES_MESSAGE));
     if (st == PC_OK && (name < 0 || fwd < 0 || bwd < 0))
         st = not_ours(&f, compare ? "an api_precision_compare result CSV"
                                   : "an accuracy_checking_result CSV of run_ut");
@@ -512,9 +509,10 @@ static pc_status read_details(rep_model *m)
 {
     csv_file f;
     pc_status st = csv_open(&f, m, m->details_csv);
-    int name = csv_col(&f, "API Name"), status = csv_col(&f, "Status");
-    int bench = csv_col(&f, "Bench Dtype"), dtype = csv_col(&f, "DEVICE Dtype");
-    int shape = csv_col(&f, "Shape"), msg = csv_col(&f, "Message");
+    int name = details_col(&f, PC_MCSV_DET_API_NAME), status = details_col(&f, PC_MCSV_DET_STATUS);
+    int bench = details_col(&f, PC_MCSV_DET_BENCH_DTYPE);
+    int dtype = details_col(&f, PC_MCSV_DET_DEVICE_DTYPE);
+    int shape = details_col(&f, PC_MCSV_DET_SHAPE), msg = details_col(&f, PC_MCSV_DET_MESSAGE);
     int metric[PC_METRIC_COUNT];
     for (int i = 0; i < PC_METRIC_COUNT; i++)
         metric[i] = csv_col(&f, pc_metric_column((pc_metric)i));

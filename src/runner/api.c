@@ -444,51 +444,62 @@ static void run_fault_hook(const char *full_name)
             pause();
 }
 
-pc_status pc_api_run_early(const pc_api_runner *r, const pc_dump_api *api, pc_api_result *res,
-                           bool *decided)
+/* The checks before anything runs (pc_api_why_not_run): *decided when they make res. *why
+ * is the answer, for pc_api_run's later cases. */
+static pc_status run_early(const pc_api_runner *r, const pc_dump_api *api, pc_api_result *res,
+                           bool *decided, pc_no_run *why)
 {
     char msg[MSG_MAX];
     *decided = true;
-    if (pc_api_prefix_refused(api->prefix)) {
+    *why = pc_api_why_not_run(api, r->lists, r->max_api_bytes);
+    switch (*why) {
+    case PC_NO_RUN_UNSAFE_NAME: /* the run stops before it (run.c); never run if it did not */
+        return api_error(res, api, "the API name holds a character msprobe forbids");
+    case PC_NO_RUN_TYPE_REFUSED:
         pc_log_info("%s api is not supported for run ut. SKIP.", api->prefix);
         snprintf(msg, sizeof msg, "API %s not support for run ut. SKIP.", api->full_name);
         return pc_api_result_skip(res, api->full_name, msg);
-    }
-    if (!api->api_name) {
+    case PC_NO_RUN_NAME_UNSPLIT:
         snprintf(msg, sizeof msg, "API %s not support for run ut. SKIP.", api->full_name);
         pc_log_error("%s", msg);
         return pc_api_result_skip(res, api->full_name, msg);
-    }
-    if (pc_api_lists_skip(r->lists, api->api_name)) {
+    case PC_NO_RUN_LISTED:
         pc_api_lists_skip_message(api->api_name, msg, sizeof msg);
         pc_log_info("%s", msg);
         return pc_api_result_skip(res, api->full_name, msg);
-    }
-    if (api->forward.error)
-        return api_error(res, api, api->forward.error);
-    if (r->max_api_bytes) {
+    case PC_NO_RUN_BAD_RECORD:
+        return api_error(res, api, pc_api_entry_error(api));
+    case PC_NO_RUN_TOO_BIG: {
         size_t need = pc_api_memory_estimate(api);
-        if (need > r->max_api_bytes) {
-            snprintf(msg, sizeof msg,
-                     "This API needs about %.1f MB (its inputs and outputs on the device and the "
-                     "bench%s), more than the %.1f MB it may use (--max-memory); skipped.",
-                     (double)need / 1048576.0, api->backward ? ", forward and backward" : "",
-                     (double)r->max_api_bytes / 1048576.0);
-            return api_error(res, api, msg);
-        }
+        snprintf(msg, sizeof msg,
+                 "This API needs about %.1f MB (its inputs and outputs on the device and the "
+                 "bench%s), more than the %.1f MB it may use (--max-memory); skipped.",
+                 (double)need / 1048576.0, api->backward ? ", forward and backward" : "",
+                 (double)r->max_api_bytes / 1048576.0);
+        return api_error(res, api, msg);
     }
-    const char *bad_arg = pc_api_entry_error(api); /* forward.error is NULL here */
-    if (bad_arg)
-        return api_error(res, api, bad_arg);
+    case PC_NO_RUN_NOT_EXECUTED: /* decided after the backward messages (pc_api_run) */
+    case PC_NO_RUN_NO_OP:
+    case PC_RUNS:
+        break;
+    }
     *decided = false;
     return PC_OK;
+}
+
+pc_status pc_api_run_early(const pc_api_runner *r, const pc_dump_api *api, pc_api_result *res,
+                           bool *decided)
+{
+    pc_no_run why;
+    return run_early(r, api, res, decided, &why);
 }
 
 pc_status pc_api_run(const pc_api_runner *r, const pc_dump_api *api, pc_api_result *res)
 {
     char msg[MSG_MAX];
     bool decided = false;
-    pc_status early = pc_api_run_early(r, api, res, &decided);
+    pc_no_run why;
+    pc_status early = run_early(r, api, res, &decided, &why);
     if (decided)
         return early;
     run_fault_hook(api->full_name);
@@ -511,7 +522,7 @@ pc_status pc_api_run(const pc_api_runner *r, const pc_dump_api *api, pc_api_resu
         need_grad = false;
     }
 
-    if (!pc_api_type_executed(api->api_type)) {
+    if (why == PC_NO_RUN_NOT_EXECUTED) {
         /* msprobe runs nothing for these types (VF, ...): both outputs are None */
         pc_cmp_value none = pc_cmp_none();
         pc_api_outputs outs = {&none, &none, NULL, NULL, bwd_msg};

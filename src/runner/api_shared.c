@@ -58,6 +58,55 @@ const char *pc_api_entry_error(const pc_dump_api *api)
     return err;
 }
 
+pc_no_run pc_api_why_not_run(const pc_dump_api *api, const pc_api_lists *lists,
+                             size_t max_api_bytes)
+{
+    if (api->unsafe_name)
+        return PC_NO_RUN_UNSAFE_NAME;
+    if (pc_api_prefix_refused(api->prefix))
+        return PC_NO_RUN_TYPE_REFUSED;
+    if (!api->api_name)
+        return PC_NO_RUN_NAME_UNSPLIT;
+    if (pc_api_lists_skip(lists, api->api_name))
+        return PC_NO_RUN_LISTED;
+    if (api->forward.error)
+        return PC_NO_RUN_BAD_RECORD;
+    if (max_api_bytes && pc_api_memory_estimate(api) > max_api_bytes)
+        return PC_NO_RUN_TOO_BIG;
+    if (pc_api_entry_error(api))
+        return PC_NO_RUN_BAD_RECORD;
+    if (!pc_api_type_executed(api->api_type))
+        return PC_NO_RUN_NOT_EXECUTED;
+    if (!pc_api_lookup(api->api_type, api->api_name))
+        return PC_NO_RUN_NO_OP;
+    return PC_RUNS;
+}
+
+const char *pc_no_run_text(pc_no_run why)
+{
+    switch (why) {
+    case PC_RUNS:
+        return "";
+    case PC_NO_RUN_UNSAFE_NAME:
+        return "the name starts with a character msprobe forbids: run_ut stops the run there";
+    case PC_NO_RUN_TYPE_REFUSED:
+        return "run_ut does not run this type (msprobe: not support for run ut)";
+    case PC_NO_RUN_NAME_UNSPLIT:
+        return "the name does not split into type, api and call index";
+    case PC_NO_RUN_LISTED:
+        return "in msprobe's built-in black list";
+    case PC_NO_RUN_BAD_RECORD:
+        return "a record of its forward entry cannot be read: its row is a SKIP naming it";
+    case PC_NO_RUN_TOO_BIG:
+        return "it needs more memory than --max-memory allows";
+    case PC_NO_RUN_NOT_EXECUTED:
+        return "msprobe executes no API of this type (its row is a pass with no outputs)";
+    case PC_NO_RUN_NO_OP:
+        return "not supported by precheck yet";
+    }
+    return "";
+}
+
 const pc_api_name *pc_api_find_op(const pc_dump_api *api, char *why, size_t size)
 {
     const pc_api_name *name = pc_api_lookup(api->api_type, api->api_name);

@@ -360,7 +360,7 @@ static long result_rows(const char *path)
         return -1;
     long rows = -1;
     if (pc_csv_records_split(data, n, &r, &count, &end) == PC_OK && count > 0 &&
-        strcmp(r[0].first, "API name") == 0)
+        strcmp(r[0].first, PC_MCSV_RESULT_FIRST) == 0)
         rows = (long)count - 1;
     pc_csv_records_free(r, count);
     free(data);

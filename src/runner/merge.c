@@ -147,8 +147,8 @@ static pc_status load_shard(const char *input, shard_in *sh)
         st = pc_csv_records_split(sh->ddata, sh->dlen, &sh->dr, &sh->dcount, &end);
     if (st != PC_OK)
         return pc_error_prefix(st, "shard %u/%u (%s)", sh->k, sh->n, sh->record);
-    if (sh->rcount == 0 || strcmp(sh->rr[0].first, "API name") != 0 || sh->dcount == 0 ||
-        strcmp(sh->dr[0].first, "API Name") != 0)
+    if (sh->rcount == 0 || strcmp(sh->rr[0].first, PC_MCSV_RESULT_FIRST) != 0 || sh->dcount == 0 ||
+        strcmp(sh->dr[0].first, PC_MCSV_DETAILS_FIRST) != 0)
         return pc_error_set(PC_ERR_FORMAT, "%s or %s is not a CSV that run_ut wrote (no header)",
                             sh->result, sh->details);
     sh->ri = sh->di = 1;
@@ -309,8 +309,9 @@ static pc_status write_rows(shard_in *sh, size_t count, const pc_dump *dump, con
         s->ri++;
         for (; s->di < s->dcount; s->di++) {
             const pc_csv_record *d = &s->dr[s->di];
-            if (pc_details_row_api_len(d->first, d->first_len) != len ||
-                memcmp(d->first, api->full_name, len) != 0)
+            pc_mcsv_row row;
+            pc_mcsv_row_parse(d->first, d->first_len, &row);
+            if (row.api_len != len || memcmp(d->first, api->full_name, len) != 0)
                 break;
             if (!write_range(df, s->ddata, d)) {
                 st = pc_error_set(PC_ERR_IO, "cannot write the merged details CSV: %s",

@@ -11,6 +11,7 @@
 #include "precheck/core/excerpt.h"
 #include "precheck/core/log.h"
 #include "precheck/io/file_out.h"
+#include "precheck/io/msprobe_csv.h"
 #include "precheck/io/path_check.h"
 #include "precheck/io/run_lock.h"
 #include "runner_impl.h"
@@ -92,154 +93,9 @@ void pc_name_set_free(pc_name_set *s)
     *s = (pc_name_set){0};
 }
 
-/* ---- CSV records ---- */
-
-size_t pc_details_row_api_len(const char *name, size_t len)
-{
-    static const char *const marks[] = {".forward.output.", ".backward.output."};
-    for (size_t m = 0; m < 2; m++) {
-        size_t ml = strlen(marks[m]);
-        for (size_t i = len; i-- > 0;) {
-            if (i + ml <= len && memcmp(name + i, marks[m], ml) == 0) {
-                bool digits = i + ml < len;
-                for (size_t k = i + ml; k < len; k++)
-                    digits &= name[k] >= '0' && name[k] <= '9';
-                if (digits)
-                    return i;
-            }
-        }
-    }
-    return len;
-}
+/* ---- the two CSVs (their records: io/msprobe_csv.h) ---- */
 
 typedef pc_csv_record record;
-
-pc_status pc_csv_records_split(const char *data, size_t n, record **out, size_t *count,
-                               size_t *complete_end)
-{
-    size_t i = n >= 3 && memcmp(data, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
-    size_t cap = 0, k = 0;
-    record *r = NULL;
-    *complete_end = i;
-    while (i < n) {
-        size_t start = i, fields = 1, term = 0;
-        bool quoted = false, in_first = true;
-        size_t fcap = 64, flen = 0;
-        char *first = malloc(fcap);
-        if (!first)
-            goto nomem;
-        bool done = false;
-        while (i < n) {
-            char c = data[i];
-            if (quoted) {
-                if (c == '"') {
-                    if (i + 1 < n && data[i + 1] == '"') {
-                        i++;
-                    } else {
-                        quoted = false;
-                        i++;
-                        continue;
-                    }
-                }
-            } else if (c == '"') {
-                quoted = true;
-                i++;
-                continue;
-            } else if (c == '\r' && i + 1 < n && data[i + 1] == '\n') {
-                term = 2;
-            } else if (c == '\n' || (c == '\r' && i + 1 < n)) {
-                /* LF (dos2unix, pandas) or a lone CR ends a record as well; a CR at the very
-                 * end of the data may be a CRLF cut in two: not complete */
-                term = 1;
-            } else if (c == ',') {
-                in_first = false;
-                fields++;
-                i++;
-                continue;
-            }
-            if (term) {
-                i += term;
-                done = true;
-                break;
-            }
-            if (in_first) {
-                if (flen + 1 >= fcap) {
-                    char *g = realloc(first, fcap *= 2);
-                    if (!g) {
-                        free(first);
-                        goto nomem;
-                    }
-                    first = g;
-                }
-                first[flen++] = c;
-            }
-            i++;
-        }
-        if (!done) {
-            free(first);
-            break;
-        }
-        first[flen] = 0;
-        if (k == cap) {
-            record *g = realloc(r, (cap = cap ? cap * 2 : 256) * sizeof *r);
-            if (!g) {
-                free(first);
-                goto nomem;
-            }
-            r = g;
-        }
-        r[k++] = (record){start, i, first, flen, fields, term == 2};
-        *complete_end = i;
-    }
-    *out = r;
-    *count = k;
-    return PC_OK;
-nomem:
-    for (size_t j = 0; j < k; j++)
-        free(r[j].first);
-    free(r);
-    return pc_error_set(PC_ERR_NOMEM, "out of memory");
-}
-
-void pc_csv_records_free(record *r, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        free(r[i].first);
-    free(r);
-}
-
-pc_status pc_csv_file_read(const char *path, char **data, size_t *n)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return pc_error_set(PC_ERR_IO, "cannot read %s: %s", path, strerror(errno));
-    size_t cap = 1 << 16, len = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        size_t got = fread(buf + len, 1, cap - len, f);
-        len += got;
-        if (len < cap)
-            break;
-        char *g = realloc(buf, cap *= 2);
-        if (!g) {
-            free(buf);
-            buf = NULL;
-            break;
-        }
-        buf = g;
-    }
-    bool err = ferror(f);
-    fclose(f);
-    if (!buf)
-        return pc_error_set(PC_ERR_NOMEM, "out of memory reading %s", path);
-    if (err) {
-        free(buf);
-        return pc_error_set(PC_ERR_IO, "cannot read %s", path);
-    }
-    *data = buf;
-    *n = len;
-    return PC_OK;
-}
 
 /* Rewrites path whole with the kept records of data, each ending in CRLF (run_ut's endings,
  * whatever the file had), through the safe writer: readers see the old file or the new one.
@@ -290,7 +146,7 @@ static void csv_file_free(csv_file *c)
     c->count = 0;
 }
 
-static const char RESULT_HEAD[] = "API name", DETAILS_HEAD[] = "API Name";
+static const char RESULT_HEAD[] = PC_MCSV_RESULT_FIRST, DETAILS_HEAD[] = PC_MCSV_DETAILS_FIRST;
 
 /*
  * A file to resume must be what run_ut (or msprobe) wrote, whole: its first record the header
@@ -306,7 +162,7 @@ static pc_status csv_file_load(csv_file *c, const char *path, bool result)
     if (st != PC_OK)
         return st;
     c->head = c->n >= 3 && memcmp(c->data, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
-    const char *kind = result ? "accuracy_checking_result" : "accuracy_checking_details";
+    const char *kind = pc_mcsv_kind_stem(result ? PC_MCSV_RESULT : PC_MCSV_DETAILS);
     const char *want = result ? RESULT_HEAD : DETAILS_HEAD;
     if (c->n == c->head)
         return pc_error_set(PC_ERR_FORMAT,
@@ -373,8 +229,9 @@ pc_status pc_resume_prepare(const char *result_path, const char *details_path, p
         st = pc_error_set(PC_ERR_NOMEM, "out of memory");
     size_t drop = 0;
     for (size_t i = 0; i < det.count && st == PC_OK; i++) {
-        size_t api_len = pc_details_row_api_len(det.r[i].first, det.r[i].first_len);
-        keep[i] = i == 0 || pc_name_set_has(done, det.r[i].first, api_len);
+        pc_mcsv_row row;
+        pc_mcsv_row_parse(det.r[i].first, det.r[i].first_len, &row);
+        keep[i] = i == 0 || pc_name_set_has(done, det.r[i].first, row.api_len);
         drop += !keep[i];
     }
     if (st == PC_OK && (res.endings || det.endings))

@@ -12,6 +12,7 @@
 #include "precheck/inputs/bind.h"
 #include "precheck/inputs/inputs.h"
 #include "precheck/io/csv.h"
+#include "precheck/io/msprobe_csv.h"
 #include "precheck/io/run_lock.h"
 #include "precheck/runner/runner.h"
 
@@ -94,27 +95,6 @@ pc_status pc_cache_store_grads(const char *dir, const pc_cache_key *k, const pc_
 /* The cache directory exists (made when missing) and is readable and writable. */
 pc_status pc_cache_dir_check(const char *dir);
 
-/* ---- the records of run_ut's CSVs (resume.c; precheck merge reads them too) ---- */
-
-typedef struct pc_csv_record {
-    size_t start, end; /* bytes [start, end) including the line ending */
-    char *first;       /* the first field, unquoted (malloc'ed) */
-    size_t first_len;
-    size_t fields; /* how many fields the record has */
-    bool crlf;     /* it ends in CRLF (else in LF or a lone CR) */
-} pc_csv_record;
-
-/* The whole file, malloc'ed. */
-pc_status pc_csv_file_read(const char *path, char **data, size_t *n);
-/* Splits data into records ending outside quotes in CRLF (what run_ut and msprobe write), LF or
- * a lone CR (the same file after dos2unix, pandas or a spreadsheet: msprobe reads those too).
- * *complete_end: the end of the last complete record (a partial tail is not a record, nor is a
- * last record ending in a CR at the very end of the data, which may be a cut CRLF). Skips the
- * BOM. */
-pc_status pc_csv_records_split(const char *data, size_t n, pc_csv_record **out, size_t *count,
-                               size_t *complete_end);
-void pc_csv_records_free(pc_csv_record *r, size_t n);
-
 /* Creates <out_dir>/accuracy_checking_{result,details}_<ts>.csv for a run started at start,
  * exclusively: when the names are taken, the next second's (run_ut.c). *ts (16 bytes) becomes
  * the time stamp used. */
@@ -194,10 +174,6 @@ void pc_name_set_free(pc_name_set *s);
  * *repaired counts the records dropped. */
 pc_status pc_resume_prepare(const char *result_path, const char *details_path, pc_name_set *done,
                             size_t *repaired, pc_run_lock *lock);
-
-/* The API name of a details row name: "Torch.add.0.forward.output.1" -> length of
- * "Torch.add.0"; the whole length when the name has no such suffix. */
-size_t pc_details_row_api_len(const char *name, size_t len);
 
 /* ---- the ranks of one run under mpirun (mpi.c) ---- */
 

@@ -77,6 +77,32 @@ size_t pc_api_memory_estimate(const pc_dump_api *api);
 bool pc_api_prefix_refused(const char *prefix);
 bool pc_api_type_executed(const char *api_type);
 
+/*
+ * Why run_ut does not run api, or PC_RUNS: the one answer for the run's rows (api.c) and for
+ * `precheck ops --dump`, checked in the order the run checks (docs/msprobe-contract.md#replay).
+ * lists: the configured white/black lists (NULL: only msprobe's built-in black list);
+ * max_api_bytes: --max-memory's limit (0: none). What each reason writes into the CSVs is said
+ * beside it; pc_no_run_text gives the short reason `precheck ops` prints.
+ */
+typedef enum pc_no_run {
+    PC_RUNS = 0,
+    PC_NO_RUN_UNSAFE_NAME,  /* a character msprobe forbids: the run stops before this API */
+    PC_NO_RUN_TYPE_REFUSED, /* Distributed, MindSpeed: SKIP "API <full> not support for run ut." */
+    PC_NO_RUN_NAME_UNSPLIT, /* not Type.api.index: the same SKIP */
+    PC_NO_RUN_LISTED,       /* black-listed, or not in a white list: SKIP "... in black list ..." */
+    PC_NO_RUN_BAD_RECORD,   /* a record of its forward entry precheck cannot read: SKIP naming it */
+    PC_NO_RUN_TOO_BIG,      /* more memory than --max-memory allows: SKIP saying so */
+    PC_NO_RUN_NOT_EXECUTED, /* a type msprobe executes nothing for (VF, ...): outputs None */
+    PC_NO_RUN_NO_OP,        /* no op in precheck's table, or no bench function in msprobe: SKIP */
+} pc_no_run;
+
+pc_no_run pc_api_why_not_run(const pc_dump_api *api, const pc_api_lists *lists,
+                             size_t max_api_bytes);
+/* The reason as `precheck ops` prints it (it judges with the built-in lists only): "" for
+ * PC_RUNS, "not supported by precheck yet" for PC_NO_RUN_NO_OP (the one reason that is
+ * precheck's, not msprobe's). */
+const char *pc_no_run_text(pc_no_run why);
+
 /* Runs api and fills res (a compared API or a SKIP record). PC_ERR_NOMEM only. */
 pc_status pc_api_run(const pc_api_runner *r, const pc_dump_api *api, pc_api_result *res);
 
