@@ -169,6 +169,8 @@ void pc_strbuf_truncate(pc_strbuf *b, size_t len)
         return;
     b->len = len;
     b->data[len] = '\0';
+    if (b->err == PC_STRBUF_TOOBIG)
+        b->err = PC_STRBUF_OK; /* what was cut went with the rest */
 }
 
 int pc_strbuf_error(const pc_strbuf *b)

@@ -19,16 +19,15 @@
 #include <stddef.h>
 
 #include "precheck/compare/compare.h"
+#include "precheck/core/strbuf.h"
 #include "precheck/precision_compare/precision_compare.h"
 #include "precheck/report/report.h"
 
 /* ---- the page buffer and escaping (html_out.c) ---- */
 
-typedef struct html_buf {
-    char *data;
-    size_t len, cap;
-    bool failed; /* an allocation failed: the page is incomplete */
-} html_buf;
+/* The page is built in core's pc_strbuf (PC_STRBUF_INIT); out of memory sticks in it and the page
+ * is refused at the end. */
+typedef pc_strbuf html_buf;
 
 /* Markup of the program itself: string literals only, never text read from a file. */
 void pc_hb_raw(html_buf *b, const char *markup);
@@ -44,7 +43,6 @@ void pc_hb_text(html_buf *b, const char *text);
 void pc_hb_textn(html_buf *b, const char *text, size_t len);
 /* pc_hb_text of at most max bytes of text (cut on a character boundary), with "..." when cut. */
 void pc_hb_text_cut(html_buf *b, const char *text, size_t max);
-void pc_hb_free(html_buf *b);
 
 /* The page's style sheet and script (html_assets.c). */
 extern const char pc_report_css[];

@@ -147,6 +147,12 @@ static void limit_cuts_and_sticks(void **state)
     assert_int_equal(pc_strbuf_error(&b), PC_STRBUF_OK);
     assert_null(pc_strbuf_extend(&b, 1));
     assert_int_equal(pc_strbuf_error(&b), PC_STRBUF_TOOBIG);
+    /* truncating takes the cut with it: appends work again (backtracking builders) */
+    pc_strbuf_truncate(&b, 6);
+    assert_int_equal(pc_strbuf_error(&b), PC_STRBUF_OK);
+    pc_strbuf_appends(&b, "XYZ");
+    assert_string_equal(pc_strbuf_str(&b), "abcdefXY");
+    assert_int_equal(pc_strbuf_error(&b), PC_STRBUF_TOOBIG);
     pc_strbuf_reset(&b);
     /* a fixed buffer larger than the limit still obeys the limit */
     char fixed[64];

@@ -53,7 +53,8 @@ void pc_strbuf_vprintf(pc_strbuf *b, const char *fmt, va_list ap)
 /* Room for n more bytes at the end, which become part of the text (len grows by n) for the
  * caller to fill; NULL (and nothing appended) on error or past the limit, which sets the error. */
 char *pc_strbuf_extend(pc_strbuf *b, size_t n);
-/* Cuts the text to its first len bytes (nothing when len >= the length). The error stays. */
+/* Cuts the text to its first len bytes (nothing when len >= the length). A PC_STRBUF_TOOBIG goes
+ * with the text it cut (appends work again); PC_STRBUF_NOMEM stays. */
 void pc_strbuf_truncate(pc_strbuf *b, size_t len);
 
 /* The first error, PC_STRBUF_OK when none. */
