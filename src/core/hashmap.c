@@ -75,17 +75,13 @@ pc_strmap_entry *pc_strmap_find(const pc_strmap *m, const char *key, size_t len)
 pc_strmap_entry *pc_strmap_put_hashed(pc_strmap *m, const char *key, size_t len, uint64_t hash,
                                       bool *added)
 {
-    if (m->cap) {
-        pc_strmap_entry *e = probe(m, key, len, hash);
-        if (e->key) {
-            if (added)
-                *added = false;
-            return e;
-        }
+    pc_strmap_entry *e = m->cap ? probe(m, key, len, hash) : NULL;
+    if (e && e->key) {
+        if (added)
+            *added = false;
+        return e;
     }
-    if (m->count == SIZE_MAX || !pc_strmap_reserve(m, m->count + 1))
-        return NULL;
-    const char *stored = key;
+    const char *stored = key ? key : ""; /* a NULL key of length 0 still marks its slot */
     if (m->own_keys) {
         char *copy = (len == SIZE_MAX || pc_alloc_hook_fails()) ? NULL : malloc(len + 1);
         if (!copy)
@@ -94,10 +90,16 @@ pc_strmap_entry *pc_strmap_put_hashed(pc_strmap *m, const char *key, size_t len,
             memcpy(copy, key, len);
         copy[len] = '\0';
         stored = copy;
-    } else if (!stored) {
-        stored = ""; /* a NULL key of length 0: the slot still needs a non-NULL marker */
     }
-    pc_strmap_entry *e = probe(m, key, len, hash);
+    /* at most half full: growing moves the entries, so the slot is found again */
+    if (!e || (m->count + 1) * 2 > m->cap) {
+        if (m->count == SIZE_MAX || !pc_strmap_reserve(m, m->count + 1)) {
+            if (m->own_keys)
+                free((void *)(uintptr_t)stored);
+            return NULL;
+        }
+        e = probe(m, key, len, hash);
+    }
     e->key = stored;
     e->len = len;
     e->hash = hash;
