@@ -19,6 +19,8 @@
 #include <stddef.h>
 
 #include "precheck/compare/compare.h"
+#include "precheck/core/arena.h"
+#include "precheck/core/hashmap.h"
 #include "precheck/core/strbuf.h"
 #include "precheck/precision_compare/precision_compare.h"
 #include "precheck/report/report.h"
@@ -47,15 +49,6 @@ void pc_hb_text_cut(html_buf *b, const char *text, size_t max);
 /* The page's style sheet and script (html_assets.c). */
 extern const char pc_report_css[];
 extern const char pc_report_js[];
-
-/* ---- the arena ---- */
-
-typedef struct rep_arena {
-    struct rep_chunk *head;
-} rep_arena;
-
-char *pc_rep_strdup(rep_arena *a, const char *s); /* NULL when out of memory */
-void pc_rep_arena_free(rep_arena *a);
 
 /* ---- the model ---- */
 
@@ -172,7 +165,7 @@ typedef struct rep_compare_info {
 } rep_compare_info;
 
 typedef struct rep_model {
-    rep_arena arena;
+    pc_arena arena; /* 64 KiB chunks */
     const char *dir;
     /* what the folder holds */
     char run_ut_ts[PC_REPORT_TS_LEN + 1], compare_ts[PC_REPORT_TS_LEN + 1];
@@ -192,8 +185,7 @@ typedef struct rep_model {
     /* the APIs */
     rep_api *apis;
     size_t n_apis, cap_apis;
-    size_t *index; /* open addressing by name: slot -> api + 1, 0 empty */
-    size_t index_cap;
+    pc_strmap index; /* name -> index into apis; keys are the apis' names (in the arena) */
     /* counts from the result CSVs: [direction][verdict], direction 0 forward, 1 backward */
     size_t counts[2][RV_COUNT], ccounts[2][RV_COUNT];
     size_t n_rows, n_crows;
