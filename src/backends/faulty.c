@@ -35,6 +35,7 @@
 #include "backends_impl.h"
 #include "precheck/backends/backend.h"
 #include "precheck/core/convert.h"
+#include "precheck/core/hashmap.h"
 #include "precheck/core/rng.h"
 #include "precheck/ops/exec.h"
 #include "precheck/ops/schema.h"
@@ -246,14 +247,6 @@ static pc_status ftz_tensor(pc_tensor *t)
 }
 
 /* ---- forward ---- */
-
-static uint64_t hash_name(const char *s)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (; s && *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h;
-}
 
 static pc_status truncate_outputs(const pc_op_call *call, pc_op_result *r)
 {
@@ -486,7 +479,7 @@ static pc_status faulty_run(const faulty_state *s, const pc_op_call *call, pc_op
         swap_block(&r);
     if (st == PC_OK && has_fault(s, F_ULP1, op)) {
         pc_rng_stream rs;
-        pc_rng_stream_init(&rs, hash_name(call->full_name), "faulty/ulp1");
+        pc_rng_stream_init(&rs, pc_hash_fnv1a64_str(call->full_name), "faulty/ulp1");
         for (int k = 0; k < r.count; k++) {
             pc_tensor *t = &r.tensors[k];
             if (!is_float_out(t))

@@ -12,92 +12,57 @@
 
 #define PACK_MAGIC 0x32525043u /* "PCR2" */
 
-static pc_status grow(pc_csv_buffer *b, size_t more)
+/* The writers append to a pc_strbuf and never fail on their own: its sticky error is checked
+ * once, at the end of pc_api_result_pack. */
+
+static void put_u32(pc_csv_buffer *b, uint32_t v)
 {
-    if (b->len + more <= b->cap)
-        return PC_OK;
-    size_t cap = b->cap ? b->cap : 4096;
-    while (cap < b->len + more)
-        cap *= 2;
-    char *p = realloc(b->data, cap);
-    if (!p)
-        return pc_error_set(PC_ERR_NOMEM, "out of memory");
-    b->data = p;
-    b->cap = cap;
-    return PC_OK;
+    pc_strbuf_append(b, &v, sizeof v);
 }
 
-static pc_status put(pc_csv_buffer *b, const void *p, size_t n)
-{
-    pc_status st = grow(b, n);
-    if (st == PC_OK) {
-        memcpy(b->data + b->len, p, n);
-        b->len += n;
-    }
-    return st;
-}
-
-static pc_status put_u32(pc_csv_buffer *b, uint32_t v)
-{
-    return put(b, &v, sizeof v);
-}
-
-static pc_status put_str(pc_csv_buffer *b, const char *s)
+static void put_str(pc_csv_buffer *b, const char *s)
 {
     uint32_t n = s ? (uint32_t)strlen(s) : 0;
-    pc_status st = put_u32(b, n);
-    return st == PC_OK && n > 0 ? put(b, s, n) : st;
+    put_u32(b, n);
+    if (n > 0)
+        pc_strbuf_append(b, s, n);
 }
 
-static pc_status put_row(pc_csv_buffer *b, const pc_detail_row *r)
+static void put_row(pc_csv_buffer *b, const pc_detail_row *r)
 {
-    pc_status st = put_str(b, r->bench_dtype);
-    if (st == PC_OK)
-        st = put_str(b, r->device_dtype);
-    if (st == PC_OK)
-        st = put_str(b, r->shape);
-    if (st == PC_OK)
-        st = put_str(b, r->message);
-    for (int i = 0; i < PC_METRIC_COUNT && st == PC_OK; i++) {
+    put_str(b, r->bench_dtype);
+    put_str(b, r->device_dtype);
+    put_str(b, r->shape);
+    put_str(b, r->message);
+    for (int i = 0; i < PC_METRIC_COUNT; i++) {
         const pc_csv_cell *c = &r->metrics[i];
-        uint32_t kind = (uint32_t)c->kind;
-        st = put_u32(b, kind);
-        if (st == PC_OK && c->kind == PC_CSV_TEXT)
-            st = put_str(b, c->v.text);
-        else if (st == PC_OK)
-            st = put(b, &c->v, sizeof c->v);
+        put_u32(b, (uint32_t)c->kind);
+        if (c->kind == PC_CSV_TEXT)
+            put_str(b, c->v.text);
+        else
+            pc_strbuf_append(b, &c->v, sizeof c->v);
     }
-    uint32_t status = (uint32_t)r->status;
-    if (st == PC_OK)
-        st = put_u32(b, status);
-    if (st == PC_OK)
-        st = put(b, &r->decision, sizeof r->decision);
-    return st;
+    put_u32(b, (uint32_t)r->status);
+    pc_strbuf_append(b, &r->decision, sizeof r->decision);
 }
 
 pc_status pc_api_result_pack(const pc_api_result *res, pc_csv_buffer *out)
 {
-    pc_status st = put_u32(out, PACK_MAGIC);
-    if (st == PC_OK)
-        st = put_str(out, res->full_name);
+    put_u32(out, PACK_MAGIC);
+    put_str(out, res->full_name);
     uint32_t head[4] = {(uint32_t)res->forward, (uint32_t)res->backward, (uint32_t)res->n_fwd,
                         (uint32_t)res->n_bwd};
-    if (st == PC_OK)
-        st = put(out, head, sizeof head);
-    for (size_t i = 0; i < res->n_fwd && st == PC_OK; i++)
-        st = put_row(out, &res->fwd_rows[i]);
-    for (size_t i = 0; i < res->n_bwd && st == PC_OK; i++)
-        st = put_row(out, &res->bwd_rows[i]);
-    if (st == PC_OK)
-        st = put_u32(out, res->error_data_files);
-    if (st == PC_OK)
-        st = put_u32(out, res->error_data_unsaved);
-    if (st == PC_OK)
-        st = put_str(out, res->error_data_error);
+    pc_strbuf_append(out, head, sizeof head);
+    for (size_t i = 0; i < res->n_fwd; i++)
+        put_row(out, &res->fwd_rows[i]);
+    for (size_t i = 0; i < res->n_bwd; i++)
+        put_row(out, &res->bwd_rows[i]);
+    put_u32(out, res->error_data_files);
+    put_u32(out, res->error_data_unsaved);
+    put_str(out, res->error_data_error);
     double seconds[2] = {res->device_seconds, res->bench_seconds};
-    if (st == PC_OK)
-        st = put(out, seconds, sizeof seconds);
-    return st;
+    pc_strbuf_append(out, seconds, sizeof seconds);
+    return pc_strbuf_error(out) ? pc_error_set(PC_ERR_NOMEM, "out of memory") : PC_OK;
 }
 
 /* ---- back ---- */

@@ -3,6 +3,7 @@
 #include "precheck/core/clock.h"
 
 #include "precheck/core/status.h"
+#include "precheck/core/strbuf.h"
 
 #include <inttypes.h>
 #include <limits.h>
@@ -34,33 +35,6 @@ enum { BAR_SYMBOLS = sizeof bar_charset - 2, UNSIZED_BAR_CELLS = 10 };
 /* ---------------------------------------------------------------------------------------------
  * Formatting
  * ------------------------------------------------------------------------------------------- */
-
-/* An snprintf-like writer that keeps counting past the end of its buffer. */
-typedef struct text_out {
-    char *dst;
-    size_t size;
-    size_t len;
-} text_out;
-
-static void out_bytes(text_out *o, const char *s, size_t n)
-{
-    if (o->len < o->size) {
-        size_t room = o->size - 1 - o->len;
-        memcpy(o->dst + o->len, s, n < room ? n : room);
-    }
-    o->len += n;
-}
-
-static void out_str(text_out *o, const char *s)
-{
-    out_bytes(o, s, strlen(s));
-}
-
-static void out_repeat(text_out *o, char c, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        out_bytes(o, &c, 1);
-}
 
 static size_t utf8_columns(const char *s)
 {
@@ -106,13 +80,13 @@ static bool label_needs_colon(const char *label)
     return !(n >= 2 && label[n - 2] == ':' && label[n - 1] == ' ');
 }
 
-static void out_label(text_out *o, const char *label)
+static void out_label(pc_strbuf *o, const char *label)
 {
     if (!label || !*label)
         return;
-    out_str(o, label);
+    pc_strbuf_appends(o, label);
     if (label_needs_colon(label))
-        out_str(o, ": ");
+        pc_strbuf_appends(o, ": ");
 }
 
 static size_t label_columns(const char *label)
@@ -127,7 +101,10 @@ int pc_progress_format(char *dst, size_t size, const char *label, uint64_t done,
 {
     if (!dst && size > 0)
         return -1;
-    text_out o = {dst, size, 0};
+    /* The line is built whole (on the stack unless the bar is very wide), then copied. */
+    char line[256];
+    pc_strbuf o;
+    pc_strbuf_init(&o, line, sizeof line, 0);
     double elapsed = elapsed_s > 0 ? elapsed_s : 0; /* also turns NaN into 0 */
     double rate = elapsed > 0 ? (double)done / elapsed : 0;
     char elapsed_text[INTERVAL_TEXT_MAX], rate_text[RATE_TEXT_MAX];
@@ -138,7 +115,7 @@ int pc_progress_format(char *dst, size_t size, const char *label, uint64_t done,
         char tail[RATE_TEXT_MAX + 64];
         snprintf(tail, sizeof tail, "%" PRIu64 "it [%s, %s]", done, elapsed_text, rate_text);
         out_label(&o, label);
-        out_str(&o, tail);
+        pc_strbuf_appends(&o, tail);
     } else {
         double frac = (double)done / (double)total;
         char remaining[INTERVAL_TEXT_MAX] = "?";
@@ -161,18 +138,29 @@ int pc_progress_format(char *dst, size_t size, const char *label, uint64_t done,
         size_t part = (size_t)(ticks % BAR_SYMBOLS);
 
         out_label(&o, label);
-        out_str(&o, percent);
-        out_repeat(&o, bar_charset[BAR_SYMBOLS], full);
+        pc_strbuf_appends(&o, percent);
+        pc_strbuf_appendn(&o, bar_charset[BAR_SYMBOLS], full);
         if (full < cells) {
-            out_bytes(&o, &bar_charset[part], 1);
-            out_repeat(&o, bar_charset[0], cells - full - 1);
+            pc_strbuf_appendc(&o, bar_charset[part]);
+            pc_strbuf_appendn(&o, bar_charset[0], cells - full - 1);
         }
-        out_str(&o, right);
+        pc_strbuf_appends(&o, right);
     }
 
-    if (size > 0)
-        dst[o.len < size ? o.len : size - 1] = '\0';
-    return o.len > INT_MAX ? -1 : (int)o.len;
+    size_t len = o.len;
+    if (pc_strbuf_error(&o) || len > INT_MAX) {
+        pc_strbuf_reset(&o);
+        if (size > 0)
+            dst[0] = '\0';
+        return -1;
+    }
+    if (size > 0) {
+        size_t n = len < size ? len : size - 1;
+        memcpy(dst, pc_strbuf_str(&o), n);
+        dst[n] = '\0';
+    }
+    pc_strbuf_reset(&o);
+    return (int)len;
 }
 
 /* ---------------------------------------------------------------------------------------------

@@ -1,5 +1,7 @@
 #include "precheck/core/rng.h"
 
+#include "precheck/core/hashmap.h"
+
 #include <stdatomic.h>
 
 /* Random123's constants for Philox4x32: round multipliers and the Weyl sequence of key bumps
@@ -56,19 +58,9 @@ static uint64_t mix64(uint64_t x)
     return x;
 }
 
-static uint64_t fnv1a64(const char *str)
-{
-    uint64_t h = 0xCBF29CE484222325u;
-    for (const unsigned char *p = (const unsigned char *)str; *p; p++) {
-        h ^= *p;
-        h *= 0x100000001B3u;
-    }
-    return h;
-}
-
 void pc_rng_stream_init(pc_rng_stream *s, uint64_t seed, const char *key)
 {
-    uint64_t h = fnv1a64(key ? key : "");
+    uint64_t h = pc_hash_fnv1a64_str(key); /* NULL hashes as "" */
     uint64_t k = mix64(h ^ mix64(seed ^ 0x9E3779B97F4A7C15u));
     uint64_t t = mix64(k + 0x6A09E667F3BCC909u);
     s->key[0] = (uint32_t)k;

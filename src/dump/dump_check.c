@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "precheck/core/strbuf.h"
 #include "precheck/core/tensor.h"
 #include "precheck/io/csv.h"
 
@@ -84,39 +85,25 @@ const char *pc_dump_arg_kind_name(pc_dump_arg_kind kind)
 
 /* ---- where an argument sits ---- */
 
-typedef struct path_buf {
-    char text[512];
-    size_t len;
-} path_buf;
+/* The path is built in a pc_strbuf on a fixed buffer, cut at PATH_MAX_TEXT bytes. */
+enum { PATH_MAX_TEXT = 511 };
 
-static size_t path_advance(path_buf *p, size_t old, int n)
+/* Appends; returns the length before, for path_truncate. fmt has one %s. */
+static size_t path_append(pc_strbuf *p, const char *fmt, const char *s)
 {
-    if (n < 0)
-        n = 0;
-    p->len = old + (size_t)n < sizeof p->text ? old + (size_t)n : sizeof p->text - 1;
+    size_t old = pc_strbuf_len(p);
+    pc_strbuf_printf(p, fmt, s ? s : "");
     return old;
 }
 
-/* fmt has one %s */
-static size_t path_append(path_buf *p, const char *fmt, const char *s)
+static size_t path_append_index(pc_strbuf *p, size_t i)
 {
-    size_t old = p->len;
-    return path_advance(p, old, snprintf(p->text + old, sizeof p->text - old, fmt, s ? s : ""));
+    size_t old = pc_strbuf_len(p);
+    pc_strbuf_printf(p, "[%zu]", i);
+    return old;
 }
 
-static size_t path_append_index(path_buf *p, size_t i)
-{
-    size_t old = p->len;
-    return path_advance(p, old, snprintf(p->text + old, sizeof p->text - old, "[%zu]", i));
-}
-
-static void path_truncate(path_buf *p, size_t len)
-{
-    p->len = len;
-    p->text[len] = '\0';
-}
-
-static bool find_arg(const pc_dump_arg *root, const pc_dump_arg *target, path_buf *p, int depth)
+static bool find_arg(const pc_dump_arg *root, const pc_dump_arg *target, pc_strbuf *p, int depth)
 {
     if (root == target)
         return true;
@@ -127,20 +114,20 @@ static bool find_arg(const pc_dump_arg *root, const pc_dump_arg *target, path_bu
             size_t old = path_append_index(p, i);
             if (find_arg(&root->u.list.items[i], target, p, depth + 1))
                 return true;
-            path_truncate(p, old);
+            pc_strbuf_truncate(p, old);
         }
     } else if (root->kind == PC_DUMP_ARG_OBJECT) {
         for (size_t i = 0; i < root->u.object.count; i++) {
             size_t old = path_append(p, ".%s", root->u.object.fields[i].key);
             if (find_arg(&root->u.object.fields[i].value, target, p, depth + 1))
                 return true;
-            path_truncate(p, old);
+            pc_strbuf_truncate(p, old);
         }
     }
     return false;
 }
 
-static bool find_in_entry(const pc_dump_entry *e, const pc_dump_arg *target, path_buf *p,
+static bool find_in_entry(const pc_dump_entry *e, const pc_dump_arg *target, pc_strbuf *p,
                           const char *prefix)
 {
     struct {
@@ -152,26 +139,27 @@ static bool find_in_entry(const pc_dump_entry *e, const pc_dump_arg *target, pat
         path_append(p, "%s", roots[r].name);
         if (find_arg(roots[r].arg, target, p, 0))
             return true;
-        path_truncate(p, old);
+        pc_strbuf_truncate(p, old);
     }
     for (size_t i = 0; i < e->kwarg_count; i++) {
         size_t old = path_append(p, "%s", prefix);
         path_append(p, "input_kwargs[\"%s\"]", e->kwargs[i].key);
         if (find_arg(&e->kwargs[i].value, target, p, 0))
             return true;
-        path_truncate(p, old);
+        pc_strbuf_truncate(p, old);
     }
     return false;
 }
 
 int pc_dump_arg_path(const pc_dump_api *api, const pc_dump_arg *arg, char *buf, size_t size)
 {
-    path_buf p = {.len = 0};
-    p.text[0] = '\0';
+    char text[PATH_MAX_TEXT + 1];
+    pc_strbuf p;
+    pc_strbuf_init(&p, text, sizeof text, PATH_MAX_TEXT);
     bool found = api && arg &&
                  (find_in_entry(&api->forward, arg, &p, "") ||
                   (api->backward && find_in_entry(api->backward, arg, &p, "backward ")));
-    return snprintf(buf, size, "%s", found ? p.text : "?");
+    return snprintf(buf, size, "%s", found ? pc_strbuf_str(&p) : "?");
 }
 
 /* ---- shapes, checked where data is made ---- */

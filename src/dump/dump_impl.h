@@ -12,23 +12,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "dump/arena.h"
+#include "precheck/core/arena.h"
+#include "precheck/core/hashmap.h"
 #include "precheck/dump/data.h"
 #include "precheck/dump/dump.h"
 #include "precheck/io/json.h"
-
-/* Stripped name -> index, open addressing; names live in the arena. */
-typedef struct pc_name_slot {
-    uint64_t hash;   /* of key, so that a probe compares strings only on a likely match */
-    const char *key; /* NULL: empty */
-    uint32_t value;
-} pc_name_slot;
-
-typedef struct pc_name_map {
-    pc_name_slot *slots;
-    size_t cap; /* a power of two, or 0 */
-    size_t count;
-} pc_name_map;
 
 struct pc_dump_impl {
     pc_arena arena;
@@ -36,7 +24,7 @@ struct pc_dump_impl {
     size_t api_cap;
     pc_dump_backward *backwards;
     size_t backward_cap;
-    pc_name_map forward_map, backward_map;
+    pc_strmap forward_map, backward_map; /* stripped name -> index; keys borrowed from the arena */
 };
 
 /* Everything an entry needs while it is turned into records. */

@@ -23,61 +23,12 @@
 
 /* ---- the name map ---- */
 
-static uint64_t hash_name(const char *s)
+static bool name_map_lookup(const pc_strmap *m, const char *name, uint32_t *value)
 {
-    uint64_t h = 0xcbf29ce484222325ULL; /* FNV-1a */
-    for (; *s; s++) {
-        h ^= (unsigned char)*s;
-        h *= 0x100000001b3ULL;
-    }
-    return h;
-}
-
-static void name_map_free(pc_name_map *m)
-{
-    free(m->slots);
-    memset(m, 0, sizeof *m);
-}
-
-static bool name_map_grow(pc_name_map *m, size_t min_cap)
-{
-    size_t cap = m->cap ? m->cap * 2 : 64;
-    while (cap < min_cap)
-        cap *= 2;
-    pc_name_slot *slots = calloc(cap, sizeof *slots);
-    if (!slots)
+    const pc_strmap_entry *e = pc_strmap_find(m, name, strlen(name));
+    if (!e)
         return false;
-    for (size_t i = 0; i < m->cap; i++) {
-        if (!m->slots[i].key)
-            continue;
-        size_t j = (size_t)m->slots[i].hash & (cap - 1);
-        while (slots[j].key)
-            j = (j + 1) & (cap - 1);
-        slots[j] = m->slots[i];
-    }
-    free(m->slots);
-    m->slots = slots;
-    m->cap = cap;
-    return true;
-}
-
-/* The slot of name (hash h): found (key != NULL) or where it would go. */
-static pc_name_slot *name_map_slot(const pc_name_map *m, const char *name, uint64_t h)
-{
-    size_t j = (size_t)h & (m->cap - 1);
-    while (m->slots[j].key && (m->slots[j].hash != h || strcmp(m->slots[j].key, name) != 0))
-        j = (j + 1) & (m->cap - 1);
-    return &m->slots[j];
-}
-
-static bool name_map_lookup(const pc_name_map *m, const char *name, uint32_t *value)
-{
-    if (!m->cap)
-        return false;
-    const pc_name_slot *slot = name_map_slot(m, name, hash_name(name));
-    if (!slot->key)
-        return false;
-    *value = slot->value;
+    *value = (uint32_t)e->value.index;
     return true;
 }
 
@@ -143,8 +94,8 @@ static void reset_records(reader *r)
     r->dump->module_count = 0;
     r->dump->named_files = r->dump->module_files = r->dump->unread_files = 0;
     r->dump->unread_example = NULL;
-    name_map_free(&r->impl->forward_map);
-    name_map_free(&r->impl->backward_map);
+    pc_strmap_free(&r->impl->forward_map);
+    pc_strmap_free(&r->impl->backward_map);
 }
 
 static pc_status unexpected_name(const reader *r, const char *key)
@@ -296,17 +247,19 @@ static pc_status add_entry(reader *r, const char *key, size_t key_len, size_t ke
     char *key_copy = pc_arena_strndup(&impl->arena, key, key_len);
     if (!full || !key_copy)
         return nomem(r);
-    pc_name_map *map = forward ? &impl->forward_map : &impl->backward_map;
+    pc_strmap *map = forward ? &impl->forward_map : &impl->backward_map;
     uint32_t index;
     pc_dump_entry *entry;
     /* A first guess from the file size (an entry takes 1-3 kB), so that big dumps do not
      * rehash a dozen times; at most half full. */
-    if ((map->count + 1) * 2 > map->cap && !name_map_grow(map, r->size / 1024))
+    if (map->cap == 0 && !pc_strmap_reserve(map, r->size / 2048))
         return nomem(r);
-    uint64_t h = hash_name(full);
-    pc_name_slot *slot = name_map_slot(map, full, h);
-    if (slot->key) {
-        index = slot->value;
+    bool added;
+    pc_strmap_entry *slot = pc_strmap_put(map, full, strip, &added);
+    if (!slot)
+        return nomem(r);
+    if (!added) {
+        index = (uint32_t)slot->value.index;
         /* A duplicate: Python's dict keeps the first position and takes the new body. */
         entry = forward ? &impl->apis[index].forward : &impl->backwards[index].entry;
     } else {
@@ -325,10 +278,7 @@ static pc_status add_entry(reader *r, const char *key, size_t key_len, size_t ke
             *cap = ncap;
         }
         index = (uint32_t)*count;
-        slot->key = full;
-        slot->hash = h;
-        slot->value = index;
-        map->count++;
+        slot->value.index = index;
         (*count)++;
         if (forward) {
             pc_dump_api *api = &impl->apis[index];
@@ -534,8 +484,8 @@ void pc_dump_free(pc_dump *dump)
     if (dump->impl) {
         free(dump->impl->apis);
         free(dump->impl->backwards);
-        name_map_free(&dump->impl->forward_map);
-        name_map_free(&dump->impl->backward_map);
+        pc_strmap_free(&dump->impl->forward_map);
+        pc_strmap_free(&dump->impl->backward_map);
         pc_arena_free(&dump->impl->arena);
         free(dump->impl);
     }

@@ -1,6 +1,8 @@
 #include "precheck/dump/filter.h"
 
 #include <math.h>
+#include "precheck/core/hashmap.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,22 +10,6 @@
 #include "dump/dump_impl.h"
 
 /* ---- -filter_api (msprobe's preprocess_forward_content) ---- */
-
-typedef struct variant_group {
-    const char *base; /* full name without its last ".<segment>" (not NUL-terminated) */
-    size_t base_len;
-    size_t first_kept; /* index of the first kept api of this base */
-} variant_group;
-
-static uint64_t hash_bytes(const char *s, size_t n)
-{
-    uint64_t h = 0xcbf29ce484222325ULL;
-    for (size_t i = 0; i < n; i++) {
-        h ^= (unsigned char)s[i];
-        h *= 0x100000001b3ULL;
-    }
-    return h;
-}
 
 static size_t base_len_of(const char *name)
 {
@@ -36,22 +22,22 @@ pc_status pc_dump_filter_dedup(const pc_dump *dump, bool *keep, size_t *kept_cou
     size_t n = dump->api_count;
     if (kept_count)
         *kept_count = 0;
-    /* Groups by base name (open addressing), and for each kept api the next kept api of the
-     * same base, so that the variants of a base are a chain. */
-    size_t cap = 16;
-    while (cap < n * 2 + 2)
-        cap *= 2;
-    variant_group *groups = calloc(cap, sizeof *groups);
+    /* Groups by base name (the full name without its last ".<segment>": keys borrowed from the
+     * dump, with a length), numbered as met; for each group its first and last kept api, and
+     * for each kept api the next kept api of the same base, so that the variants are a chain. */
+    pc_strmap groups = PC_STRMAP_INIT;
     size_t *next_kept = malloc((n ? n : 1) * sizeof *next_kept);
-    size_t *last_kept = calloc(cap, sizeof *last_kept);
-    if (!groups || !next_kept || !last_kept) {
-        free(groups);
+    size_t *first_kept = malloc((n ? n : 1) * sizeof *first_kept);
+    size_t *last_kept = malloc((n ? n : 1) * sizeof *last_kept);
+    if (!pc_strmap_reserve(&groups, n) || !next_kept || !first_kept || !last_kept) {
+        pc_strmap_free(&groups);
         free(next_kept);
+        free(first_kept);
         free(last_kept);
         return pc_error_set(PC_ERR_NOMEM, "-filter_api: out of memory");
     }
     pc_status st = PC_OK;
-    size_t kept = 0;
+    size_t kept = 0, n_groups = 0;
     for (size_t i = 0; i < n; i++) {
         const pc_dump_api *api = &dump->apis[i];
         st = pc_dump_check_name(api->full_name);
@@ -61,18 +47,20 @@ pc_status pc_dump_filter_dedup(const pc_dump *dump, bool *keep, size_t *kept_cou
             st = pc_error_set(PC_ERR_FORMAT, "%s", api->forward.filter_error);
             break;
         }
-        size_t blen = base_len_of(api->full_name);
-        size_t slot = (size_t)hash_bytes(api->full_name, blen) & (cap - 1);
-        while (groups[slot].base && !(groups[slot].base_len == blen &&
-                                      memcmp(groups[slot].base, api->full_name, blen) == 0))
-            slot = (slot + 1) & (cap - 1);
+        bool added;
+        pc_strmap_entry *group =
+            pc_strmap_put(&groups, api->full_name, base_len_of(api->full_name), &added);
+        if (!group) { /* reserved for n groups: not expected */
+            st = pc_error_set(PC_ERR_NOMEM, "-filter_api: out of memory");
+            break;
+        }
         bool is_new = true;
-        if (!groups[slot].base) {
-            groups[slot].base = api->full_name;
-            groups[slot].base_len = blen;
-            groups[slot].first_kept = i;
+        if (added) {
+            group->value.index = n_groups;
+            first_kept[n_groups++] = i;
         } else {
-            for (size_t j = groups[slot].first_kept; j != SIZE_MAX; j = next_kept[j]) {
+            size_t g = group->value.index;
+            for (size_t j = first_kept[g]; j != SIZE_MAX; j = next_kept[j]) {
                 const uint64_t *a = dump->apis[j].forward.signature;
                 const uint64_t *b = api->forward.signature;
                 if (a[0] == b[0] && a[1] == b[1]) {
@@ -81,17 +69,18 @@ pc_status pc_dump_filter_dedup(const pc_dump *dump, bool *keep, size_t *kept_cou
                 }
             }
             if (is_new)
-                next_kept[last_kept[slot]] = i;
+                next_kept[last_kept[g]] = i;
         }
         keep[i] = is_new;
         if (is_new) {
             next_kept[i] = SIZE_MAX;
-            last_kept[slot] = i;
+            last_kept[group->value.index] = i;
             kept++;
         }
     }
-    free(groups);
+    pc_strmap_free(&groups);
     free(next_kept);
+    free(first_kept);
     free(last_kept);
     if (st == PC_OK && kept_count)
         *kept_count = kept;

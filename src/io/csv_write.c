@@ -272,33 +272,19 @@ int pc_csv_format_cell(char *dst, size_t size, const pc_csv_cell *cell, int prec
 
 void pc_csv_buffer_free(pc_csv_buffer *buf)
 {
-    free(buf->data);
-    *buf = PC_CSV_BUFFER_INIT;
+    pc_strbuf_reset(buf);
 }
 
 void pc_csv_buffer_clear(pc_csv_buffer *buf)
 {
-    buf->len = 0;
-    if (buf->data)
-        buf->data[0] = '\0';
+    pc_strbuf_truncate(buf, 0);
+    buf->err = PC_STRBUF_OK; /* a failed growth kept the old memory: usable again */
 }
 
-static pc_status reserve(pc_csv_buffer *buf, size_t extra)
+/* PC_OK, or the message for the buffer's error (its appends check once, at the end). */
+static pc_status buffer_status(const pc_csv_buffer *buf)
 {
-    if (buf->cap - buf->len > extra)
-        return PC_OK;
-    size_t need = buf->len + extra + 1;
-    if (need < buf->len)
-        return pc_error_set(PC_ERR_NOMEM, "CSV buffer: size overflow");
-    size_t cap = buf->cap ? buf->cap : 1024;
-    while (cap < need)
-        cap = cap > SIZE_MAX / 2 ? need : cap * 2;
-    char *p = realloc(buf->data, cap);
-    if (!p)
-        return pc_error_set(PC_ERR_NOMEM, "CSV buffer: cannot allocate %zu bytes", cap);
-    buf->data = p;
-    buf->cap = cap;
-    return PC_OK;
+    return pc_strbuf_error(buf) ? pc_error_set(PC_ERR_NOMEM, "CSV buffer: out of memory") : PC_OK;
 }
 
 static bool needs_quotes(const char *s)
@@ -388,42 +374,29 @@ static pc_status append_field(pc_csv_buffer *buf, const char *s)
 {
     size_t n = strlen(s);
     if (!needs_quotes(s)) {
-        pc_status st = reserve(buf, n);
-        if (st != PC_OK)
-            return st;
-        memcpy(buf->data + buf->len, s, n);
-        buf->len += n;
-        buf->data[buf->len] = '\0';
-        return PC_OK;
+        pc_strbuf_append(buf, s, n);
+        return buffer_status(buf);
     }
     size_t quotes = 0;
     for (const char *p = s; *p; p++)
         quotes += *p == '"';
-    pc_status st = reserve(buf, n + quotes + 2);
-    if (st != PC_OK)
-        return st;
-    char *o = buf->data + buf->len;
+    char *o = pc_strbuf_extend(buf, n + quotes + 2);
+    if (!o)
+        return buffer_status(buf);
     *o++ = '"';
     for (const char *p = s; *p; p++) {
         if (*p == '"')
             *o++ = '"';
         *o++ = *p;
     }
-    *o++ = '"';
-    buf->len = (size_t)(o - buf->data);
-    buf->data[buf->len] = '\0';
+    *o = '"';
     return PC_OK;
 }
 
 static pc_status append_raw(pc_csv_buffer *buf, const char *s, size_t n)
 {
-    pc_status st = reserve(buf, n);
-    if (st != PC_OK)
-        return st;
-    memcpy(buf->data + buf->len, s, n);
-    buf->len += n;
-    buf->data[buf->len] = '\0';
-    return PC_OK;
+    pc_strbuf_append(buf, s, n);
+    return buffer_status(buf);
 }
 
 pc_status pc_csv_append_row(pc_csv_buffer *buf, const pc_csv_cell *cells, size_t n, int precision)
@@ -445,9 +418,9 @@ pc_status pc_csv_append_row(pc_csv_buffer *buf, const pc_csv_cell *cells, size_t
     }
     if (st == PC_OK)
         st = append_raw(buf, "\r\n", 2);
-    if (st != PC_OK && buf->data) { /* a row is appended whole or not at all */
-        buf->len = start;
-        buf->data[start] = '\0';
+    if (st != PC_OK) { /* a row is appended whole or not at all */
+        pc_strbuf_truncate(buf, start);
+        buf->err = PC_STRBUF_OK; /* realloc failing kept the rows before: usable again */
     }
     return st;
 }

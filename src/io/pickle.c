@@ -1,5 +1,7 @@
 #include "io/pickle.h"
 
+#include "precheck/core/arena.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,51 +10,22 @@
 /* Arena: every node and item array; freed all at once                                      */
 /* ---------------------------------------------------------------------------------------- */
 
-typedef struct arena_chunk {
-    struct arena_chunk *next;
-    size_t used, cap;
-    max_align_t data[]; /* cap bytes */
-} arena_chunk;
-
 #define ARENA_CHUNK 65536
 
 struct pc_pickle {
-    arena_chunk *chunks;
-    size_t arena_bytes, arena_limit;
+    pc_arena arena; /* 64 KiB chunks, limited to what a pickle of its size can need */
 };
 
 static void *arena_alloc(pc_pickle *pk, size_t size)
 {
-    size = (size + 15) & ~(size_t)15;
-    arena_chunk *c = pk->chunks;
-    if (!c || c->cap - c->used < size) {
-        size_t cap = size > ARENA_CHUNK ? size : ARENA_CHUNK;
-        if (pk->arena_bytes + cap > pk->arena_limit)
-            return NULL;
-        c = malloc(sizeof *c + cap);
-        if (!c)
-            return NULL;
-        c->next = pk->chunks;
-        c->used = 0;
-        c->cap = cap;
-        pk->chunks = c;
-        pk->arena_bytes += cap;
-    }
-    void *p = (unsigned char *)c->data + c->used;
-    c->used += size;
-    return p;
+    return pc_arena_alloc(&pk->arena, size);
 }
 
 void pc_pickle_free(pc_pickle *pickle)
 {
     if (!pickle)
         return;
-    arena_chunk *c = pickle->chunks;
-    while (c) {
-        arena_chunk *next = c->next;
-        free(c);
-        c = next;
-    }
+    pc_arena_free(&pickle->arena);
     free(pickle);
 }
 
@@ -795,7 +768,7 @@ pc_status pc_pickle_load(pc_pickle **out, pc_pk_value **result, const void *data
         return pc_error_set(PC_ERR_NOMEM, "%s: out of memory", origin);
     /* Each byte makes at most one node (48 bytes) and adds at most one item pointer to an
      * array that may have doubled twice: under 128 bytes of arena per byte of pickle. */
-    pk->arena_limit = 128 * size + 4 * (size_t)ARENA_CHUNK;
+    pc_arena_init(&pk->arena, ARENA_CHUNK, 128 * size + 4 * (size_t)ARENA_CHUNK);
     vm m = {.pk = pk, .data = data, .size = size, .origin = origin};
     pc_status st = PC_OK;
     bool stop = false;

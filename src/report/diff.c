@@ -54,7 +54,7 @@ struct pc_report_diff {
     size_t n_moved, cap_moved;
     size_t counts[PC_DIFF_CHANGE_COUNT];
     size_t moved_apis;
-    rep_arena arena;
+    pc_arena arena;
 };
 
 static const char *const change_keys[PC_DIFF_CHANGE_COUNT] = {
@@ -496,7 +496,7 @@ void pc_report_diff_free(pc_report_diff *d)
         pc_rep_model_free(&d->new.m);
     free(d->apis);
     free(d->moved);
-    pc_rep_arena_free(&d->arena);
+    pc_arena_free(&d->arena);
     free(d);
 }
 
@@ -817,7 +817,8 @@ pc_status pc_report_diff_write_junit(const pc_report_diff *d, const char *path, 
     rep_junit_case *cases = calloc(d->n_apis + 1, sizeof *cases);
     if (!cases)
         return pc_error_set(PC_ERR_NOMEM, "out of memory");
-    rep_arena *a = (rep_arena *)&d->arena;
+    pc_arena texts = PC_ARENA_INIT; /* the cases' texts, for this file only */
+    pc_arena *a = &texts;
     fail_on |= PC_DIFF_FAIL_NEW_ERROR;
     for (size_t k = 0; k < d->n_apis; k++) {
         const diff_api *x = &d->apis[k];
@@ -849,9 +850,9 @@ pc_status pc_report_diff_write_junit(const pc_report_diff *d, const char *path, 
                 c->type = "moved";
             }
         } else if (x->change != PC_DIFF_SAME || x->moved) {
-            c->out = pc_rep_strdup(a, msg);
+            c->out = pc_arena_strdup(a, msg);
         }
-        c->message = pc_rep_strdup(a, msg);
+        c->message = pc_arena_strdup(a, msg);
     }
     char stamp[32], title[128];
     pc_rep_junit_timestamp(ts_of(d, &d->new), stamp);
@@ -859,6 +860,7 @@ pc_status pc_report_diff_write_junit(const pc_report_diff *d, const char *path, 
              ts_of(d, &d->new));
     pc_status st = pc_rep_junit_write(path, title, cases, d->n_apis, -1, stamp);
     free(cases);
+    pc_arena_free(&texts);
     return st;
 }
 
@@ -904,7 +906,7 @@ pc_status pc_rep_diff_mark(const pc_report_diff *d, rep_model *m)
         rep_api *a = *hit;
         a->mark_word = marks[x->change].word;
         a->mark_token = marks[x->change].token;
-        a->mark_title = pc_rep_strdup(&m->arena, title);
+        a->mark_title = pc_arena_strdup(&m->arena, title);
         if (!a->mark_title)
             st = pc_error_set(PC_ERR_NOMEM, "out of memory");
     }

@@ -142,7 +142,7 @@ static bool draw_pair(html_buf *b, const rep_model *m, const rep_api *a, const r
     if (!bp || !dp) {
         free(bp);
         free(dp);
-        b->failed = true;
+        b->err = PC_STRBUF_NOMEM;
         return false;
     }
     snprintf(bp, n, "%s/%s.%s.output.bench.%d.pt", m->error_dir, a->name, dir, r->output);
@@ -267,9 +267,7 @@ size_t pc_rep_error_data_section(html_buf *b, const rep_model *m, const size_t *
                 opened = true;
                 shown++;
             } else if (!opened) {
-                b->len = mark; /* nothing for this output: take the heading back */
-                if (b->data)
-                    b->data[mark] = 0;
+                pc_strbuf_truncate(b, mark); /* nothing for this output: take the heading back */
             }
         }
         if (opened) {

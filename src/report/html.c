@@ -406,7 +406,7 @@ static void page(html_buf *b, const rep_model *m, const pc_report_options *opt, 
 pc_status pc_report_write(const pc_report_options *opt, pc_report_info *info)
 {
     rep_model m;
-    html_buf b = {0};
+    html_buf b = PC_STRBUF_INIT;
     size_t *order = NULL, error_apis = 0;
     pc_report_diff *diff = NULL;
     pc_status st = pc_rep_model_load(&m, opt);
@@ -435,7 +435,7 @@ pc_status pc_report_write(const pc_report_options *opt, pc_report_info *info)
         order[i] = i;
     sort_order(order, m.n_apis, &m);
     page(&b, &m, opt, order, &error_apis, diff);
-    if (b.failed) {
+    if (pc_strbuf_error(&b)) {
         st = pc_error_set(PC_ERR_NOMEM, "out of memory while making the page");
         goto out;
     }
@@ -476,7 +476,7 @@ pc_status pc_report_write(const pc_report_options *opt, pc_report_info *info)
 out:
     pc_report_diff_free(diff);
     free(order);
-    pc_hb_free(&b);
+    pc_strbuf_reset(&b);
     pc_rep_model_free(&m);
     return st;
 }

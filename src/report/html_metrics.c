@@ -111,7 +111,7 @@ void pc_html_metrics_section(html_buf *b, const rep_model *m)
 {
     series s;
     if (!series_init(&s, m->n_apis)) {
-        b->failed = true;
+        b->err = PC_STRBUF_NOMEM;
         return;
     }
     pc_hb_raw(b, "<section class=\"card\" id=\"plots\"><h2>Error metrics across APIs</h2>"

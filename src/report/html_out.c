@@ -15,51 +15,22 @@
 
 #include "report_impl.h"
 
-static bool grow(html_buf *b, size_t more)
-{
-    if (b->failed)
-        return false;
-    if (b->len + more + 1 <= b->cap)
-        return true;
-    size_t cap = b->cap ? b->cap : 1 << 16;
-    while (cap < b->len + more + 1)
-        cap *= 2;
-    char *d = realloc(b->data, cap);
-    if (!d) {
-        b->failed = true;
-        return false;
-    }
-    b->data = d;
-    b->cap = cap;
-    return true;
-}
-
 static void put(html_buf *b, const char *s, size_t n)
 {
-    if (!grow(b, n))
-        return;
-    memcpy(b->data + b->len, s, n);
-    b->len += n;
-    b->data[b->len] = 0;
+    pc_strbuf_append(b, s, n);
 }
 
 void pc_hb_raw(html_buf *b, const char *markup)
 {
-    put(b, markup, strlen(markup));
+    pc_strbuf_appends(b, markup);
 }
 
 void pc_hb_fmt(html_buf *b, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
+    pc_strbuf_vprintf(b, fmt, ap);
     va_end(ap);
-    if (n < 0 || !grow(b, (size_t)n))
-        return;
-    va_start(ap, fmt);
-    vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    b->len += (size_t)n;
 }
 
 /* The length of the valid UTF-8 sequence at s (of n bytes) and its code point, or 0 when the
@@ -178,50 +149,4 @@ void pc_hb_text_cut(html_buf *b, const char *text, size_t max)
         max--; /* not inside a character */
     pc_hb_textn(b, text, max);
     pc_hb_raw(b, "\xe2\x80\xa6"); /* ... */
-}
-
-void pc_hb_free(html_buf *b)
-{
-    free(b->data);
-    memset(b, 0, sizeof *b);
-}
-
-/* ---- the arena ---- */
-
-struct rep_chunk {
-    struct rep_chunk *next;
-    size_t used, cap;
-    char data[];
-};
-
-char *pc_rep_strdup(rep_arena *a, const char *s)
-{
-    if (!s)
-        s = "";
-    size_t n = strlen(s) + 1;
-    struct rep_chunk *c = a->head;
-    if (!c || c->cap - c->used < n) {
-        size_t cap = n > (1 << 16) ? n : (1 << 16);
-        c = malloc(sizeof *c + cap);
-        if (!c)
-            return NULL;
-        c->next = a->head;
-        c->used = 0;
-        c->cap = cap;
-        a->head = c;
-    }
-    char *p = c->data + c->used;
-    memcpy(p, s, n);
-    c->used += n;
-    return p;
-}
-
-void pc_rep_arena_free(rep_arena *a)
-{
-    for (struct rep_chunk *c = a->head; c;) {
-        struct rep_chunk *next = c->next;
-        free(c);
-        c = next;
-    }
-    a->head = NULL;
 }

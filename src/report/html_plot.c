@@ -131,7 +131,7 @@ void pc_plot_metric_histogram(html_buf *b, const plot_metric *s, const double *v
     if (!bins || !which) {
         free(bins);
         free(which);
-        b->failed = true;
+        b->err = PC_STRBUF_NOMEM;
         return;
     }
     size_t beyond = 0;

@@ -103,7 +103,7 @@ void pc_html_time_section(html_buf *b, const rep_model *m)
         return;
     timed *idx = malloc(n * sizeof *idx);
     if (!idx) {
-        b->failed = true;
+        b->err = PC_STRBUF_NOMEM;
         return;
     }
     n = 0;

@@ -45,8 +45,8 @@ pc_status pc_rep_junit_write(const char *path, const char *title, const rep_juni
     /* the suites in the order of their first case */
     for (size_t i = 0; i < n; i++)
         if (!cases[i].suite || !cases[i].classname || !cases[i].message)
-            b.failed = true; /* an arena copy failed */
-    for (size_t i = 0; i < n && !b.failed; i++) {
+            b.err = PC_STRBUF_NOMEM; /* an arena copy failed */
+    for (size_t i = 0; i < n && !pc_strbuf_error(&b); i++) {
         const char *suite = cases[i].suite;
         bool seen = false;
         for (size_t j = 0; j < i && !seen; j++)
@@ -96,9 +96,10 @@ pc_status pc_rep_junit_write(const char *path, const char *title, const rep_juni
         pc_hb_raw(&b, "  </testsuite>\n");
     }
     pc_hb_raw(&b, "</testsuites>\n");
-    pc_status st = b.failed ? pc_error_set(PC_ERR_NOMEM, "%s: out of memory", path)
-                            : pc_file_write_whole(path, b.data, b.len, PC_FILE_OUT_REPLACE, NULL);
-    pc_hb_free(&b);
+    pc_status st = pc_strbuf_error(&b)
+                       ? pc_error_set(PC_ERR_NOMEM, "%s: out of memory", path)
+                       : pc_file_write_whole(path, b.data, b.len, PC_FILE_OUT_REPLACE, NULL);
+    pc_strbuf_reset(&b);
     if (st != PC_OK)
         return pc_error_prefix(st, "--junit %s", path);
     return PC_OK;
@@ -106,17 +107,17 @@ pc_status pc_rep_junit_write(const char *path, const char *title, const rep_juni
 
 /* "Functional.layer_norm.0" -> suite "run_ut.Functional", classname "run_ut.Functional.
  * layer_norm": Jenkins shows package run_ut.Functional, class layer_norm, test the full name. */
-void pc_rep_junit_names(rep_arena *a, const char *command, const char *api, rep_junit_case *c)
+void pc_rep_junit_names(pc_arena *a, const char *command, const char *api, rep_junit_case *c)
 {
     char buf[1024];
     const char *dot = strchr(api, '.');
     snprintf(buf, sizeof buf, "%s.%.*s", command, dot ? (int)(dot - api) : (int)strlen(api), api);
-    c->suite = pc_rep_strdup(a, buf);
+    c->suite = pc_arena_strdup(a, buf);
     const char *op = dot ? dot + 1 : api;
     const char *last = strrchr(op, '.');
     size_t op_len = last && last > op ? (size_t)(last - op) : strlen(op);
     snprintf(buf, sizeof buf, "%s.%.*s", c->suite ? c->suite : command, (int)op_len, op);
-    c->classname = pc_rep_strdup(a, buf);
+    c->classname = pc_arena_strdup(a, buf);
     c->name = api;
 }
 
@@ -144,7 +145,7 @@ static void first_line(char *buf, size_t size, const char *text)
     snprintf(buf, size, "%.*s", (int)(n < size ? n : size - 1), text ? text : "");
 }
 
-void pc_rep_junit_api(rep_arena *a, const rep_api *api, bool compare, bool warning_fails,
+void pc_rep_junit_api(pc_arena *a, const rep_api *api, bool compare, bool warning_fails,
                       rep_junit_case *c)
 {
     char msg[2048] = "", body[8192] = "";
@@ -200,10 +201,10 @@ void pc_rep_junit_api(rep_arena *a, const rep_api *api, bool compare, bool warni
     } else if (warning) {
         char out[2100];
         snprintf(out, sizeof out, "Warning: %s", msg);
-        c->out = pc_rep_strdup(a, out);
+        c->out = pc_arena_strdup(a, out);
     }
-    c->message = pc_rep_strdup(a, msg);
-    c->body = body[0] ? pc_rep_strdup(a, body) : NULL;
+    c->message = pc_arena_strdup(a, msg);
+    c->body = body[0] ? pc_arena_strdup(a, body) : NULL;
 }
 
 /* "20261205033357" -> "2026-12-05T03:33:57" (ISO 8601, as JUnit's timestamp). */

@@ -14,40 +14,21 @@
 #include "precheck/io/json.h"
 #include "report_impl.h"
 
-/* A growing text for the joined strings (malloc'ed; the arena gets the copy). */
-typedef struct text {
-    char *s;
-    size_t len, cap;
-    bool failed;
-} text;
+/* The joined strings are built in a pc_strbuf; the arena gets the copy. */
+typedef pc_strbuf text;
 
 static void put(text *t, const char *s)
 {
-    size_t n = strlen(s ? s : "");
-    if (t->failed)
-        return;
-    if (t->len + n + 1 > t->cap) {
-        size_t cap = t->cap ? 2 * t->cap : 256;
-        while (cap < t->len + n + 1)
-            cap *= 2;
-        char *g = realloc(t->s, cap);
-        if (!g) {
-            t->failed = true;
-            return;
-        }
-        t->s = g;
-        t->cap = cap;
-    }
-    memcpy(t->s + t->len, s ? s : "", n + 1);
-    t->len += n;
+    pc_strbuf_appends(t, s);
 }
 
 /* The text into the arena (NULL when empty or out of memory), and the buffer emptied. */
 static const char *keep(rep_model *m, text *t)
 {
-    const char *s = !t->failed && t->len ? pc_rep_strdup(&m->arena, t->s) : NULL;
-    free(t->s);
-    *t = (text){0};
+    const char *s = !pc_strbuf_error(t) && pc_strbuf_len(t)
+                        ? pc_arena_strdup(&m->arena, pc_strbuf_str(t))
+                        : NULL;
+    pc_strbuf_reset(t);
     return s;
 }
 
@@ -60,7 +41,7 @@ static void read_where(rep_model *m, rep_api *a, const pc_json_doc *d, pc_json_r
 {
     if (pc_json_type_of(d, w) != PC_JSON_OBJECT)
         return;
-    text t = {0};
+    text t = PC_STRBUF_INIT;
     const char *file = jstring(d, w, "file");
     if (file) {
         char line[32];
@@ -150,7 +131,7 @@ static void read_compare(rep_model *m)
         if (!c)
             continue;
         c->rule = pc_json_truthy(d, pc_json_object_get(d, e, "npu_gpu_identical"));
-        text t = {0};
+        text t = PC_STRBUF_INIT;
         pc_json_ref checks = pc_json_object_get(d, e, "checks");
         for (pc_json_ref k = pc_json_first(d, checks); k != PC_JSON_NONE; k = pc_json_next(d, k)) {
             if (t.len)

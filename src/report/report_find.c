@@ -166,7 +166,7 @@ static const char *join(rep_model *m, const char *dir, const char *name)
     if (!buf)
         return NULL;
     snprintf(buf, n, "%s%s%s", dir, dir[0] && dir[strlen(dir) - 1] == '/' ? "" : "/", name);
-    const char *s = pc_rep_strdup(&m->arena, buf);
+    const char *s = pc_arena_strdup(&m->arena, buf);
     free(buf);
     return s;
 }
@@ -421,7 +421,7 @@ pc_status pc_rep_find_error_data(rep_model *m, const pc_report_options *opt)
             found = may_read(m, inside, true) ? inside : NULL;
             linked = !found;
         } else if (strncmp(base, "ut_error_data", 13) == 0 && is_dir(opt->error_data)) {
-            found = pc_rep_strdup(&m->arena, opt->error_data);
+            found = pc_arena_strdup(&m->arena, opt->error_data);
         } else {
             pc_rep_note(m, "--error-data %s: neither it nor a folder %s in it holds error data.",
                         opt->error_data, name);

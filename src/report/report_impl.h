@@ -21,16 +21,17 @@
 #include <stddef.h>
 
 #include "precheck/compare/compare.h"
+#include "precheck/core/arena.h"
+#include "precheck/core/hashmap.h"
+#include "precheck/core/strbuf.h"
 #include "precheck/precision_compare/precision_compare.h"
 #include "precheck/report/report.h"
 
 /* ---- the page buffer and escaping (html_out.c) ---- */
 
-typedef struct html_buf {
-    char *data;
-    size_t len, cap;
-    bool failed; /* an allocation failed: the page is incomplete */
-} html_buf;
+/* The page is built in core's pc_strbuf (PC_STRBUF_INIT); out of memory sticks in it and the page
+ * is refused at the end. */
+typedef pc_strbuf html_buf;
 
 /* Markup of the program itself: string literals only, never text read from a file. */
 void pc_hb_raw(html_buf *b, const char *markup);
@@ -46,20 +47,10 @@ void pc_hb_text(html_buf *b, const char *text);
 void pc_hb_textn(html_buf *b, const char *text, size_t len);
 /* pc_hb_text of at most max bytes of text (cut on a character boundary), with "..." when cut. */
 void pc_hb_text_cut(html_buf *b, const char *text, size_t max);
-void pc_hb_free(html_buf *b);
 
 /* The page's style sheet and script (html_assets.c). */
 extern const char pc_report_css[];
 extern const char pc_report_js[];
-
-/* ---- the arena ---- */
-
-typedef struct rep_arena {
-    struct rep_chunk *head;
-} rep_arena;
-
-char *pc_rep_strdup(rep_arena *a, const char *s); /* NULL when out of memory */
-void pc_rep_arena_free(rep_arena *a);
 
 /* ---- the model ---- */
 
@@ -191,7 +182,7 @@ typedef struct rep_compare_info {
 } rep_compare_info;
 
 typedef struct rep_model {
-    rep_arena arena;
+    pc_arena arena; /* 64 KiB chunks */
     const char *dir;
     /* what the folder holds */
     char run_ut_ts[PC_REPORT_TS_LEN + 1], compare_ts[PC_REPORT_TS_LEN + 1];
@@ -211,8 +202,7 @@ typedef struct rep_model {
     /* the APIs */
     rep_api *apis;
     size_t n_apis, cap_apis;
-    size_t *index; /* open addressing by name: slot -> api + 1, 0 empty */
-    size_t index_cap;
+    pc_strmap index; /* name -> index into apis; keys are the apis' names (in the arena) */
     /* counts from the result CSVs: [direction][verdict], direction 0 forward, 1 backward */
     size_t counts[2][RV_COUNT], ccounts[2][RV_COUNT];
     size_t n_rows, n_crows;
@@ -355,9 +345,9 @@ typedef struct rep_junit_case {
 pc_status pc_rep_junit_write(const char *path, const char *title, const rep_junit_case *cases,
                              size_t n, double seconds, const char *timestamp);
 /* c's suite "<command>.<type>", classname "<command>.<type>.<op>" and name (api, borrowed). */
-void pc_rep_junit_names(rep_arena *a, const char *command, const char *api, rep_junit_case *c);
+void pc_rep_junit_names(pc_arena *a, const char *command, const char *api, rep_junit_case *c);
 /* The case of one API of a run_ut (compare false) or api_precision_compare run. */
-void pc_rep_junit_api(rep_arena *a, const rep_api *api, bool compare, bool warning_fails,
+void pc_rep_junit_api(pc_arena *a, const rep_api *api, bool compare, bool warning_fails,
                       rep_junit_case *c);
 /* A run's time stamp YYYYmmddHHMMSS as ISO 8601 ("" when it is not one). */
 void pc_rep_junit_timestamp(const char *ts, char out[32]);

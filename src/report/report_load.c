@@ -90,59 +90,29 @@ void pc_rep_note(rep_model *m, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
-    const char *s = pc_rep_strdup(&m->arena, buf);
+    const char *s = pc_arena_strdup(&m->arena, buf);
     if (s)
         m->notes[m->n_notes++] = s;
 }
 
 /* ---- the APIs, by name ---- */
 
-static uint64_t name_hash(const char *s)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h;
-}
-
-static pc_status index_grow(rep_model *m)
-{
-    size_t cap = m->index_cap ? 2 * m->index_cap : 1024;
-    size_t *idx = calloc(cap, sizeof *idx);
-    if (!idx)
-        return pc_error_set(PC_ERR_NOMEM, "out of memory");
-    for (size_t i = 0; i < m->n_apis; i++) {
-        size_t s = (size_t)name_hash(m->apis[i].name) & (cap - 1);
-        while (idx[s])
-            s = (s + 1) & (cap - 1);
-        idx[s] = i + 1;
-    }
-    free(m->index);
-    m->index = idx;
-    m->index_cap = cap;
-    return PC_OK;
-}
-
 static const char *type_of(rep_model *m, const char *name)
 {
     size_t n = strcspn(name, ".");
     char buf[64];
     snprintf(buf, sizeof buf, "%.*s", (int)(n < sizeof buf ? n : sizeof buf - 1), name);
-    return pc_rep_strdup(&m->arena, buf);
+    return pc_arena_strdup(&m->arena, buf);
 }
 
 /* The API named name, made when new. NULL when out of memory (the message is set). */
 static rep_api *api_get(rep_model *m, const char *name)
 {
-    if (2 * (m->n_apis + 1) > m->index_cap && index_grow(m) != PC_OK)
-        return NULL;
-    size_t s = (size_t)name_hash(name) & (m->index_cap - 1);
-    while (m->index[s]) {
-        rep_api *a = &m->apis[m->index[s] - 1];
-        if (strcmp(a->name, name) == 0)
-            return a;
-        s = (s + 1) & (m->index_cap - 1);
-    }
+    size_t len = strlen(name);
+    uint64_t hash = pc_hash_fnv1a64(name, len);
+    pc_strmap_entry *e = pc_strmap_find_hashed(&m->index, name, len, hash);
+    if (e)
+        return &m->apis[e->value.index];
     if (m->n_apis == m->cap_apis) {
         size_t cap = m->cap_apis ? 2 * m->cap_apis : 256;
         rep_api *a = realloc(m->apis, cap * sizeof *a);
@@ -155,7 +125,7 @@ static rep_api *api_get(rep_model *m, const char *name)
     }
     rep_api *a = &m->apis[m->n_apis];
     memset(a, 0, sizeof *a);
-    a->name = pc_rep_strdup(&m->arena, name);
+    a->name = pc_arena_strdup(&m->arena, name);
     a->type = type_of(m, name);
     if (!a->name || !a->type) {
         pc_error_set(PC_ERR_NOMEM, "out of memory");
@@ -166,22 +136,22 @@ static rep_api *api_get(rep_model *m, const char *name)
     a->message = a->cmessage = "";
     a->fwd_text = a->bwd_text = a->cfwd_text = a->cbwd_text = "";
     a->worst = a->cworst = -1;
-    m->index[s] = ++m->n_apis;
+    /* the key is the copy in the arena, which lives as long as the map */
+    e = pc_strmap_put_hashed(&m->index, a->name, len, hash, NULL);
+    if (!e) {
+        pc_error_set(PC_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    e->value.index = m->n_apis++;
     return a;
 }
 
 rep_api *pc_rep_api_find(const rep_model *m, const char *name)
 {
-    if (!m->index_cap)
-        return NULL;
-    size_t s = (size_t)name_hash(name) & (m->index_cap - 1);
-    while (m->index[s]) {
-        rep_api *a = &m->apis[m->index[s] - 1];
-        if (strcmp(a->name, name) == 0)
-            return a;
-        s = (s + 1) & (m->index_cap - 1);
-    }
-    return NULL;
+    size_t len = strlen(name);
+    const pc_strmap_entry *e =
+        pc_strmap_find_hashed(&m->index, name, len, pc_hash_fnv1a64(name, len));
+    return e ? &m->apis[e->value.index] : NULL;
 }
 
 /* "X.forward.output.3" -> api "X", backward false, output 3 (io/msprobe_csv.h); a name
@@ -203,7 +173,7 @@ static void split_row_name(const char *name, char *api, size_t size, bool *backw
 static const char *jstr(rep_model *m, const pc_json_doc *doc, pc_json_ref obj, const char *key)
 {
     const char *s = pc_json_string(doc, pc_json_object_get(doc, obj, key), NULL);
-    return s ? pc_rep_strdup(&m->arena, s) : NULL;
+    return s ? pc_arena_strdup(&m->arena, s) : NULL;
 }
 
 static long jlong(const pc_json_doc *doc, pc_json_ref obj, const char *key)
@@ -248,7 +218,7 @@ static const char *find_summary(rep_model *m, const char *const *try, size_t n, 
         pc_json_doc *doc = NULL;
         if (pc_json_parse_file(&doc, try[i]) != PC_OK) {
             if (!*problem)
-                *problem = pc_rep_strdup(&m->arena, pc_error_message());
+                *problem = pc_arena_strdup(&m->arena, pc_error_message());
             continue;
         }
         const char *schema =
@@ -266,7 +236,7 @@ static const char *find_summary(rep_model *m, const char *const *try, size_t n, 
         } else if (!*problem) {
             char text[512];
             snprintf(text, sizeof text, "%s is %s", base_of(try[i]), why);
-            *problem = pc_rep_strdup(&m->arena, text);
+            *problem = pc_arena_strdup(&m->arena, text);
         }
         pc_json_free(doc);
     }
@@ -340,7 +310,7 @@ static void read_record(rep_model *m)
     rep_run_info *in = &m->info;
     pc_json_doc *doc = NULL;
     if (pc_json_parse_file(&doc, m->record_json) != PC_OK) {
-        in->record_problem = pc_rep_strdup(&m->arena, pc_error_message());
+        in->record_problem = pc_arena_strdup(&m->arena, pc_error_message());
         return;
     }
     pc_json_ref root = pc_json_root(doc);
@@ -357,8 +327,8 @@ static void read_record(rep_model *m)
             if (!key || !value)
                 continue;
             rep_setting *s = &in->settings[in->n_settings++];
-            s->key = pc_rep_strdup(&m->arena, key);
-            s->value = pc_rep_strdup(&m->arena, value);
+            s->key = pc_arena_strdup(&m->arena, key);
+            s->value = pc_arena_strdup(&m->arena, value);
             s->decides = pass == 0;
             if (pass == 1 && strcmp(key, "dump") == 0 && !in->dump)
                 in->dump = s->value;
@@ -398,7 +368,7 @@ static pc_status csv_open(csv_file *f, rep_model *m, const char *path)
     if (f->ncols > 64)
         f->ncols = 64;
     for (size_t i = 0; i < f->ncols; i++) {
-        f->header[i] = pc_rep_strdup(&m->arena, pc_csv_reader_field(f->r, i, NULL));
+        f->header[i] = pc_arena_strdup(&m->arena, pc_csv_reader_field(f->r, i, NULL));
         if (!f->header[i])
             return pc_error_set(PC_ERR_NOMEM, "out of memory");
     }
@@ -423,7 +393,7 @@ static int details_col(const csv_file *f, pc_mcsv_details_col col)
 static const char *csv_cell(csv_file *f, int col)
 {
     const char *s = col >= 0 ? pc_csv_reader_field(f->r, (size_t)col, NULL) : NULL;
-    return pc_rep_strdup(&f->m->arena, s ? s : "");
+    return pc_arena_strdup(&f->m->arena, s ? s : "");
 }
 
 static pc_status not_ours(const csv_file *f, const char *what)
@@ -713,6 +683,7 @@ static void rank_api(rep_api *a)
 pc_status pc_rep_model_load(rep_model *m, const pc_report_options *opt)
 {
     memset(m, 0, sizeof *m);
+    pc_arena_init(&m->arena, 1 << 16, 0); /* a report holds little: no 4 MiB chunks */
     m->dir = opt->dir;
     m->info.seconds = -1;
     m->info.planned = m->info.done = m->info.earlier = -1;
@@ -767,7 +738,7 @@ void pc_rep_model_free(rep_model *m)
         free(m->apis[i].crows);
     }
     free(m->apis);
-    free(m->index);
-    pc_rep_arena_free(&m->arena);
+    pc_strmap_free(&m->index);
+    pc_arena_free(&m->arena);
     memset(m, 0, sizeof *m);
 }

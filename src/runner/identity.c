@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "precheck/core/excerpt.h"
+#include "precheck/core/hashmap.h"
 #include "precheck/core/log.h"
 #include "precheck/io/file_out.h"
 #include "precheck/io/json.h"
@@ -51,7 +52,7 @@ pc_status pc_run_file_digest(const char *path, char *out, size_t size)
         close(fd);
         return pc_error_set(PC_ERR_NOMEM, "out of memory");
     }
-    uint64_t h = 0xcbf29ce484222325ULL, total = 0;
+    uint64_t h = PC_HASH_FNV1A64_BASIS, total = 0;
     ssize_t n;
     while ((n = read(fd, buf, CHUNK)) > 0 || (n < 0 && errno == EINTR)) {
         if (n < 0)
@@ -60,10 +61,9 @@ pc_status pc_run_file_digest(const char *path, char *out, size_t size)
         for (; i + 8 <= (size_t)n; i += 8) {
             uint64_t w;
             memcpy(&w, buf + i, 8);
-            h = (h ^ w) * 0x100000001b3ULL;
+            h = (h ^ w) * PC_HASH_FNV1A64_PRIME; /* a word at a time: 8x fewer multiplies */
         }
-        for (; i < (size_t)n; i++)
-            h = (h ^ buf[i]) * 0x100000001b3ULL;
+        h = pc_hash_fnv1a64_more(h, buf + i, (size_t)n - i);
         total += (uint64_t)n;
     }
     int e = errno;

@@ -173,7 +173,7 @@ pc_status pc_mpi_poll(pc_mpi *m, int from, int *kind, int *src, uint64_t *pos, p
     size_t len = (size_t)n - sizeof *pos;
     memmove(msg, msg + sizeof *pos, len);
     msg[len] = 0;
-    *bytes = (pc_csv_buffer){msg, len, len + 1};
+    *bytes = (pc_csv_buffer){.data = msg, .len = len, .cap = len + 1}; /* adopted: freed by reset */
     return PC_OK;
 }
 

@@ -50,18 +50,16 @@ static size_t count(const char *hay, const char *needle)
 
 static const char *escaped(html_buf *b, const char *text, size_t len)
 {
-    b->len = 0;
-    if (b->data)
-        b->data[0] = 0;
+    pc_strbuf_truncate(b, 0);
     pc_hb_textn(b, text, len);
-    assert_false(b->failed);
-    return b->data ? b->data : "";
+    assert_int_equal(pc_strbuf_error(b), PC_STRBUF_OK);
+    return pc_strbuf_str(b);
 }
 
 static void test_escaping(void **state)
 {
     (void)state;
-    html_buf b = {0};
+    html_buf b = PC_STRBUF_INIT;
 #define ESC(in, out) assert_string_equal(escaped(&b, in, sizeof(in) - 1), out)
     ESC("Torch.matmul.0", "Torch.matmul.0");
     ESC("</script><script>alert(1)</script>",
@@ -82,10 +80,10 @@ static void test_escaping(void **state)
     ESC("emoji \xf0\x9f\x98\x80", "emoji \xf0\x9f\x98\x80");
 #undef ESC
     /* a cut text ends on a character boundary */
-    b.len = 0;
+    pc_strbuf_truncate(&b, 0);
     pc_hb_text_cut(&b, "ab\xe4\xbd\x99\xe5\xbc\xa6", 4);
-    assert_string_equal(b.data, "ab\xe2\x80\xa6");
-    pc_hb_free(&b);
+    assert_string_equal(pc_strbuf_str(&b), "ab\xe2\x80\xa6");
+    pc_strbuf_reset(&b);
 }
 
 /* ---- what a page may hold ---- */

@@ -71,7 +71,8 @@ void pc_progress_free(pc_progress *progress);
  * gives a 10-cell bar (tqdm without ncols).
  *
  * snprintf conventions: writes at most size - 1 bytes and a NUL (dst may be NULL when size is
- * 0) and returns the length of the whole text, or -1 when dst is NULL with size > 0.
+ * 0) and returns the length of the whole text, or -1 when dst is NULL with size > 0 (or when
+ * memory runs out for a line wider than 256 bytes).
  */
 int pc_progress_format(char *dst, size_t size, const char *label, uint64_t done, uint64_t total,
                        double elapsed_s, int width);

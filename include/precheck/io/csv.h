@@ -29,6 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "precheck/core/strbuf.h"
 #include "precheck/core/status.h"
 
 typedef enum pc_csv_kind {
@@ -81,16 +82,13 @@ int pc_csv_format_cell(char *dst, size_t size, const pc_csv_cell *cell, int prec
 
 /* ---- rows into a memory buffer ---- */
 
-typedef struct pc_csv_buffer {
-    char *data; /* len bytes, NUL-terminated; NULL while empty */
-    size_t len;
-    size_t cap;
-} pc_csv_buffer;
+/* core's pc_strbuf: data holds len bytes, NUL-terminated (NULL while nothing was appended). */
+typedef pc_strbuf pc_csv_buffer;
 
 #define PC_CSV_BUFFER_INIT ((pc_csv_buffer){0})
 
 void pc_csv_buffer_free(pc_csv_buffer *buf);  /* leaves an empty buffer */
-void pc_csv_buffer_clear(pc_csv_buffer *buf); /* keeps the memory */
+void pc_csv_buffer_clear(pc_csv_buffer *buf); /* keeps the memory; clears an error */
 
 /*
  * msprobe's rule for a value a spreadsheet would run: it starts with one of + - = % @ (or their

@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "precheck/core/clock.h"
+#include "precheck/core/hashmap.h"
 #include "precheck/core/log.h"
 #include "precheck/dump/dump.h"
 #include "torch_impl.h"
@@ -500,9 +501,8 @@ static void drop_last(torch_state *s)
 
 static uint64_t api_seed(const pc_op_call *call)
 {
-    uint64_t h = 0xcbf29ce484222325ULL ^ call->seed;
-    for (const char *p = call->full_name ? call->full_name : ""; *p; p++)
-        h = (h ^ (unsigned char)*p) * 0x100000001b3ULL;
+    const char *name = call->full_name ? call->full_name : "";
+    uint64_t h = pc_hash_fnv1a64_more(PC_HASH_FNV1A64_BASIS ^ call->seed, name, strlen(name));
     return h >> 1; /* torch takes seeds below 2^63 everywhere */
 }
 
