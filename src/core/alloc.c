@@ -56,6 +56,11 @@ void pc_free(void *p)
     free(p);
 }
 
+int pc_alloc_hook_fails(void)
+{
+    return injected_failure();
+}
+
 void pc_alloc_fail_after(long n)
 {
     atomic_store_explicit(&fail_countdown, n < 0 ? -1 : n, memory_order_relaxed);

@@ -48,6 +48,11 @@ void pc_block_stats(size_t *live, size_t *kept, size_t *peak);
  * for single-threaded tests: with several threads, which allocation fails is up to timing. */
 void pc_alloc_fail_after(long n);
 
+/* The hook alone, for core's containers whose memory leaves core to callers that free() it
+ * (pc_strbuf_finish, the arena's chunks, the map's slots): true when the allocation about to be
+ * made must fail. Such memory is not in pc_alloc_live's count. */
+int pc_alloc_hook_fails(void);
+
 /* Blocks from pc_malloc/pc_calloc not yet given to pc_free; tests check it returns to where it
  * was, which finds leaks without a sanitizer. */
 long pc_alloc_live(void);

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "dump/arena.h"
+#include "precheck/core/arena.h"
 #include "precheck/dump/data.h"
 #include "precheck/dump/dump.h"
 #include "precheck/io/json.h"

@@ -1,6 +1,7 @@
 #include "precheck/io/config.h"
 
 #include "precheck/core/log.h"
+#include "precheck/core/strbuf.h"
 #include "precheck/io/json.h"
 #include "precheck/io/path_check.h"
 
@@ -34,106 +35,58 @@ enum { STEP_RANK_MAX = 1000000 };
  * (a list of a million bad names must not cost a million appends). */
 enum { TEXT_LIMIT = 4 * PC_ERROR_MESSAGE_MAX };
 
-/* ---------------------------------------------------------------------------------------------
- * A bounded growable string for building messages
- * ------------------------------------------------------------------------------------------- */
-
-typedef struct text {
-    char *data;
-    size_t len, cap;
-    bool failed; /* out of memory: the contents are dropped */
-} text;
-
-static void text_add(text *t, const char *s, size_t n)
-{
-    if (t->failed || t->len >= TEXT_LIMIT)
-        return;
-    if (n > TEXT_LIMIT - t->len)
-        n = TEXT_LIMIT - t->len;
-    if (t->len + n + 1 > t->cap) {
-        size_t cap = t->cap ? t->cap : 128;
-        while (cap < t->len + n + 1)
-            cap *= 2;
-        char *data = realloc(t->data, cap);
-        if (!data) {
-            t->failed = true;
-            return;
-        }
-        t->data = data;
-        t->cap = cap;
+/* Messages are built in a pc_strbuf cut at TEXT_LIMIT bytes. */
+#define TEXT_INIT                                                                                  \
+    {                                                                                              \
+        .max = TEXT_LIMIT                                                                          \
     }
-    memcpy(t->data + t->len, s, n);
-    t->len += n;
-    t->data[t->len] = '\0';
-}
-
-static void text_adds(text *t, const char *s)
-{
-    text_add(t, s, strlen(s));
-}
-
-__attribute__((format(printf, 2, 3))) static void text_addf(text *t, const char *fmt, ...)
-{
-    char buf[512];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    if (n > 0)
-        text_add(t, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
-}
-
-static const char *text_str(const text *t)
-{
-    return t->failed || !t->data ? "" : t->data;
-}
 
 /* ---------------------------------------------------------------------------------------------
  * Python's repr() of str and float, for messages that print Python values
  * ------------------------------------------------------------------------------------------- */
 
-static void repr_str(text *t, const char *s, size_t n)
+static void repr_str(pc_strbuf *t, const char *s, size_t n)
 {
     bool has_single = memchr(s, '\'', n) != NULL, has_double = memchr(s, '"', n) != NULL;
     char quote = has_single && !has_double ? '"' : '\'';
-    text_add(t, &quote, 1);
+    pc_strbuf_append(t, &quote, 1);
     const unsigned char *p = (const unsigned char *)s;
     for (size_t i = 0; i < n; i++) {
         unsigned c = p[i];
         if (c == (unsigned char)quote || c == '\\') {
             char esc[2] = {'\\', (char)c};
-            text_add(t, esc, 2);
+            pc_strbuf_append(t, esc, 2);
         } else if (c == '\t') {
-            text_adds(t, "\\t");
+            pc_strbuf_appends(t, "\\t");
         } else if (c == '\n') {
-            text_adds(t, "\\n");
+            pc_strbuf_appends(t, "\\n");
         } else if (c == '\r') {
-            text_adds(t, "\\r");
+            pc_strbuf_appends(t, "\\r");
         } else if (c < 0x20 || c == 0x7f) {
-            text_addf(t, "\\x%02x", c);
+            pc_strbuf_printf(t, "\\x%02x", c);
         } else if (c == 0xc2 && i + 1 < n && (p[i + 1] <= 0xa0 || p[i + 1] == 0xad)) {
             /* U+0080..U+00A0 and U+00AD are not printable for Python */
-            text_addf(t, "\\x%02x", p[i + 1]);
+            pc_strbuf_printf(t, "\\x%02x", p[i + 1]);
             i++;
         } else {
-            text_add(t, (const char *)&p[i], 1);
+            pc_strbuf_append(t, (const char *)&p[i], 1);
         }
     }
-    text_add(t, &quote, 1);
+    pc_strbuf_append(t, &quote, 1);
 }
 
-static void repr_float(text *t, double x)
+static void repr_float(pc_strbuf *t, double x)
 {
     if (isnan(x)) {
-        text_adds(t, "nan");
+        pc_strbuf_appends(t, "nan");
         return;
     }
     if (isinf(x)) {
-        text_adds(t, x < 0 ? "-inf" : "inf");
+        pc_strbuf_appends(t, x < 0 ? "-inf" : "inf");
         return;
     }
     if (signbit(x))
-        text_adds(t, "-");
+        pc_strbuf_appends(t, "-");
     x = fabs(x);
     /* The shortest digits that read back as x, as Python's repr finds them. */
     char buf[40];
@@ -156,27 +109,27 @@ static void repr_float(text *t, double x)
         decpt = 1;
     if (decpt > -4 && decpt <= 16) {
         if (decpt <= 0) {
-            text_adds(t, "0.");
+            pc_strbuf_appends(t, "0.");
             for (int i = 0; i < -decpt; i++)
-                text_adds(t, "0");
-            text_add(t, digits, nd);
+                pc_strbuf_appends(t, "0");
+            pc_strbuf_append(t, digits, nd);
         } else if ((size_t)decpt >= nd) {
-            text_add(t, digits, nd);
+            pc_strbuf_append(t, digits, nd);
             for (size_t i = nd; i < (size_t)decpt; i++)
-                text_adds(t, "0");
-            text_adds(t, ".0");
+                pc_strbuf_appends(t, "0");
+            pc_strbuf_appends(t, ".0");
         } else {
-            text_add(t, digits, (size_t)decpt);
-            text_adds(t, ".");
-            text_add(t, digits + decpt, nd - (size_t)decpt);
+            pc_strbuf_append(t, digits, (size_t)decpt);
+            pc_strbuf_appends(t, ".");
+            pc_strbuf_append(t, digits + decpt, nd - (size_t)decpt);
         }
     } else {
-        text_add(t, digits, 1);
+        pc_strbuf_append(t, digits, 1);
         if (nd > 1) {
-            text_adds(t, ".");
-            text_add(t, digits + 1, nd - 1);
+            pc_strbuf_appends(t, ".");
+            pc_strbuf_append(t, digits + 1, nd - 1);
         }
-        text_addf(t, "e%c%02d", decpt - 1 < 0 ? '-' : '+', abs(decpt - 1));
+        pc_strbuf_printf(t, "e%c%02d", decpt - 1 < 0 ? '-' : '+', abs(decpt - 1));
     }
 }
 
@@ -1261,26 +1214,26 @@ static pc_status ydoc_parse(ydoc *d, const char *data, size_t size)
 /* ---- validation of the top-level mapping ---- */
 
 /* str(key) as Python prints it in "<key> must be one of ...". */
-static void key_display(text *t, const ynode *key)
+static void key_display(pc_strbuf *t, const ynode *key)
 {
     switch (key->kind) {
     case YK_NULL:
-        text_adds(t, "None");
+        pc_strbuf_appends(t, "None");
         break;
     case YK_BOOL:
-        text_adds(t, key->bval ? "True" : "False");
+        pc_strbuf_appends(t, key->bval ? "True" : "False");
         break;
     case YK_INT:
         if (key->big)
-            text_adds(t, key->str); /* beyond int64: the text as written */
+            pc_strbuf_appends(t, key->str); /* beyond int64: the text as written */
         else
-            text_addf(t, "%lld", (long long)key->ival);
+            pc_strbuf_printf(t, "%lld", (long long)key->ival);
         break;
     case YK_FLOAT:
         repr_float(t, key->fval);
         break;
     default:
-        text_add(t, key->str ? key->str : "", key->str ? strlen(key->str) : 0);
+        pc_strbuf_append(t, key->str ? key->str : "", key->str ? strlen(key->str) : 0);
         break;
     }
 }
@@ -1310,22 +1263,23 @@ static pc_status check_api_list(const char *key, const str_items *items, pc_conf
         if (!items->get(items->ctx, i, &len))
             return pc_error_set(PC_ERR_INVALID, "All elements in %s must be string type", key);
     }
-    text bad = {0};
+    pc_strbuf bad = TEXT_INIT;
     size_t bad_count = 0;
     for (size_t i = 0; i < items->count; i++) {
         size_t len;
         const char *name = items->get(items->ctx, i, &len);
         if (strlen(name) == len && is_api(name))
             continue;
-        text_adds(&bad, bad_count++ ? ", " : "[");
+        pc_strbuf_appends(&bad, bad_count++ ? ", " : "[");
         repr_str(&bad, name, len);
     }
     if (bad_count) {
-        text_adds(&bad, "]");
+        pc_strbuf_appends(&bad, "]");
         pc_status s =
-            bad.failed ? out_of_memory()
-                       : pc_error_set(PC_ERR_INVALID, "Invalid api in %s: %s", key, text_str(&bad));
-        free(bad.data);
+            pc_strbuf_error(&bad) == PC_STRBUF_NOMEM
+                ? out_of_memory()
+                : pc_error_set(PC_ERR_INVALID, "Invalid api in %s: %s", key, pc_strbuf_str(&bad));
+        pc_strbuf_reset(&bad);
         return s;
     }
     if (!list_reserve(out, items->count))
@@ -1386,12 +1340,13 @@ static pc_status validate_yaml(const ydoc *d, pc_config_api_check is_api, pc_con
         int k = key_index(key);
         if (k < 0) {
             /* an unknown key; repeated unknown keys fail at their first place just the same */
-            text t = {0};
+            pc_strbuf t = TEXT_INIT;
             key_display(&t, key);
-            s = t.failed ? out_of_memory()
-                         : pc_error_set(PC_ERR_INVALID, "%s must be one of " KEYS_AS_PYTHON,
-                                        text_str(&t));
-            free(t.data);
+            s = pc_strbuf_error(&t) == PC_STRBUF_NOMEM
+                    ? out_of_memory()
+                    : pc_error_set(PC_ERR_INVALID, "%s must be one of " KEYS_AS_PYTHON,
+                                   pc_strbuf_str(&t));
+            pc_strbuf_reset(&t);
             break;
         }
         if (seen[k])
@@ -1491,25 +1446,25 @@ typedef struct jctx {
 } jctx;
 
 /* Python's str() of a value json.loads made (repr for values inside containers). */
-static void json_str(text *t, const jctx *j, pc_json_ref v, bool top, int depth)
+static void json_str(pc_strbuf *t, const jctx *j, pc_json_ref v, bool top, int depth)
 {
     const pc_json_doc *doc = j->doc;
     if (depth > PC_JSON_MAX_DEPTH || t->len >= TEXT_LIMIT)
         return;
     switch (pc_json_type_of(doc, v)) {
     case PC_JSON_NULL:
-        text_adds(t, "None");
+        pc_strbuf_appends(t, "None");
         break;
     case PC_JSON_BOOL: {
         bool b = false;
         pc_json_get_bool(doc, v, &b);
-        text_adds(t, b ? "True" : "False");
+        pc_strbuf_appends(t, b ? "True" : "False");
         break;
     }
     case PC_JSON_INT: {
         int64_t i = 0;
         pc_json_get_int64(doc, v, &i);
-        text_addf(t, "%lld", (long long)i);
+        pc_strbuf_printf(t, "%lld", (long long)i);
         break;
     }
     case PC_JSON_FLOAT:
@@ -1518,7 +1473,7 @@ static void json_str(text *t, const jctx *j, pc_json_ref v, bool top, int depth)
             while (end < j->size &&
                    (j->data[end] == '-' || (j->data[end] >= '0' && j->data[end] <= '9')))
                 end++;
-            text_add(t, j->data + at, end - at);
+            pc_strbuf_append(t, j->data + at, end - at);
         } else {
             repr_float(t, pc_json_number(doc, v));
         }
@@ -1527,27 +1482,27 @@ static void json_str(text *t, const jctx *j, pc_json_ref v, bool top, int depth)
         size_t len;
         const char *s = pc_json_string(doc, v, &len);
         if (top)
-            text_add(t, s, len);
+            pc_strbuf_append(t, s, len);
         else
             repr_str(t, s, len);
         break;
     }
     case PC_JSON_ARRAY: {
-        text_adds(t, "[");
+        pc_strbuf_appends(t, "[");
         bool first = true;
         for (pc_json_ref e = pc_json_first(doc, v); e != PC_JSON_NONE && t->len < TEXT_LIMIT;
              e = pc_json_next(doc, e)) {
             if (!first)
-                text_adds(t, ", ");
+                pc_strbuf_appends(t, ", ");
             first = false;
             json_str(t, j, e, false, depth + 1);
         }
-        text_adds(t, "]");
+        pc_strbuf_appends(t, "]");
         break;
     }
     case PC_JSON_OBJECT: {
         /* A dict: each key once, at its first place, with its last value. */
-        text_adds(t, "{");
+        pc_strbuf_appends(t, "{");
         bool first = true;
         for (pc_json_ref k = pc_json_first(doc, v); k != PC_JSON_NONE && t->len < TEXT_LIMIT;
              k = pc_json_next(doc, k)) {
@@ -1571,13 +1526,13 @@ static void json_str(text *t, const jctx *j, pc_json_ref v, bool top, int depth)
                     value = pc_json_member_value(doc, e);
             }
             if (!first)
-                text_adds(t, ", ");
+                pc_strbuf_appends(t, ", ");
             first = false;
             repr_str(t, key, klen);
-            text_adds(t, ": ");
+            pc_strbuf_appends(t, ": ");
             json_str(t, j, value, false, depth + 1);
         }
-        text_adds(t, "}");
+        pc_strbuf_appends(t, "}");
         break;
     }
     default:
@@ -1596,25 +1551,26 @@ static bool json_in(const pc_json_doc *doc, pc_json_ref v, const char *const *wo
     return false;
 }
 
-static void python_list(text *t, const char *const *words, size_t n)
+static void python_list(pc_strbuf *t, const char *const *words, size_t n)
 {
-    text_adds(t, "[");
+    pc_strbuf_appends(t, "[");
     for (size_t i = 0; i < n; i++) {
         if (i)
-            text_adds(t, ", ");
+            pc_strbuf_appends(t, ", ");
         repr_str(t, words[i], strlen(words[i]));
     }
-    text_adds(t, "]");
+    pc_strbuf_appends(t, "]");
 }
 
 static pc_status fail_not_one_of(const char *what, const char *const *words, size_t n)
 {
-    text t = {0};
+    pc_strbuf t = TEXT_INIT;
     python_list(&t, words, n);
-    pc_status s = t.failed ? out_of_memory()
-                           : pc_error_set(PC_ERR_INVALID, "%s is invalid, it should be one of %s",
-                                          what, text_str(&t));
-    free(t.data);
+    pc_status s = pc_strbuf_error(&t) == PC_STRBUF_NOMEM
+                      ? out_of_memory()
+                      : pc_error_set(PC_ERR_INVALID, "%s is invalid, it should be one of %s", what,
+                                     pc_strbuf_str(&t));
+    pc_strbuf_reset(&t);
     return s;
 }
 
@@ -1660,13 +1616,14 @@ static pc_status check_step_or_rank(const jctx *j, pc_json_ref list, const char 
         pc_json_type et = pc_json_type_of(doc, e);
         bool is_int = et == PC_JSON_INT || pc_json_is_big_integer(doc, e);
         if (!is_int && et != PC_JSON_STRING) {
-            text t = {0};
+            pc_strbuf t = TEXT_INIT;
             json_str(&t, j, e, true, 0);
-            pc_status s = t.failed ? out_of_memory()
-                                   : pc_error_set(PC_ERR_INVALID,
-                                                  "%s element %s must be an integer or string.",
-                                                  obj, text_str(&t));
-            free(t.data);
+            pc_status s =
+                pc_strbuf_error(&t) == PC_STRBUF_NOMEM
+                    ? out_of_memory()
+                    : pc_error_set(PC_ERR_INVALID, "%s element %s must be an integer or string.",
+                                   obj, pc_strbuf_str(&t));
+            pc_strbuf_reset(&t);
             return s;
         }
         if (is_int) {
@@ -1674,14 +1631,15 @@ static pc_status check_step_or_rank(const jctx *j, pc_json_ref list, const char 
             bool in_range = et == PC_JSON_INT && pc_json_get_int64(doc, e, &value) == PC_OK &&
                             value >= 0 && value <= STEP_RANK_MAX;
             if (!in_range) {
-                text t = {0};
+                pc_strbuf t = TEXT_INIT;
                 json_str(&t, j, e, true, 0);
-                pc_status s = t.failed ? out_of_memory()
-                                       : pc_error_set(PC_ERR_INVALID,
-                                                      "Each element of %s must be between 0 and "
-                                                      "%d, currently it is %s.",
-                                                      obj, STEP_RANK_MAX, text_str(&t));
-                free(t.data);
+                pc_status s = pc_strbuf_error(&t) == PC_STRBUF_NOMEM
+                                  ? out_of_memory()
+                                  : pc_error_set(PC_ERR_INVALID,
+                                                 "Each element of %s must be between 0 and "
+                                                 "%d, currently it is %s.",
+                                                 obj, STEP_RANK_MAX, pc_strbuf_str(&t));
+                pc_strbuf_reset(&t);
                 return s;
             }
             continue;

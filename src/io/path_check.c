@@ -1,7 +1,9 @@
 #include "precheck/io/path_check.h"
 
 #include "io/path_check_impl.h"
+#include "precheck/core/hashmap.h"
 #include "precheck/core/log.h"
+#include "precheck/core/strbuf.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -47,144 +49,69 @@ static bool can_access(const char *path, int mode)
 }
 
 /* ---------------------------------------------------------------------------------------------
- * Warnings logged once per (kind, path), like msprobe's dedup_log. Only 64-bit hashes are kept:
- * a collision would merely hide one warning.
+ * Warnings logged once per (kind, path), like msprobe's dedup_log: the keys "kind\xffpath" in a
+ * map that owns them.
  * ------------------------------------------------------------------------------------------- */
 
 static pthread_mutex_t warned_lock = PTHREAD_MUTEX_INITIALIZER;
-static uint64_t *warned; /* open addressing; 0 marks an empty slot */
-static size_t warned_count, warned_cap;
+static pc_strmap warned = {.own_keys = true};
 
 void pc_path_testing_forget_warnings(void)
 {
     pthread_mutex_lock(&warned_lock);
-    free(warned);
-    warned = NULL;
-    warned_count = warned_cap = 0;
+    pc_strmap_free(&warned);
     pthread_mutex_unlock(&warned_lock);
-}
-
-static uint64_t hash_key(const char *kind, const char *path)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (const char *s = kind; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    h = (h ^ 0xffu) * 1099511628211ull;
-    for (const char *s = path; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h ? h : 1;
-}
-
-static bool warned_insert(uint64_t *table, size_t cap, uint64_t key)
-{
-    size_t i = (size_t)(key % cap);
-    while (table[i]) {
-        if (table[i] == key)
-            return false;
-        i = (i + 1) % cap;
-    }
-    table[i] = key;
-    return true;
 }
 
 /* True the first time it is asked about (kind, path); also true when memory runs out, since a
  * repeated warning is better than a lost one. */
 static bool warn_first_time(const char *kind, const char *path)
 {
-    uint64_t key = hash_key(kind, path);
+    char fixed[256];
+    pc_strbuf key;
+    pc_strbuf_init(&key, fixed, sizeof fixed, 0);
+    pc_strbuf_appends(&key, kind);
+    pc_strbuf_appendc(&key, '\xff');
+    pc_strbuf_appends(&key, path);
     bool first = true;
-    pthread_mutex_lock(&warned_lock);
-    if ((warned_count + 1) * 2 > warned_cap) {
-        size_t cap = warned_cap ? warned_cap * 2 : 64;
-        uint64_t *table = calloc(cap, sizeof *table);
-        if (!table)
-            goto done;
-        for (size_t i = 0; i < warned_cap; i++)
-            if (warned[i])
-                warned_insert(table, cap, warned[i]);
-        free(warned);
-        warned = table;
-        warned_cap = cap;
+    if (!pc_strbuf_error(&key)) {
+        pthread_mutex_lock(&warned_lock);
+        pc_strmap_entry *e = pc_strmap_put(&warned, key.data, key.len, &first);
+        if (!e)
+            first = true;
+        pthread_mutex_unlock(&warned_lock);
     }
-    first = warned_insert(warned, warned_cap, key);
-    if (first)
-        warned_count++;
-done:
-    pthread_mutex_unlock(&warned_lock);
+    pc_strbuf_reset(&key);
     return first;
 }
 
 /* ---------------------------------------------------------------------------------------------
- * A growable string
+ * Path text in core's pc_strbuf
  * ------------------------------------------------------------------------------------------- */
 
-typedef struct strbuf {
-    char *data;
-    size_t len, cap;
-    bool failed; /* an allocation failed; the contents are then meaningless */
-} strbuf;
-
-static void sb_reserve(strbuf *b, size_t extra)
+static void sb_set(pc_strbuf *b, const char *s, size_t n)
 {
-    if (b->failed)
-        return;
-    if (b->len + extra + 1 <= b->cap)
-        return;
-    size_t cap = b->cap ? b->cap : 64;
-    while (cap < b->len + extra + 1)
-        cap *= 2;
-    char *data = realloc(b->data, cap);
-    if (!data) {
-        b->failed = true;
-        return;
-    }
-    b->data = data;
-    b->cap = cap;
-}
-
-static void sb_append(strbuf *b, const char *s, size_t n)
-{
-    sb_reserve(b, n);
-    if (b->failed)
-        return;
-    memcpy(b->data + b->len, s, n);
-    b->len += n;
-    b->data[b->len] = '\0';
-}
-
-static void sb_truncate(strbuf *b, size_t len)
-{
-    if (b->failed || len > b->len)
-        return;
-    b->len = len;
-    if (b->data)
-        b->data[len] = '\0';
-}
-
-static void sb_set(strbuf *b, const char *s, size_t n)
-{
-    sb_truncate(b, 0);
-    sb_append(b, s, n);
+    pc_strbuf_truncate(b, 0);
+    pc_strbuf_append(b, s, n);
 }
 
 /* The contents as a C string ("" when empty); NULL only after a failed allocation. */
-static const char *sb_str(strbuf *b)
+static const char *sb_str(pc_strbuf *b)
 {
-    sb_reserve(b, 0);
-    return b->failed ? NULL : b->data;
+    return pc_strbuf_error(b) ? NULL : pc_strbuf_str(b);
 }
 
 /* posixpath.join(path, name) for a name without slashes. */
-static void sb_join(strbuf *b, const char *name, size_t n)
+static void sb_join(pc_strbuf *b, const char *name, size_t n)
 {
     if (b->len > 0 && b->data[b->len - 1] != '/')
-        sb_append(b, "/", 1);
-    sb_append(b, name, n);
+        pc_strbuf_append(b, "/", 1);
+    pc_strbuf_append(b, name, n);
 }
 
 /* posixpath.split(): leaves the head in b (trailing slashes removed unless it is all slashes)
  * and returns the tail's offset in the old contents, which stay in place past the new end. */
-static size_t sb_split(strbuf *b, size_t *tail_len)
+static size_t sb_split(pc_strbuf *b, size_t *tail_len)
 {
     size_t cut = b->len;
     while (cut > 0 && b->data[cut - 1] != '/')
@@ -204,12 +131,12 @@ static size_t sb_split(strbuf *b, size_t *tail_len)
  * ------------------------------------------------------------------------------------------- */
 
 /* Appends posixpath.normpath(path) to out (which must be empty). */
-static void normpath_into(strbuf *out, const char *path)
+static void normpath_into(pc_strbuf *out, const char *path)
 {
     size_t initial = 0;
     if (path[0] == '/')
         initial = (path[1] == '/' && path[2] != '/') ? 2 : 1;
-    sb_append(out, "//", initial);
+    pc_strbuf_append(out, "//", initial);
     const char *p = path;
     while (*p) {
         while (*p == '/')
@@ -221,7 +148,7 @@ static void normpath_into(strbuf *out, const char *path)
         if (n == 0 || (n == 1 && start[0] == '.'))
             continue;
         bool dotdot = n == 2 && start[0] == '.' && start[1] == '.';
-        if (out->failed)
+        if (pc_strbuf_error(out))
             return;
         bool empty = out->len == initial;
         size_t last = out->len; /* start of the last component */
@@ -231,57 +158,60 @@ static void normpath_into(strbuf *out, const char *path)
             !empty && out->len - last == 2 && out->data[last] == '.' && out->data[last + 1] == '.';
         if (!dotdot || (initial == 0 && empty) || top_dotdot) {
             if (!empty)
-                sb_append(out, "/", 1);
-            sb_append(out, start, n);
+                pc_strbuf_append(out, "/", 1);
+            pc_strbuf_append(out, start, n);
         } else if (!empty) {
-            sb_truncate(out, last > initial ? last - 1 : initial);
+            pc_strbuf_truncate(out, last > initial ? last - 1 : initial);
         }
     }
-    if (!out->failed && out->len == 0)
-        sb_append(out, ".", 1);
+    if (!pc_strbuf_error(out) && out->len == 0)
+        pc_strbuf_append(out, ".", 1);
 }
 
-static pc_status getcwd_into(strbuf *out)
+static pc_status getcwd_into(pc_strbuf *out)
 {
     size_t size = 256;
     for (;;) {
-        sb_reserve(out, size);
-        if (out->failed)
+        size_t len = out->len;
+        char *room = pc_strbuf_extend(out, size);
+        if (!room)
             return PC_ERR_NOMEM;
-        if (getcwd(out->data + out->len, size))
+        pc_strbuf_truncate(out, len);
+        if (getcwd(room, size))
             break;
         if (errno != ERANGE)
             return pc_error_set(PC_ERR_IO, "cannot read the current directory: %s",
                                 strerror(errno));
         size *= 2;
     }
-    out->len += strlen(out->data + out->len);
+    out->len += strlen(out->data + out->len); /* what getcwd wrote past the end */
     return PC_OK;
 }
 
 /* posixpath.abspath(path): *result is malloc'd. */
 static pc_status abspath(const char *path, char **result)
 {
-    strbuf joined = {0};
+    pc_strbuf joined = PC_STRBUF_INIT;
     if (path[0] != '/') {
         pc_status s = getcwd_into(&joined);
         if (s != PC_OK) {
-            free(joined.data);
+            pc_strbuf_reset(&joined);
             return s;
         }
         if (path[0])
-            sb_append(&joined, "/", 1);
+            pc_strbuf_append(&joined, "/", 1);
     }
-    sb_append(&joined, path, strlen(path));
-    strbuf out = {0};
-    if (!joined.failed)
-        normpath_into(&out, joined.data);
-    free(joined.data);
-    if (joined.failed || !sb_str(&out)) {
-        free(out.data);
+    pc_strbuf_append(&joined, path, strlen(path));
+    pc_strbuf out = PC_STRBUF_INIT;
+    bool failed = pc_strbuf_error(&joined) != PC_STRBUF_OK;
+    if (!failed)
+        normpath_into(&out, pc_strbuf_str(&joined));
+    pc_strbuf_reset(&joined);
+    if (failed || !sb_str(&out)) {
+        pc_strbuf_reset(&out);
         return pc_error_set(PC_ERR_NOMEM, "out of memory while resolving %s", path);
     }
-    *result = out.data;
+    *result = pc_strbuf_finish(&out, NULL); /* not NULL: out holds at least "." on the heap */
     return PC_OK;
 }
 
@@ -354,16 +284,16 @@ static char *read_link(const char *path)
 
 /* posixpath._joinrealpath: resolves `rest` on top of the already resolved `path`. Returns false
  * when a symlink loop stopped it (path then holds the unresolved remainder appended), or when
- * memory ran out (seen->failed or path->failed). */
-static bool join_real(strbuf *path, const char *rest, seen_set *seen, int depth)
+ * memory ran out (seen->failed or pc_strbuf_error(path)). */
+static bool join_real(pc_strbuf *path, const char *rest, seen_set *seen, int depth)
 {
     if (rest[0] == '/') {
         sb_set(path, "/", 1);
         rest++;
     }
-    strbuf newpath = {0};
+    pc_strbuf newpath = PC_STRBUF_INIT;
     bool ok = true;
-    while (*rest && !path->failed) {
+    while (*rest && !pc_strbuf_error(path)) {
         const char *name = rest;
         while (*rest && *rest != '/')
             rest++;
@@ -378,7 +308,8 @@ static bool join_real(strbuf *path, const char *rest, seen_set *seen, int depth)
                 size_t tail = sb_split(path, &tail_len);
                 bool was_dotdot =
                     tail_len == 2 && path->data[tail] == '.' && path->data[tail + 1] == '.';
-                sb_truncate(path, path->len);
+                if (path->data)
+                    path->data[path->len] = '\0'; /* the tail is read: end the head */
                 if (was_dotdot) {
                     sb_join(path, "..", 2);
                     sb_join(path, "..", 2);
@@ -391,7 +322,7 @@ static bool join_real(strbuf *path, const char *rest, seen_set *seen, int depth)
         sb_set(&newpath, path->data ? path->data : "", path->len);
         sb_join(&newpath, name, n);
         if (!sb_str(&newpath)) {
-            path->failed = true;
+            path->err = PC_STRBUF_NOMEM;
             break;
         }
         struct stat st;
@@ -440,25 +371,25 @@ static bool join_real(strbuf *path, const char *rest, seen_set *seen, int depth)
             break;
         }
     }
-    free(newpath.data);
-    return ok && !path->failed;
+    pc_strbuf_reset(&newpath);
+    return ok && !pc_strbuf_error(path);
 }
 
 pc_status pc_path_resolve(const char *path, char **resolved)
 {
     *resolved = NULL;
-    strbuf joined = {0};
+    pc_strbuf joined = PC_STRBUF_INIT;
     seen_set seen = {0};
-    sb_append(&joined, "", 0);
+    pc_strbuf_append(&joined, "", 0);
     join_real(&joined, path, &seen, 0);
-    bool failed = joined.failed || seen.failed;
+    bool failed = pc_strbuf_error(&joined) || seen.failed;
     seen_free(&seen);
     if (failed) {
-        free(joined.data);
+        pc_strbuf_reset(&joined);
         return pc_error_set(PC_ERR_NOMEM, "out of memory while resolving %s", path);
     }
-    pc_status s = abspath(joined.data, resolved);
-    free(joined.data);
+    pc_status s = abspath(pc_strbuf_str(&joined), resolved);
+    pc_strbuf_reset(&joined);
     return s;
 }
 

@@ -1,7 +1,9 @@
 /* madvise(MADV_HUGEPAGE) is Linux's, outside POSIX. */
 #define _DEFAULT_SOURCE 1
 
-#include "dump/arena.h"
+#include "precheck/core/arena.h"
+
+#include "core/alloc.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -21,19 +23,31 @@ struct pc_arena_chunk {
     _Alignas(ALIGN) char data[];
 };
 
+void pc_arena_init(pc_arena *a, size_t chunk_size, size_t limit)
+{
+    memset(a, 0, sizeof *a);
+    /* a chunk holds its header and at least a few blocks */
+    a->chunk_size = chunk_size && chunk_size < 256 ? 256 : chunk_size;
+    a->limit = limit;
+}
+
 static void *new_chunk(pc_arena *a, size_t size)
 {
-    bool big = size > CHUNK_SIZE / 4;
+    size_t chunk = a->chunk_size ? a->chunk_size : CHUNK_SIZE;
+    bool big = size > chunk / 4;
     pc_arena_chunk *c;
     size_t cap;
-    if (big) {
-        if (size > SIZE_MAX - sizeof *c)
-            return NULL;
-        cap = size;
+    if (size > SIZE_MAX - sizeof *c)
+        return NULL;
+    /* the header lives in the chunk: the usable part is a little short of the chunk size */
+    cap = big ? size : chunk - sizeof *c;
+    if (a->limit && (cap > a->limit || a->total > a->limit - cap))
+        return NULL;
+    if (pc_alloc_hook_fails())
+        return NULL;
+    if (big || a->chunk_size) {
         c = malloc(sizeof *c + cap);
     } else {
-        /* the header lives in the chunk: the usable part is a little short of 4 MiB */
-        cap = CHUNK_SIZE - sizeof *c;
         c = aligned_alloc(HUGE_ALIGN, CHUNK_SIZE);
 #ifdef MADV_HUGEPAGE
         if (c)
@@ -94,13 +108,21 @@ char *pc_arena_strndup(pc_arena *a, const char *s, size_t len)
     return p;
 }
 
+char *pc_arena_strdup(pc_arena *a, const char *s)
+{
+    if (!s)
+        s = "";
+    return pc_arena_strndup(a, s, strlen(s));
+}
+
 void pc_arena_free(pc_arena *a)
 {
+    size_t chunk_size = a->chunk_size, limit = a->limit;
     pc_arena_chunk *c = a->head;
     while (c) {
         pc_arena_chunk *next = c->next;
         free(c);
         c = next;
     }
-    memset(a, 0, sizeof *a);
+    pc_arena_init(a, chunk_size, limit);
 }
