@@ -5,6 +5,7 @@
 
 #include "config_impl.h"
 #include "precheck/core/log.h"
+#include "precheck/core/pyrepr.h"
 #include "precheck/core/strbuf.h"
 #include "precheck/io/path_check.h"
 
@@ -52,60 +53,9 @@ void pc_config_repr_str(pc_strbuf *t, const char *s, size_t n)
 
 void pc_config_repr_float(pc_strbuf *t, double x)
 {
-    if (isnan(x)) {
-        pc_strbuf_appends(t, "nan");
-        return;
-    }
-    if (isinf(x)) {
-        pc_strbuf_appends(t, x < 0 ? "-inf" : "inf");
-        return;
-    }
-    if (signbit(x))
-        pc_strbuf_appends(t, "-");
-    x = fabs(x);
-    /* The shortest digits that read back as x, as Python's repr finds them. */
-    char buf[40];
-    for (int precision = 1; precision <= 17; precision++) {
-        snprintf(buf, sizeof buf, "%.*e", precision - 1, x);
-        if (strtod(buf, NULL) == x)
-            break;
-    }
-    char digits[24];
-    size_t nd = 0;
-    const char *p = buf;
-    for (; *p && *p != 'e'; p++)
-        if (*p != '.')
-            digits[nd++] = *p;
-    int exponent = atoi(p + 1);
-    while (nd > 1 && digits[nd - 1] == '0')
-        nd--;
-    int decpt = exponent + 1; /* x = 0.<digits> * 10^decpt */
-    if (x == 0)
-        decpt = 1;
-    if (decpt > -4 && decpt <= 16) {
-        if (decpt <= 0) {
-            pc_strbuf_appends(t, "0.");
-            for (int i = 0; i < -decpt; i++)
-                pc_strbuf_appends(t, "0");
-            pc_strbuf_append(t, digits, nd);
-        } else if ((size_t)decpt >= nd) {
-            pc_strbuf_append(t, digits, nd);
-            for (size_t i = nd; i < (size_t)decpt; i++)
-                pc_strbuf_appends(t, "0");
-            pc_strbuf_appends(t, ".0");
-        } else {
-            pc_strbuf_append(t, digits, (size_t)decpt);
-            pc_strbuf_appends(t, ".");
-            pc_strbuf_append(t, digits + decpt, nd - (size_t)decpt);
-        }
-    } else {
-        pc_strbuf_append(t, digits, 1);
-        if (nd > 1) {
-            pc_strbuf_appends(t, ".");
-            pc_strbuf_append(t, digits + 1, nd - 1);
-        }
-        pc_strbuf_printf(t, "e%c%02d", decpt - 1 < 0 ? '-' : '+', abs(decpt - 1));
-    }
+    char buf[PC_PYREPR_MAX];
+    pc_pyrepr_double(buf, sizeof buf, x);
+    pc_strbuf_appends(t, buf);
 }
 
 /* ---------------------------------------------------------------------------------------------
