@@ -276,7 +276,10 @@ void pc_json_write_double(pc_json_writer *w, double v)
         return;
     }
     char buf[PC_JSON_DOUBLE_MAX];
-    pc_json_format_double(buf, sizeof buf, v);
+    if (isfinite(v) && (w->flags & PC_JSON_DOUBLE_17G))
+        snprintf(buf, sizeof buf, "%.17g", v);
+    else
+        pc_json_format_double(buf, sizeof buf, v);
     if (value_begin(w))
         puts_(w, buf);
 }

@@ -16,8 +16,9 @@
  * PC_JSON_ENSURE_ASCII (Python's default) every character outside ' '..'~' as \uXXXX too,
  * surrogate pairs above U+FFFF, an invalid UTF-8 byte as \ufffd; without it UTF-8 (and any
  * other byte >= 0x80) is written as it is. Integers as integers; floats as Python's repr
- * (core/pyrepr.h: "0.1", "1e-05", "100.0"); NaN and infinities as NaN, Infinity, -Infinity
- * (Python's allow_nan), or as null with PC_JSON_NONFINITE_NULL (strict JSON).
+ * (core/pyrepr.h: "0.1", "1e-05", "100.0"), or "%.17g" with PC_JSON_DOUBLE_17G; NaN and infinities
+ * as NaN, Infinity, -Infinity (Python's allow_nan), or as null with PC_JSON_NONFINITE_NULL (strict
+ * JSON).
  *
  * OWNERSHIP: the writer borrows its FILE, which the caller opens and closes; nothing keeps a
  * pointer to an argument after a call returns.
@@ -46,6 +47,9 @@ enum {
     PC_JSON_ENSURE_ASCII = 1,   /* escape every character outside ' '..'~' */
     PC_JSON_NONFINITE_NULL = 2, /* NaN and infinities as null */
     PC_JSON_FINAL_NEWLINE = 4,  /* pc_json_writer_finish ends the text with a newline */
+    /* finite doubles as C's "%.17g" ("0", "0.10000000000000001"): the spelling of schema 1 of
+     * precheck's summary.json, kept so that its files stay byte for byte what they were */
+    PC_JSON_DOUBLE_17G = 8,
 };
 
 typedef struct pc_json_writer {
