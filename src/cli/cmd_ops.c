@@ -15,6 +15,7 @@
 #include "precheck/core/log.h"
 #include "precheck/dump/dump.h"
 #include "precheck/dump/filter.h"
+#include "precheck/io/json_write.h"
 #include "precheck/ops/op.h"
 #include "precheck/runner/runner.h"
 
@@ -42,42 +43,45 @@ static void print_help(FILE *out, const pc_args_command *cmd)
                  "  -h, --help        this help\n");
 }
 
-/* A JSON string of plain text (the names are ASCII identifiers; quotes and backslashes are
- * escaped all the same). */
-static void json_string(const char *s)
+/* A string member of an API's object. */
+static void json_member(pc_json_writer *w, const char *key, const char *value)
 {
-    putchar('"');
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\')
-            putchar('\\');
-        putchar(*s);
-    }
-    putchar('"');
+    pc_json_write_keyz(w, key);
+    pc_json_write_stringz(w, value);
 }
 
-static void print_json(void)
+/* The JSON is written to stdout: a block array of one-line objects. */
+static int json_finish(pc_json_writer *w)
+{
+    if (pc_json_writer_finish(w) == PC_OK)
+        return 0;
+    pc_log_error("%s", pc_error_message());
+    return 1;
+}
+
+static int print_json(void)
 {
     size_t n = pc_api_name_count();
-    printf("[");
+    pc_json_writer w;
+    pc_json_writer_init(&w, stdout, 2, PC_JSON_FINAL_NEWLINE);
+    pc_json_write_begin_array(&w);
     for (size_t i = 0; i < n; i++) {
         const pc_api_name *a = pc_api_name_at(i);
-        printf("%s\n  {\"api\": ", i ? "," : "");
         char full[160];
         snprintf(full, sizeof full, "%s.%s", a->api_type, a->api_name);
-        json_string(full);
-        printf(", \"api_type\": ");
-        json_string(a->api_type);
-        printf(", \"api_name\": ");
-        json_string(a->api_name);
-        printf(", \"op\": ");
-        json_string(a->op->name);
-        printf(", \"form\": ");
-        json_string(pc_api_form_name(a->form));
-        printf(", \"standard\": ");
-        json_string(pc_standard_name(pc_standard_of_api(a->api_name)));
-        printf(", \"backward\": %s}", a->op->backward ? "true" : "false");
+        pc_json_write_begin_object_inline(&w);
+        json_member(&w, "api", full);
+        json_member(&w, "api_type", a->api_type);
+        json_member(&w, "api_name", a->api_name);
+        json_member(&w, "op", a->op->name);
+        json_member(&w, "form", pc_api_form_name(a->form));
+        json_member(&w, "standard", pc_standard_name(pc_standard_of_api(a->api_name)));
+        pc_json_write_keyz(&w, "backward");
+        pc_json_write_bool(&w, a->op->backward);
+        pc_json_write_end_object(&w);
     }
-    printf("%s]\n", n ? "\n" : "");
+    pc_json_write_end_array(&w);
+    return json_finish(&w);
 }
 
 static void print_table(void)
@@ -160,20 +164,24 @@ static int print_coverage(const char *path, bool json)
         missing += c[k].why == PC_NO_RUN_NO_OP;
     }
     qsort(c, n, sizeof *c, by_calls);
+    int rc = 0;
     if (json) {
-        printf("[");
+        pc_json_writer w;
+        pc_json_writer_init(&w, stdout, 2, PC_JSON_FINAL_NEWLINE);
+        pc_json_write_begin_array(&w);
         for (size_t i = 0; i < n; i++) {
-            printf("%s\n  {\"api\": ", i ? "," : "");
-            json_string(c[i].name);
-            printf(", \"calls\": %zu, \"supported\": %s", c[i].calls,
-                   c[i].why != PC_RUNS ? "false" : "true");
-            if (c[i].why != PC_RUNS) {
-                printf(", \"why\": ");
-                json_string(pc_no_run_text(c[i].why));
-            }
-            printf("}");
+            pc_json_write_begin_object_inline(&w);
+            json_member(&w, "api", c[i].name);
+            pc_json_write_keyz(&w, "calls");
+            pc_json_write_int(&w, (int64_t)c[i].calls);
+            pc_json_write_keyz(&w, "supported");
+            pc_json_write_bool(&w, c[i].why == PC_RUNS);
+            if (c[i].why != PC_RUNS)
+                json_member(&w, "why", pc_no_run_text(c[i].why));
+            pc_json_write_end_object(&w);
         }
-        printf("%s]\n", n ? "\n" : "");
+        pc_json_write_end_array(&w);
+        rc = json_finish(&w);
     } else {
         int w = (int)strlen("api");
         for (size_t i = 0; i < n; i++)
@@ -194,7 +202,7 @@ static int print_coverage(const char *path, bool json)
     }
     free(c);
     pc_dump_free(dump);
-    return 0;
+    return rc;
 }
 
 typedef struct ops_args {
@@ -233,8 +241,7 @@ int pc_cli_ops(int argc, char **argv)
     if (dump)
         return print_coverage(dump, json);
     if (json)
-        print_json();
-    else
-        print_table();
+        return print_json();
+    print_table();
     return 0;
 }

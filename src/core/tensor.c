@@ -9,6 +9,7 @@
 
 #include "core/alloc.h"
 #include "precheck/core/convert.h"
+#include "precheck/core/strided_copy.h"
 
 /* ---------------------------------------------------------------------------------------- */
 /* Storage                                                                                  */
@@ -729,200 +730,15 @@ pc_status pc_tensor_expand(pc_tensor *out, const pc_tensor *src, const int64_t *
     return finish_view(out, src, new_shape, new_strides, rank, src->offset);
 }
 
-/* ---------------------------------------------------------------------------------------- */
-/* The strided copy engine                                                                  */
-/* ---------------------------------------------------------------------------------------- */
+/* Elements of up to this size (complex128) are filled from a stack buffer. */
+enum { MAX_ELEM = 16 };
 
-/*
- * Every copy, cast and fill is "for each element of a shape, dst element = converted src
- * element" over two strided layouts. The shape is first simplified: dimensions of size 1 go,
- * and neighbours that step through memory as one dimension would (in both layouts) merge, so a
- * contiguous pair becomes a single row handed to pc_convert_buffer whole, and a transposed one
- * keeps its real two dimensions. Rows then go one by one in row-major order.
- */
-typedef struct layout2 {
-    int rank;
-    int64_t shape[PC_TENSOR_MAX_DIMS];
-    int64_t dst_strides[PC_TENSOR_MAX_DIMS];
-    int64_t src_strides[PC_TENSOR_MAX_DIMS];
-} layout2;
-
-static void coalesce(layout2 *l, const int64_t *shape, const int64_t *dst_strides,
-                     const int64_t *src_strides, int rank)
-{
-    l->rank = 0;
-    for (int i = 0; i < rank; i++) {
-        if (shape[i] == 1)
-            continue;
-        int r = l->rank;
-        if (r > 0 && l->dst_strides[r - 1] == dst_strides[i] * shape[i] &&
-            l->src_strides[r - 1] == src_strides[i] * shape[i]) {
-            l->shape[r - 1] *= shape[i];
-            l->dst_strides[r - 1] = dst_strides[i];
-            l->src_strides[r - 1] = src_strides[i];
-            continue;
-        }
-        l->shape[r] = shape[i];
-        l->dst_strides[r] = dst_strides[i];
-        l->src_strides[r] = src_strides[i];
-        l->rank++;
-    }
-    if (l->rank == 0) { /* one element */
-        l->rank = 1;
-        l->shape[0] = 1;
-        l->dst_strides[0] = 1;
-        l->src_strides[0] = 1;
-    }
-}
-
-/* Elements per chunk when a strided row is converted through contiguous stack buffers. */
-enum { CHUNK = 256, MAX_ELEM = 16 };
-
-static void copy_same_dtype_row(unsigned char *d, int64_t ds, const unsigned char *s, int64_t ss,
-                                int64_t n, size_t size)
-{
-    if (ds == 1 && ss == 1) {
-        memmove(d, s, (size_t)n * size); /* pc_tensor_copy(&t, &t) hands in d == s */
-        return;
-    }
-    /* Fixed-size memcpy compiles to one load and one store per element. */
-#define STRIDED_LOOP(SZ)                                                                           \
-    for (int64_t i = 0; i < n; i++) {                                                              \
-        memcpy(d + (size_t)(i * ds) * SZ, s + (size_t)(i * ss) * SZ, SZ);                          \
-    }
-    switch (size) {
-    case 1:
-        STRIDED_LOOP(1)
-        return;
-    case 2:
-        STRIDED_LOOP(2)
-        return;
-    case 4:
-        STRIDED_LOOP(4)
-        return;
-    case 8:
-        STRIDED_LOOP(8)
-        return;
-    case 16:
-        STRIDED_LOOP(16)
-        return;
-    default:
-        for (int64_t i = 0; i < n; i++)
-            memcpy(d + (size_t)(i * ds) * size, s + (size_t)(i * ss) * size, size);
-    }
-#undef STRIDED_LOOP
-}
-
-/* Gathers n strided elements to contiguous, or scatters contiguous to strided. */
-static void gather(unsigned char *d, const unsigned char *s, int64_t ss, int64_t n, size_t size)
-{
-    copy_same_dtype_row(d, 1, s, ss, n, size);
-}
-
-static void scatter(unsigned char *d, int64_t ds, const unsigned char *s, int64_t n, size_t size)
-{
-    copy_same_dtype_row(d, ds, s, 1, n, size);
-}
-
-static void copy_row(unsigned char *d, pc_dtype dd, int64_t ds, const unsigned char *s, pc_dtype sd,
-                     int64_t ss, int64_t n)
-{
-    size_t dsz = pc_dtype_size(dd), ssz = pc_dtype_size(sd);
-    if (dd == sd) {
-        copy_same_dtype_row(d, ds, s, ss, n, dsz);
-        return;
-    }
-    if (ds == 1 && ss == 1) {
-        pc_convert_buffer(d, dd, s, sd, (size_t)n); /* dtypes were checked: cannot fail */
-        return;
-    }
-    /* Conversions go through pc_convert_buffer even for strided rows, so that a view converts
-     * bit for bit as its contiguous copy would. */
-    _Alignas(64) unsigned char sbuf[CHUNK * MAX_ELEM];
-    _Alignas(64) unsigned char dbuf[CHUNK * MAX_ELEM];
-    for (int64_t done = 0; done < n; done += CHUNK) {
-        int64_t k = n - done < CHUNK ? n - done : CHUNK;
-        const unsigned char *sp = s + (size_t)(done * ss) * ssz;
-        unsigned char *dp = d + (size_t)(done * ds) * dsz;
-        const unsigned char *from = sp;
-        if (ss != 1) {
-            gather(sbuf, sp, ss, k, ssz);
-            from = sbuf;
-        }
-        if (ds == 1) {
-            pc_convert_buffer(dp, dd, from, sd, (size_t)k);
-        } else {
-            pc_convert_buffer(dbuf, dd, from, sd, (size_t)k);
-            scatter(dp, ds, dbuf, k, dsz);
-        }
-    }
-}
-
-/* Side of the square tiles a transposing copy walks in: 32 x 32 elements of up to 16 bytes,
- * 16 KiB a side, stay in L1 while both layouts are read and written. */
-enum { TILE = 32 };
-
-/* The two innermost dimensions: rows (length m, strides da/sa) of n elements (strides db/sb).
- * When one layout steps through memory faster along rows than along a row (a transpose), row
- * by row would touch a new cache line per element on that side; tiles keep both sides in
- * cache. */
-static void copy_plane(unsigned char *dst, pc_dtype dd, int64_t da, int64_t db,
-                       const unsigned char *src, pc_dtype sd, int64_t sa, int64_t sb, int64_t m,
-                       int64_t n)
-{
-    size_t dsz = pc_dtype_size(dd), ssz = pc_dtype_size(sd);
-    bool tiled = m > 1 && n > TILE && (sb > sa || db > da);
-    int64_t tile = tiled ? TILE : n;
-    for (int64_t i0 = 0; i0 < m; i0 += tile) {
-        int64_t i1 = tiled && m - i0 > TILE ? i0 + TILE : m;
-        for (int64_t j0 = 0; j0 < n; j0 += tile) {
-            int64_t k = n - j0 < tile ? n - j0 : tile;
-            for (int64_t i = i0; i < i1; i++)
-                copy_row(dst + (size_t)(i * da + j0 * db) * dsz, dd, db,
-                         src + (size_t)(i * sa + j0 * sb) * ssz, sd, sb, k);
-        }
-    }
-}
-
-/* dst[i] = src[i] for every index of shape; both pointers address element [0, ..., 0]. */
+/* dst[i] = src[i] for every index of shape (core/strided_copy.h). */
 static void copy_strided(unsigned char *dst, pc_dtype dd, const int64_t *dst_strides,
                          const unsigned char *src, pc_dtype sd, const int64_t *src_strides,
                          const int64_t *shape, int rank)
 {
-    for (int i = 0; i < rank; i++)
-        if (shape[i] == 0)
-            return;
-    layout2 l;
-    coalesce(&l, shape, dst_strides, src_strides, rank);
-    if (l.rank == 1) { /* a plane of one row */
-        l.shape[1] = l.shape[0];
-        l.dst_strides[1] = l.dst_strides[0];
-        l.src_strides[1] = l.src_strides[0];
-        l.shape[0] = 1;
-        l.dst_strides[0] = l.src_strides[0] = 0;
-        l.rank = 2;
-    }
-    size_t dsz = pc_dtype_size(dd), ssz = pc_dtype_size(sd);
-    int a = l.rank - 2, b = l.rank - 1;
-    int64_t index[PC_TENSOR_MAX_DIMS] = {0};
-    int64_t doff = 0, soff = 0; /* element offsets of the current plane */
-    for (;;) {
-        copy_plane(dst + (size_t)doff * dsz, dd, l.dst_strides[a], l.dst_strides[b],
-                   src + (size_t)soff * ssz, sd, l.src_strides[a], l.src_strides[b], l.shape[a],
-                   l.shape[b]);
-        int i = a - 1;
-        for (; i >= 0; i--) {
-            doff += l.dst_strides[i];
-            soff += l.src_strides[i];
-            if (++index[i] < l.shape[i])
-                break;
-            doff -= l.dst_strides[i] * l.shape[i];
-            soff -= l.src_strides[i] * l.shape[i];
-            index[i] = 0;
-        }
-        if (i < 0)
-            return;
-    }
+    pc_strided_copy(dst, dd, dst_strides, src, sd, src_strides, shape, rank, 0);
 }
 
 /* ---------------------------------------------------------------------------------------- */

@@ -10,6 +10,7 @@
 
 #include "precheck/core/convert.h"
 #include "precheck/core/log.h"
+#include "precheck/core/pyrepr.h"
 #include "precheck/core/rng.h"
 #include "precheck/dump/api_rules.h"
 #include "precheck/dump/data.h"
@@ -43,26 +44,6 @@ void pc_inputs_begin(pc_inputs *ctx, const pc_dump *dump, uint64_t seed, const p
     }
 }
 
-/* Python's repr of a float: the shortest text that reads back, with ".0" when integral. */
-static void float_repr(char *buf, size_t size, double x)
-{
-    if (isnan(x)) {
-        snprintf(buf, size, "nan");
-        return;
-    }
-    if (isinf(x)) {
-        snprintf(buf, size, "%s", x > 0 ? "inf" : "-inf");
-        return;
-    }
-    for (int prec = 1; prec <= 17; prec++) {
-        snprintf(buf, size, "%.*g", prec, x);
-        if (strtod(buf, NULL) == x)
-            break;
-    }
-    if (!strpbrk(buf, ".e"))
-        snprintf(buf + strlen(buf), size - strlen(buf), ".0");
-}
-
 /* Python's repr of a statistic for msprobe's message. */
 static void value_repr(char *buf, size_t size, const pc_dump_value *v)
 {
@@ -78,7 +59,7 @@ static void value_repr(char *buf, size_t size, const pc_dump_value *v)
         snprintf(buf, size, "%lld", (long long)v->u.i);
         break;
     case PC_DUMP_VALUE_FLOAT:
-        float_repr(buf, size, v->u.f);
+        pc_pyrepr_double(buf, size, v->u.f);
         break;
     case PC_DUMP_VALUE_STR:
         snprintf(buf, size, "'%s'", v->u.s);

@@ -19,6 +19,7 @@
 #include "precheck/io/file_out.h"
 #include "precheck/dump/dump.h"
 #include "precheck/dump/dump_write.h"
+#include "precheck/io/json_write.h"
 #include "precheck/inputs/inputs.h"
 #include "precheck/io/path_check.h"
 #include "precheck/io/pt.h"

@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "precheck/core/convert.h"
+#include "precheck/core/pyrepr.h"
 
 pc_csv_cell pc_csv_space(void)
 {
@@ -68,185 +68,6 @@ int pc_format_fixed(char *dst, size_t size, double x, int precision)
     return snprintf(dst, size, "%.*f", precision, x);
 }
 
-/*
- * numpy's shortest round-trip digits (Dragon4 in "unique" mode) for a value of a narrow float
- * type: the fewest significant digits whose decimal value reads back as the same value of that
- * type, and among those the one nearest to the value. A correctly rounded "%.*e" gives the
- * nearest decimal of each length; at a power of two the rounding interval is lopsided, so its
- * neighbours one unit in the last digit away are tried too.
- */
-typedef bool (*roundtrip_fn)(const char *text, double value);
-
-static bool roundtrip_f32(const char *text, double value)
-{
-    return (double)strtof(text, NULL) == value;
-}
-
-static bool roundtrip_f16(const char *text, double value)
-{
-    /* Decimal -> double -> float16 rounds like decimal -> float16 for the at most 5 digits
-     * tried: such a decimal never lies within half a double ulp of a float16 midpoint unless
-     * it is that midpoint, which double holds exactly. */
-    return (double)pc_f16_to_f32(pc_f64_to_f16(strtod(text, NULL))) == value;
-}
-
-typedef struct digits {
-    char d[24]; /* significant digits, no trailing zeros (at least one digit) */
-    int n;      /* how many */
-    int exp10;  /* the value is 0.d * 10^(exp10 + 1), i.e. d[0] is the 10^exp10 digit */
-} digits;
-
-/* Parses the mantissa digits and exponent of "%.*e" output of a positive number. */
-static void parse_sci(const char *s, digits *out)
-{
-    out->n = 0;
-    const char *p = s;
-    for (; *p && *p != 'e'; p++)
-        if (*p >= '0' && *p <= '9' && out->n < (int)sizeof out->d - 1)
-            out->d[out->n++] = *p;
-    out->exp10 = *p == 'e' ? atoi(p + 1) : 0;
-    while (out->n > 1 && out->d[out->n - 1] == '0')
-        out->n--;
-    out->d[out->n] = '\0';
-}
-
-/* Writes "d.ddde+XX" of the digits (all n of them, none trimmed) into buf. */
-static void sci_text(char *buf, size_t size, const char *d, int n, int exp10)
-{
-    if (n == 1)
-        snprintf(buf, size, "%ce%d", d[0], exp10);
-    else
-        snprintf(buf, size, "%c.%.*se%d", d[0], n - 1, d + 1, exp10);
-}
-
-/* Adds delta (+1 or -1) in the last of the n digits of d (carrying); returns false when the
- * result leaves the n-digit range (it would change the exponent). */
-static bool bump_digits(char *d, int n, int delta)
-{
-    for (int i = n - 1; i >= 0; i--) {
-        int v = d[i] - '0' + delta;
-        if (v >= 0 && v <= 9) {
-            d[i] = (char)('0' + v);
-            return !(i == 0 && v == 0);
-        }
-        d[i] = delta > 0 ? '0' : '9';
-    }
-    return false;
-}
-
-static void shortest_digits(double value, int max_digits, roundtrip_fn ok, digits *out)
-{
-    char buf[64];
-    for (int n = 1; n <= max_digits; n++) {
-        snprintf(buf, sizeof buf, "%.*e", n - 1, value);
-        digits near;
-        near.n = 0;
-        const char *p = buf;
-        for (; *p && *p != 'e'; p++)
-            if (*p >= '0' && *p <= '9')
-                near.d[near.n++] = *p;
-        near.d[near.n] = '\0';
-        near.exp10 = atoi(p + 1);
-        /* The correctly rounded candidate (glibc rounds ties to even, as numpy's Dragon4
-         * does); its neighbours only when it does not read back. */
-        char text[64];
-        sci_text(text, sizeof text, near.d, near.n, near.exp10);
-        if (ok(text, value)) {
-            parse_sci(text, out);
-            return;
-        }
-        bool found = false;
-        double best_dist = 0;
-        digits best = near;
-        for (int delta = -1; delta <= 1; delta += 2) {
-            digits c = near;
-            if (!bump_digits(c.d, c.n, delta))
-                continue;
-            sci_text(text, sizeof text, c.d, c.n, c.exp10);
-            if (!ok(text, value))
-                continue;
-            double dist = fabs(strtod(text, NULL) - value);
-            if (!found || dist < best_dist) {
-                found = true;
-                best_dist = dist;
-                best = c;
-            }
-        }
-        if (found) {
-            sci_text(text, sizeof text, best.d, best.n, best.exp10);
-            parse_sci(text, out);
-            return;
-        }
-    }
-    snprintf(buf, sizeof buf, "%.*e", max_digits - 1, value);
-    parse_sci(buf, out);
-}
-
-/* numpy's str() layout of the shortest digits of a finite nonzero |value| (sign added by the
- * caller): positional with at least one fraction digit, or scientific with the fraction
- * trimmed and a signed exponent of at least two digits. */
-static int layout_repr(char *dst, size_t size, bool negative, double magnitude, const digits *dg)
-{
-    char out[PC_CSV_NUMBER_MAX];
-    size_t k = 0;
-    if (negative)
-        out[k++] = '-';
-    bool positional = magnitude < 1e16 && magnitude >= 1e-4;
-    if (positional) {
-        if (dg->exp10 >= 0) {
-            for (int i = 0; i <= dg->exp10; i++)
-                out[k++] = i < dg->n ? dg->d[i] : '0';
-            out[k++] = '.';
-            if (dg->n > dg->exp10 + 1)
-                for (int i = dg->exp10 + 1; i < dg->n; i++)
-                    out[k++] = dg->d[i];
-            else
-                out[k++] = '0';
-        } else {
-            out[k++] = '0';
-            out[k++] = '.';
-            for (int i = 0; i < -dg->exp10 - 1; i++)
-                out[k++] = '0';
-            for (int i = 0; i < dg->n; i++)
-                out[k++] = dg->d[i];
-        }
-        out[k] = '\0';
-    } else {
-        out[k++] = dg->d[0];
-        if (dg->n > 1) {
-            out[k++] = '.';
-            for (int i = 1; i < dg->n; i++)
-                out[k++] = dg->d[i];
-        }
-        int e = dg->exp10;
-        snprintf(out + k, sizeof out - k, "e%c%02d", e < 0 ? '-' : '+', e < 0 ? -e : e);
-    }
-    return put_text(dst, size, out);
-}
-
-static int format_repr(char *dst, size_t size, double x, int max_digits, roundtrip_fn ok)
-{
-    if (isnan(x))
-        return put_text(dst, size, "nan");
-    if (isinf(x))
-        return put_text(dst, size, x < 0 ? "-inf" : "inf");
-    if (x == 0)
-        return put_text(dst, size, signbit(x) ? "-0.0" : "0.0");
-    digits dg;
-    shortest_digits(fabs(x), max_digits, ok, &dg);
-    return layout_repr(dst, size, signbit(x) != 0, fabs(x), &dg);
-}
-
-int pc_format_f32_repr(char *dst, size_t size, float x)
-{
-    return format_repr(dst, size, (double)x, 9, roundtrip_f32);
-}
-
-int pc_format_f16_repr(char *dst, size_t size, uint16_t bits)
-{
-    return format_repr(dst, size, (double)pc_f16_to_f32(bits), 5, roundtrip_f16);
-}
-
 int pc_csv_format_cell(char *dst, size_t size, const pc_csv_cell *cell, int precision)
 {
     switch (cell->kind) {
@@ -259,9 +80,9 @@ int pc_csv_format_cell(char *dst, size_t size, const pc_csv_cell *cell, int prec
     case PC_CSV_F64:
         return pc_format_fixed(dst, size, cell->v.f64, precision);
     case PC_CSV_F32:
-        return pc_format_f32_repr(dst, size, cell->v.f32);
+        return pc_pyrepr_numpy_f32(dst, size, cell->v.f32);
     case PC_CSV_F16:
-        return pc_format_f16_repr(dst, size, cell->v.f16);
+        return pc_pyrepr_numpy_f16(dst, size, cell->v.f16);
     case PC_CSV_INT:
         return snprintf(dst, size, "%" PRId64, cell->v.i64);
     }

@@ -474,7 +474,7 @@ static size_t build_header(unsigned char *buf, size_t cap, const pc_tensor *t)
     return total;
 }
 
-static pc_status write_npy(const pc_tensor *t, pc_sink *sink)
+static pc_status write_npy(const pc_tensor *t, pc_byte_sink *sink)
 {
     if (pc_tensor_is_null(t))
         return pc_error_set(PC_ERR_INVALID, "%s: cannot save the null tensor", sink->origin);
@@ -489,16 +489,16 @@ static pc_status write_npy(const pc_tensor *t, pc_sink *sink)
         return pc_error_prefix(st, "%s", sink->origin);
     unsigned char header[4096];
     size_t hn = build_header(header, sizeof header, &c);
-    st = pc_sink_write(sink, header, hn);
+    st = pc_byte_sink_write(sink, header, hn);
     if (st == PC_OK)
-        st = pc_sink_write(sink, pc_tensor_data(&c), pc_tensor_nbytes(&c));
+        st = pc_byte_sink_write(sink, pc_tensor_data(&c), pc_tensor_nbytes(&c));
     pc_tensor_free(&c);
     return st;
 }
 
 pc_status pc_npy_write_buffer(const pc_tensor *t, void **data, size_t *size)
 {
-    pc_sink sink = {.fd = -1, .origin = "<memory>"};
+    pc_byte_sink sink = {.fd = -1, .origin = "<memory>"};
     pc_status st = write_npy(t, &sink);
     if (st != PC_OK) {
         free(sink.buf);
@@ -516,7 +516,7 @@ pc_status pc_npy_write_file(const char *path, const pc_tensor *t, unsigned flags
     pc_status st = pc_file_out_open(&out, path, flags);
     if (st != PC_OK)
         return st;
-    pc_sink sink = {.fd = fileno(out.f), .origin = path};
+    pc_byte_sink sink = {.fd = fileno(out.f), .origin = path};
     st = write_npy(t, &sink);
     if (st == PC_OK)
         st = pc_file_out_commit(&out);

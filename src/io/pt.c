@@ -691,7 +691,7 @@ static void build_pickle(pkl_out *o, const pc_tensor *t)
     emit_byte(o, '.');
 }
 
-static pc_status write_archive(const pc_tensor *t, const char *archive, pc_sink *sink,
+static pc_status write_archive(const pc_tensor *t, const char *archive, pc_byte_sink *sink,
                                uint64_t zip64_limit)
 {
     if (pc_tensor_is_null(t))
@@ -726,7 +726,7 @@ static pc_status write_archive(const pc_tensor *t, const char *archive, pc_sink 
 pc_status pc_pt_write_buffer_limit(const pc_tensor *t, const char *archive, uint64_t zip64_limit,
                                    void **data, size_t *size)
 {
-    pc_sink sink = {.fd = -1, .origin = "<memory>"};
+    pc_byte_sink sink = {.fd = -1, .origin = "<memory>"};
     pc_status st = write_archive(t, archive ? archive : "archive", &sink, zip64_limit);
     if (st != PC_OK) {
         free(sink.buf);
@@ -763,7 +763,7 @@ pc_status pc_pt_write_file(const char *path, const pc_tensor *t, unsigned flags)
     pc_status st = pc_file_out_open(&out, path, flags);
     if (st != PC_OK)
         return st;
-    pc_sink sink = {.fd = fileno(out.f), .origin = path};
+    pc_byte_sink sink = {.fd = fileno(out.f), .origin = path};
     st = write_archive(t, archive, &sink, 0xFFFFFFFF);
     if (st == PC_OK)
         st = pc_file_out_commit(&out);

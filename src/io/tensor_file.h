@@ -202,16 +202,17 @@ static inline pc_status pc_file_map_wrap(pc_file_map *map, size_t offset, size_t
 
 /* ---- output sinks for the writers ---- */
 
-/* Bytes written so far go either into a growable memory buffer (fd < 0) or to a file. */
-typedef struct pc_sink {
+/* Bytes written so far go either into a growable memory buffer (fd < 0) or to a file (not
+ * report/sink.h's pc_sink, which takes run_ut's results). */
+typedef struct pc_byte_sink {
     int fd;
     const char *origin; /* for messages */
     unsigned char *buf; /* memory sink: malloc'ed, owned by the sink until taken */
     size_t len, cap;
     uint64_t offset; /* bytes written so far */
-} pc_sink;
+} pc_byte_sink;
 
-static inline pc_status pc_sink_write(pc_sink *s, const void *data, size_t n)
+static inline pc_status pc_byte_sink_write(pc_byte_sink *s, const void *data, size_t n)
 {
     const unsigned char *p = data;
     if (s->fd < 0) {
@@ -250,12 +251,12 @@ static inline pc_status pc_sink_write(pc_sink *s, const void *data, size_t n)
     return PC_OK;
 }
 
-static inline pc_status pc_sink_zeros(pc_sink *s, size_t n)
+static inline pc_status pc_byte_sink_zeros(pc_byte_sink *s, size_t n)
 {
     static const unsigned char zeros[64];
     while (n > 0) {
         size_t k = n < sizeof zeros ? n : sizeof zeros;
-        pc_status st = pc_sink_write(s, zeros, k);
+        pc_status st = pc_byte_sink_write(s, zeros, k);
         if (st != PC_OK)
             return st;
         n -= k;

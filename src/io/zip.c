@@ -439,7 +439,7 @@ uint32_t pc_crc32(uint32_t crc, const void *data, size_t n)
 #define VERSION_ZIP64 45 /* 4.5: zip64 */
 #define DOS_DATE_1980 0x0021
 
-void pc_zip_writer_init(pc_zip_writer *w, pc_sink *sink)
+void pc_zip_writer_init(pc_zip_writer *w, pc_byte_sink *sink)
 {
     memset(w, 0, sizeof *w);
     w->sink = sink;
@@ -457,7 +457,7 @@ void pc_zip_writer_free(pc_zip_writer *w)
 
 pc_status pc_zip_writer_add(pc_zip_writer *w, const char *name, const void *data, size_t size)
 {
-    pc_sink *s = w->sink;
+    pc_byte_sink *s = w->sink;
     size_t name_len = strlen(name);
     if (name_len > 0xFFFF)
         return pc_error_set(PC_ERR_INVALID, "%s: zip member name of %zu bytes is too long",
@@ -498,26 +498,26 @@ pc_status pc_zip_writer_add(pc_zip_writer *w, const char *name, const void *data
     pc_put_le32(h + 22, big ? 0xFFFFFFFF : (uint32_t)size);
     pc_put_le16(h + 26, (uint16_t)name_len);
     pc_put_le16(h + 28, (uint16_t)extra_len);
-    pc_status st = pc_sink_write(s, h, LOCAL_SIZE);
+    pc_status st = pc_byte_sink_write(s, h, LOCAL_SIZE);
     if (st == PC_OK)
-        st = pc_sink_write(s, name, name_len);
+        st = pc_byte_sink_write(s, name, name_len);
     if (st == PC_OK && big) {
         unsigned char x[20];
         pc_put_le16(x, EXTRA_ZIP64);
         pc_put_le16(x + 2, 16);
         pc_put_le64(x + 4, size);
         pc_put_le64(x + 12, size);
-        st = pc_sink_write(s, x, sizeof x);
+        st = pc_byte_sink_write(s, x, sizeof x);
     }
     if (st == PC_OK) {
         unsigned char fb[4 + PC_ZIP_ALIGN];
         pc_put_le16(fb, EXTRA_PADDING);
         pc_put_le16(fb + 2, (uint16_t)pad);
         memset(fb + 4, 'Z', pad);
-        st = pc_sink_write(s, fb, 4 + pad);
+        st = pc_byte_sink_write(s, fb, 4 + pad);
     }
     if (st == PC_OK)
-        st = pc_sink_write(s, data, size);
+        st = pc_byte_sink_write(s, data, size);
     if (st != PC_OK) {
         free(copy);
         return st;
@@ -529,7 +529,7 @@ pc_status pc_zip_writer_add(pc_zip_writer *w, const char *name, const void *data
 
 pc_status pc_zip_writer_finish(pc_zip_writer *w)
 {
-    pc_sink *s = w->sink;
+    pc_byte_sink *s = w->sink;
     uint64_t cd_offset = s->offset;
     pc_status st = PC_OK;
     for (size_t i = 0; i < w->count && st == PC_OK; i++) {
@@ -553,9 +553,9 @@ pc_status pc_zip_writer_finish(pc_zip_writer *w)
         pc_put_le16(c + 28, (uint16_t)name_len);
         pc_put_le16(c + 30, (uint16_t)extra_len);
         pc_put_le32(c + 42, big_offset ? 0xFFFFFFFF : (uint32_t)e->header_offset);
-        st = pc_sink_write(s, c, CENTRAL_SIZE);
+        st = pc_byte_sink_write(s, c, CENTRAL_SIZE);
         if (st == PC_OK)
-            st = pc_sink_write(s, e->name, name_len);
+            st = pc_byte_sink_write(s, e->name, name_len);
         if (st == PC_OK && nfields) {
             unsigned char *x = c + CENTRAL_SIZE;
             size_t k = 4;
@@ -568,7 +568,7 @@ pc_status pc_zip_writer_finish(pc_zip_writer *w)
             }
             if (big_offset)
                 pc_put_le64(x + k, e->header_offset);
-            st = pc_sink_write(s, x, extra_len);
+            st = pc_byte_sink_write(s, x, extra_len);
         }
     }
     if (st != PC_OK)
@@ -595,5 +595,5 @@ pc_status pc_zip_writer_finish(pc_zip_writer *w)
     pc_put_le16(e + 10, count16);
     pc_put_le32(e + 12, cd_size >= w->zip64_limit ? 0xFFFFFFFF : (uint32_t)cd_size);
     pc_put_le32(e + 16, cd_offset >= w->zip64_limit ? 0xFFFFFFFF : (uint32_t)cd_offset);
-    return pc_sink_write(s, r, sizeof r);
+    return pc_byte_sink_write(s, r, sizeof r);
 }

@@ -78,13 +78,13 @@ typedef struct pc_zip_written {
 } pc_zip_written;
 
 typedef struct pc_zip_writer {
-    pc_sink *sink;
+    pc_byte_sink *sink;
     uint64_t zip64_limit;
     pc_zip_written *entries;
     size_t count, cap;
 } pc_zip_writer;
 
-void pc_zip_writer_init(pc_zip_writer *w, pc_sink *sink);
+void pc_zip_writer_init(pc_zip_writer *w, pc_byte_sink *sink);
 pc_status pc_zip_writer_add(pc_zip_writer *w, const char *name, const void *data, size_t size);
 pc_status pc_zip_writer_finish(pc_zip_writer *w);
 void pc_zip_writer_free(pc_zip_writer *w);

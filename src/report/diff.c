@@ -735,7 +735,7 @@ pc_status pc_report_diff_write_json(const pc_report_diff *d, const char *path, u
     if (st != PC_OK)
         return pc_error_prefix(st, "--json %s", path);
     pc_json_writer w;
-    pc_json_writer_init(&w, o.f, 1);
+    pc_json_writer_init(&w, o.f, 1, PC_JSON_ENSURE_ASCII);
     pc_json_write_begin_object(&w);
     jstr(&w, "kind", "precheck_diff");
     jkey(&w, "version");

@@ -23,6 +23,7 @@
 #include "precheck/io/csv_read.h"
 #include "precheck/io/file_out.h"
 #include "precheck/io/msprobe_csv.h"
+#include "precheck/io/json_write.h"
 #include "precheck/report/pcmp_report.h"
 
 /* A check of the pcmp details CSV (its value column; the verdict is the next column) and the
@@ -337,26 +338,22 @@ static size_t rank_by_cause(failed_list *l)
     return n;
 }
 
-static void json_str(FILE *f, const char *s)
+/* A string member of the summary ("" for none). */
+static void json_member(pc_json_writer *w, const char *key, const char *value)
 {
-    fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(f, "\\%c", *p);
-        else if (*p < 0x20)
-            fprintf(f, "\\u%04x", *p);
-        else
-            fputc(*p, f);
-    }
-    fputc('"', f);
+    pc_json_write_keyz(w, key);
+    pc_json_write_stringz(w, value ? value : "");
 }
 
-static void json_counts(FILE *f, const size_t *c, bool backward)
+static void json_counts(pc_json_writer *w, const size_t *c, bool backward)
 {
-    int k = 0;
+    pc_json_write_begin_object_inline(w);
     for (int v = 0; v < V_COUNT; v++)
-        if (v != V_OTHER && (backward || v != V_SPACE))
-            fprintf(f, "%s\"%s\": %zu", k++ ? ", " : "", verdict_names[v], c[v]);
+        if (v != V_OTHER && (backward || v != V_SPACE)) {
+            pc_json_write_keyz(w, verdict_names[v]);
+            pc_json_write_int(w, (int64_t)c[v]);
+        }
+    pc_json_write_end_object(w);
 }
 
 pc_status pc_pcmp_report(const pc_pcmp_report_in *in, pc_fail_level fail_on, bool *fails)
@@ -365,7 +362,7 @@ pc_status pc_pcmp_report(const pc_pcmp_report_in *in, pc_fail_level fail_on, boo
     failed_list l = {0};
     size_t fwd[V_COUNT] = {0}, bwd[V_COUNT] = {0}, apis = 0;
     pc_file_out jo = {0};
-    FILE *jf = NULL;
+    pc_json_writer jwriter, *jw = NULL; /* the summary for programs, when asked for */
     pc_csv_reader *r = NULL;
     pc_status st = collect_failed(in->details_csv, &l);
     if (st == PC_OK && l.n && in->npu_csv && in->gpu_csv &&
@@ -375,25 +372,28 @@ pc_status pc_pcmp_report(const pc_pcmp_report_in *in, pc_fail_level fail_on, boo
                        pc_error_message());
     size_t rule_rows = st == PC_OK ? rank_by_cause(&l) : 0;
     if (st == PC_OK && in->json_path) {
-        if (pc_file_out_open(&jo, in->json_path, 0) == PC_OK)
-            jf = jo.f;
-        else
+        if (pc_file_out_open(&jo, in->json_path, 0) == PC_OK) {
+            jw = &jwriter;
+            pc_json_writer_init(jw, jo.f, 2, PC_JSON_FINAL_NEWLINE);
+        } else
             pc_log_warning("no summary for programs: %s", pc_error_message());
     }
-    if (jf) {
-        fputs("{\n  \"schema\": \"precheck-summary\",\n  \"version\": 1,\n  \"kind\": "
-              "\"api_precision_compare\",\n  \"run\": {\"command\": ",
-              jf);
-        json_str(jf, in->command);
-        fputs(", \"npu_csv\": ", jf);
-        json_str(jf, in->npu_csv);
-        fputs(", \"gpu_csv\": ", jf);
-        json_str(jf, in->gpu_csv);
-        fputs(", \"result_csv\": ", jf);
-        json_str(jf, in->result_csv);
-        fputs(", \"details_csv\": ", jf);
-        json_str(jf, in->details_csv);
-        fputs("},\n  \"apis\": [", jf);
+    if (jw) {
+        pc_json_write_begin_object(jw);
+        json_member(jw, "schema", "precheck-summary");
+        pc_json_write_keyz(jw, "version");
+        pc_json_write_int(jw, 1);
+        json_member(jw, "kind", "api_precision_compare");
+        pc_json_write_keyz(jw, "run");
+        pc_json_write_begin_object_inline(jw);
+        json_member(jw, "command", in->command);
+        json_member(jw, "npu_csv", in->npu_csv);
+        json_member(jw, "gpu_csv", in->gpu_csv);
+        json_member(jw, "result_csv", in->result_csv);
+        json_member(jw, "details_csv", in->details_csv);
+        pc_json_write_end_object(jw);
+        pc_json_write_keyz(jw, "apis");
+        pc_json_write_begin_array(jw);
     }
     /* the result pass: counts, and the per-API list streamed into the JSON */
     bool has = false;
@@ -407,14 +407,12 @@ pc_status pc_pcmp_report(const pc_pcmp_report_in *in, pc_fail_level fail_on, boo
         const char *f2 = n > 2 ? pc_csv_reader_field(r, 2, NULL) : "";
         fwd[verdict_of(f1)]++;
         bwd[verdict_of(f2)]++;
-        if (jf) {
-            fputs(apis ? ",\n    {\"name\": " : "\n    {\"name\": ", jf);
-            json_str(jf, pc_csv_reader_field(r, 0, NULL));
-            fputs(", \"forward\": ", jf);
-            json_str(jf, f1);
-            fputs(", \"backward\": ", jf);
-            json_str(jf, f2);
-            fputc('}', jf);
+        if (jw) {
+            pc_json_write_begin_object_inline(jw);
+            json_member(jw, "name", pc_csv_reader_field(r, 0, NULL));
+            json_member(jw, "forward", f1);
+            json_member(jw, "backward", f2);
+            pc_json_write_end_object(jw);
         }
         apis++;
     }
@@ -430,8 +428,11 @@ pc_status pc_pcmp_report(const pc_pcmp_report_in *in, pc_fail_level fail_on, boo
     if (l.n)
         pc_log_info("  rows in error or warning (the standard, the checks that failed, NPU and GPU "
                     "figures):");
-    if (jf)
-        fputs(apis ? "\n  ],\n  \"rows_failed\": [" : "],\n  \"rows_failed\": [", jf);
+    if (jw) {
+        pc_json_write_end_array(jw);
+        pc_json_write_keyz(jw, "rows_failed");
+        pc_json_write_begin_array(jw);
+    }
     for (size_t i = 0; i < l.n; i++) {
         const failed_row *f = &l.rows[i];
         bool same = f->rule;
@@ -457,44 +458,45 @@ pc_status pc_pcmp_report(const pc_pcmp_report_in *in, pc_fail_level fail_on, boo
                         "says %s: the verdict comes from the standard's rule, not from a "
                         "difference between the devices",
                         f->name, f->verdict);
-        if (!jf)
+        if (!jw)
             continue;
-        fputs(i ? ",\n    {\"row\": " : "\n    {\"row\": ", jf);
-        json_str(jf, f->name);
-        fputs(", \"verdict\": ", jf);
-        json_str(jf, f->verdict);
-        fputs(", \"standard\": ", jf);
-        json_str(jf, algorithm_english(f->algorithm));
-        fprintf(jf, ", \"npu_gpu_identical\": %s, \"cause\": \"%s\", \"checks\": [",
-                same ? "true" : "false", same ? "rule, not device" : "NPU/GPU difference");
+        pc_json_write_begin_object_inline(jw);
+        json_member(jw, "row", f->name);
+        json_member(jw, "verdict", f->verdict);
+        json_member(jw, "standard", algorithm_english(f->algorithm));
+        pc_json_write_keyz(jw, "npu_gpu_identical");
+        pc_json_write_bool(jw, same);
+        json_member(jw, "cause", same ? "rule, not device" : "NPU/GPU difference");
+        pc_json_write_keyz(jw, "checks");
+        pc_json_write_begin_array(jw);
         for (int k = 0; k < f->nchecks; k++) {
             const failed_check *c = &f->checks[k];
-            fputs(k ? ", {\"check\": " : "{\"check\": ", jf);
-            json_str(jf, checks[c->k].english);
-            fputs(", \"column\": ", jf);
-            json_str(jf, check_column((size_t)c->k));
-            fputs(", \"value\": ", jf);
-            json_str(jf, c->value);
-            fputs(", \"npu\": ", jf);
-            json_str(jf, c->npu);
-            fputs(", \"gpu\": ", jf);
-            json_str(jf, c->gpu);
-            fputc('}', jf);
+            pc_json_write_begin_object(jw);
+            json_member(jw, "check", checks[c->k].english);
+            json_member(jw, "column", check_column((size_t)c->k));
+            json_member(jw, "value", c->value);
+            json_member(jw, "npu", c->npu);
+            json_member(jw, "gpu", c->gpu);
+            pc_json_write_end_object(jw);
         }
-        fputs("]}", jf);
+        pc_json_write_end_array(jw);
+        pc_json_write_end_object(jw);
     }
-    if (jf) {
-        fprintf(jf,
-                l.n ? "\n  ],\n  \"rows_rule_not_device\": %zu"
-                    : "],\n  \"rows_rule_not_device\": %zu",
-                rule_rows);
-        fputs(",\n  \"counts\": {\"forward\": {", jf);
-        json_counts(jf, fwd, false);
-        fputs("}, \"backward\": {", jf);
-        json_counts(jf, bwd, true);
-        fputs("}}\n}\n", jf);
-        jf = NULL;
-        if (pc_file_out_commit(&jo) != PC_OK) {
+    if (jw) {
+        pc_json_write_end_array(jw);
+        pc_json_write_keyz(jw, "rows_rule_not_device");
+        pc_json_write_int(jw, (int64_t)rule_rows);
+        pc_json_write_keyz(jw, "counts");
+        pc_json_write_begin_object_inline(jw);
+        pc_json_write_keyz(jw, "forward");
+        json_counts(jw, fwd, false);
+        pc_json_write_keyz(jw, "backward");
+        json_counts(jw, bwd, true);
+        pc_json_write_end_object(jw);
+        pc_json_write_end_object(jw);
+        if (pc_json_writer_finish(jw) != PC_OK) {
+            pc_log_warning("no summary for programs: %s", pc_error_message());
+        } else if (pc_file_out_commit(&jo) != PC_OK) {
             pc_log_warning("no summary for programs: %s", pc_error_message());
         } else {
             pc_log_info("  summary for programs: %s", in->json_path);

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "precheck/io/file_out.h"
+#include "precheck/io/json_write.h"
 #include "precheck/report/sink.h"
 #include "tally.h"
 
@@ -27,102 +28,94 @@ static pc_status json_api(void *self, const pc_api_result *res)
     return pc_tally_add(&((json_sink *)self)->t, res);
 }
 
-static void str(FILE *f, const char *s)
+static void counts(pc_json_writer *w, const size_t *c, bool backward)
 {
-    if (!s) {
-        fputs("null", f);
-        return;
+    static const struct {
+        const char *key;
+        pc_verdict verdict;
+    } order[] = {{"pass", PC_VERDICT_PASS},
+                 {"Warning", PC_VERDICT_WARNING},
+                 {"error", PC_VERDICT_ERROR},
+                 {"SKIP", PC_VERDICT_SKIP},
+                 {"not compared", PC_VERDICT_SPACE}};
+    pc_json_write_begin_object_inline(w);
+    for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
+        if (order[i].verdict == PC_VERDICT_SPACE && !backward)
+            continue;
+        pc_json_write_keyz(w, order[i].key);
+        pc_json_write_int(w, (int64_t)c[order[i].verdict]);
     }
-    fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(f, "\\%c", *p);
-        else if (*p < 0x20)
-            fprintf(f, "\\u%04x", *p);
-        else
-            fputc(*p, f);
-    }
-    fputc('"', f);
+    pc_json_write_end_object(w);
 }
 
-static void num(FILE *f, double v)
-{
-    if (isfinite(v))
-        fprintf(f, "%.17g", v);
-    else
-        fputs("null", f); /* JSON has no NaN or infinities: null (value_text says which) */
-}
-
-static void counts(FILE *f, const size_t *c, bool backward)
-{
-    fprintf(f, "{\"pass\": %zu, \"Warning\": %zu, \"error\": %zu, \"SKIP\": %zu",
-            c[PC_VERDICT_PASS], c[PC_VERDICT_WARNING], c[PC_VERDICT_ERROR], c[PC_VERDICT_SKIP]);
-    if (backward)
-        fprintf(f, ", \"not compared\": %zu", c[PC_VERDICT_SPACE]);
-    fputc('}', f);
-}
-
-static void worst(FILE *f, const tally_row *r)
+static void worst(pc_json_writer *w, const tally_row *r)
 {
     if (!r->set) {
-        fputs("null", f);
+        pc_json_write_null(w);
         return;
     }
     const pc_row_decision *d = &r->decision;
-    fprintf(f, "{\"direction\": \"%s\", \"output\": %zu, \"status\": ",
-            r->backward ? "backward" : "forward", r->output);
-    str(f, pc_verdict_text(r->status));
-    fputs(", \"dtype\": ", f);
-    str(f, r->dtype);
-    fputs(", \"shape\": ", f);
-    str(f, r->shape);
+    pc_json_write_begin_object_inline(w);
+    pc_json_write_keyz(w, "direction");
+    pc_json_write_stringz(w, r->backward ? "backward" : "forward");
+    pc_json_write_keyz(w, "output");
+    pc_json_write_int(w, (int64_t)r->output);
+    pc_json_write_keyz(w, "status");
+    pc_json_write_stringz(w, pc_verdict_text(r->status));
+    pc_json_write_keyz(w, "dtype");
+    pc_json_write_stringz(w, r->dtype);
+    pc_json_write_keyz(w, "shape");
+    pc_json_write_stringz(w, r->shape);
     if (d->metric >= 0) {
-        fputs(", \"metric\": ", f);
-        str(f, pc_metric_name((pc_metric)d->metric));
-        fputs(", \"column\": ", f);
-        str(f, pc_metric_column((pc_metric)d->metric));
-        fputs(", \"value\": ", f);
-        num(f, d->value);
-        if (!isfinite(d->value))
-            fprintf(f, ", \"value_text\": \"%s\"",
-                    isnan(d->value) ? "nan"
-                    : d->value > 0  ? "inf"
-                                    : "-inf");
-        fputs(", \"limit\": ", f);
-        num(f, d->limit);
+        pc_json_write_keyz(w, "metric");
+        pc_json_write_stringz(w, pc_metric_name((pc_metric)d->metric));
+        pc_json_write_keyz(w, "column");
+        pc_json_write_stringz(w, pc_metric_column((pc_metric)d->metric));
+        /* JSON has no NaN or infinities: null, and value_text says which */
+        pc_json_write_keyz(w, "value");
+        pc_json_write_double(w, d->value);
+        if (!isfinite(d->value)) {
+            pc_json_write_keyz(w, "value_text");
+            pc_json_write_stringz(w, isnan(d->value) ? "nan" : d->value > 0 ? "inf" : "-inf");
+        }
+        pc_json_write_keyz(w, "limit");
+        pc_json_write_double(w, d->limit);
     }
-    fputc('}', f);
+    pc_json_write_end_object(w);
 }
 
 /* "where": the failing API's place in the model (stack.json, construct.json), when known. */
-static void where(FILE *f, const pc_locations *locs, const char *name)
+static void where(pc_json_writer *w, const pc_locations *locs, const char *name)
 {
     pc_location loc;
     if (!pc_locations_find(locs, name, &loc))
         return;
-    fputs(", \"where\": {\"file\": ", f);
-    str(f, loc.user ? loc.user->file : NULL);
+    pc_json_write_keyz(w, "where");
+    pc_json_write_begin_object_inline(w);
+    pc_json_write_keyz(w, "file");
+    pc_json_write_stringz(w, loc.user ? loc.user->file : NULL);
+    pc_json_write_keyz(w, "line");
     if (loc.user)
-        fprintf(f, ", \"line\": %ld", loc.user->line);
+        pc_json_write_int(w, (int64_t)loc.user->line);
     else
-        fputs(", \"line\": null", f);
-    fputs(", \"function\": ", f);
-    str(f, loc.user ? loc.user->function : NULL);
-    fputs(", \"code\": ", f);
-    str(f, loc.user ? loc.user->code : NULL);
-    fputs(", \"module\": ", f);
-    str(f, loc.n_modules ? loc.modules[loc.n_modules - 1] : NULL);
-    fputs(", \"modules\": [", f);
-    for (size_t i = 0; i < loc.n_modules; i++) {
-        fputs(i ? ", " : "", f);
-        str(f, loc.modules[i]);
-    }
-    fputs("], \"stack\": [", f);
-    for (size_t i = 0; i < loc.n_frames; i++) {
-        fputs(i ? ", " : "", f);
-        str(f, loc.frames[i].text);
-    }
-    fputs("]}", f);
+        pc_json_write_null(w);
+    pc_json_write_keyz(w, "function");
+    pc_json_write_stringz(w, loc.user ? loc.user->function : NULL);
+    pc_json_write_keyz(w, "code");
+    pc_json_write_stringz(w, loc.user ? loc.user->code : NULL);
+    pc_json_write_keyz(w, "module");
+    pc_json_write_stringz(w, loc.n_modules ? loc.modules[loc.n_modules - 1] : NULL);
+    pc_json_write_keyz(w, "modules");
+    pc_json_write_begin_array_inline(w);
+    for (size_t i = 0; i < loc.n_modules; i++)
+        pc_json_write_stringz(w, loc.modules[i]);
+    pc_json_write_end_array(w);
+    pc_json_write_keyz(w, "stack");
+    pc_json_write_begin_array_inline(w);
+    for (size_t i = 0; i < loc.n_frames; i++)
+        pc_json_write_stringz(w, loc.frames[i].text);
+    pc_json_write_end_array(w);
+    pc_json_write_end_object(w);
 }
 
 static pc_status json_finish(void *self, const pc_run_end *e)
@@ -133,73 +126,103 @@ static pc_status json_finish(void *self, const pc_run_end *e)
     pc_status st = pc_file_out_open(&out, j->path, j->replace ? PC_FILE_OUT_REPLACE : 0);
     if (st != PC_OK)
         return st;
-    FILE *f = out.f;
-    fputs("{\n  \"schema\": \"precheck-summary\",\n  \"version\": 1,\n  \"kind\": \"run_ut\",\n",
-          f);
-    fputs("  \"run\": {\"command\": ", f);
-    str(f, e->command);
-    fputs(", \"device\": ", f);
-    str(f, e->device);
-    fputs(", \"dump\": ", f);
-    str(f, e->dump);
-    fputs(", \"started\": ", f);
-    str(f, e->started);
-    fputs(", \"seconds\": ", f);
-    num(f, e->seconds);
-    fprintf(f,
-            ", \"interrupted\": %s, \"apis_planned\": %zu, \"apis_done\": %zu, "
-            "\"apis_from_earlier_run\": %zu",
-            e->interrupted ? "true" : "false", e->total, e->done, e->done_before);
-    fputs(", \"result_csv\": ", f);
-    str(f, e->result_csv);
-    fputs(", \"details_csv\": ", f);
-    str(f, e->details_csv);
-    fputs(", \"record\": ", f);
-    str(f, e->identity_json);
+    pc_json_writer wr, *w = &wr;
+    pc_json_writer_init(w, out.f, 2,
+                        PC_JSON_NONFINITE_NULL | PC_JSON_DOUBLE_17G | PC_JSON_FINAL_NEWLINE);
+    pc_json_write_begin_object(w);
+    pc_json_write_keyz(w, "schema");
+    pc_json_write_stringz(w, "precheck-summary");
+    pc_json_write_keyz(w, "version");
+    pc_json_write_int(w, 1);
+    pc_json_write_keyz(w, "kind");
+    pc_json_write_stringz(w, "run_ut");
+    pc_json_write_keyz(w, "run");
+    pc_json_write_begin_object_inline(w);
+    pc_json_write_keyz(w, "command");
+    pc_json_write_stringz(w, e->command);
+    pc_json_write_keyz(w, "device");
+    pc_json_write_stringz(w, e->device);
+    pc_json_write_keyz(w, "dump");
+    pc_json_write_stringz(w, e->dump);
+    pc_json_write_keyz(w, "started");
+    pc_json_write_stringz(w, e->started);
+    pc_json_write_keyz(w, "seconds");
+    pc_json_write_double(w, e->seconds);
+    pc_json_write_keyz(w, "interrupted");
+    pc_json_write_bool(w, e->interrupted);
+    pc_json_write_keyz(w, "apis_planned");
+    pc_json_write_int(w, (int64_t)e->total);
+    pc_json_write_keyz(w, "apis_done");
+    pc_json_write_int(w, (int64_t)e->done);
+    pc_json_write_keyz(w, "apis_from_earlier_run");
+    pc_json_write_int(w, (int64_t)e->done_before);
+    pc_json_write_keyz(w, "result_csv");
+    pc_json_write_stringz(w, e->result_csv);
+    pc_json_write_keyz(w, "details_csv");
+    pc_json_write_stringz(w, e->details_csv);
+    pc_json_write_keyz(w, "record");
+    pc_json_write_stringz(w, e->identity_json);
     if (e->error_data_dir) {
-        fputs(", \"error_data\": {\"folder\": ", f);
-        str(f, e->error_data_dir);
-        fprintf(f, ", \"files\": %zu, \"not_saved\": %zu, \"first_error\": ", e->error_data_files,
-                e->error_data_unsaved);
-        str(f, e->error_data_error);
-        fputc('}', f);
+        pc_json_write_keyz(w, "error_data");
+        pc_json_write_begin_object_inline(w);
+        pc_json_write_keyz(w, "folder");
+        pc_json_write_stringz(w, e->error_data_dir);
+        pc_json_write_keyz(w, "files");
+        pc_json_write_int(w, (int64_t)e->error_data_files);
+        pc_json_write_keyz(w, "not_saved");
+        pc_json_write_int(w, (int64_t)e->error_data_unsaved);
+        pc_json_write_keyz(w, "first_error");
+        pc_json_write_stringz(w, e->error_data_error);
+        pc_json_write_end_object(w);
     }
-    fputs("},\n  \"counts\": {\"forward\": ", f);
-    counts(f, t->forward, false);
-    fputs(", \"backward\": ", f);
-    counts(f, t->backward, true);
-    fputs("},\n  \"skip_reasons\": {", f);
-    int k = 0;
+    pc_json_write_end_object(w);
+    pc_json_write_keyz(w, "counts");
+    pc_json_write_begin_object_inline(w);
+    pc_json_write_keyz(w, "forward");
+    counts(w, t->forward, false);
+    pc_json_write_keyz(w, "backward");
+    counts(w, t->backward, true);
+    pc_json_write_end_object(w);
+    pc_json_write_keyz(w, "skip_reasons");
+    pc_json_write_begin_object_inline(w);
     for (int r = 0; r < SKIP_REASON_COUNT; r++)
         if (t->reasons[r]) {
-            fprintf(f, "%s", k++ ? ", " : "");
-            str(f, pc_tally_reason_name((skip_reason)r));
-            fprintf(f, ": %zu", t->reasons[r]);
+            pc_json_write_keyz(w, pc_tally_reason_name((skip_reason)r));
+            pc_json_write_int(w, (int64_t)t->reasons[r]);
         }
-    fputs("},\n  \"apis\": [", f);
+    pc_json_write_end_object(w);
+    pc_json_write_keyz(w, "apis");
+    pc_json_write_begin_array(w);
     for (size_t i = 0; i < t->n; i++) {
         const tally_api *a = &t->apis[i];
-        fputs(i ? ",\n    {\"name\": " : "\n    {\"name\": ", f);
-        str(f, a->name);
-        fputs(", \"forward\": ", f);
-        str(f, pc_verdict_text(a->forward));
-        fputs(", \"backward\": ", f);
-        str(f, pc_verdict_text(a->backward));
-        fputs(", \"worst\": ", f);
-        worst(f, &a->worst);
+        pc_json_write_begin_object_inline(w);
+        pc_json_write_keyz(w, "name");
+        pc_json_write_stringz(w, a->name);
+        pc_json_write_keyz(w, "forward");
+        pc_json_write_stringz(w, pc_verdict_text(a->forward));
+        pc_json_write_keyz(w, "backward");
+        pc_json_write_stringz(w, pc_verdict_text(a->backward));
+        pc_json_write_keyz(w, "worst");
+        worst(w, &a->worst);
         if (a->skip_message) {
-            fputs(", \"skip_message\": ", f);
-            str(f, a->skip_message);
+            pc_json_write_keyz(w, "skip_message");
+            pc_json_write_stringz(w, a->skip_message);
         }
-        fputs(", \"device_seconds\": ", f);
-        num(f, a->device_seconds);
-        fputs(", \"bench_seconds\": ", f);
-        num(f, a->bench_seconds);
+        pc_json_write_keyz(w, "device_seconds");
+        pc_json_write_double(w, a->device_seconds);
+        pc_json_write_keyz(w, "bench_seconds");
+        pc_json_write_double(w, a->bench_seconds);
         if (pc_tally_failed(a))
-            where(f, e->locations, a->name);
-        fputc('}', f);
+            where(w, e->locations, a->name);
+        pc_json_write_end_object(w);
     }
-    fputs(t->n ? "\n  ]\n}\n" : "]\n}\n", f);
+    pc_json_write_end_array(w);
+    pc_json_write_end_object(w);
+    st = pc_json_writer_finish(w);
+    if (st != PC_OK) {
+        pc_file_out_free(&out);
+        return st;
+    }
     st = pc_file_out_commit(&out);
     pc_file_out_free(&out);
     return st;

@@ -179,7 +179,7 @@ pc_status pc_repro_extract(const char *dump_json, const char *api_full_name, con
         return st;
     }
     pc_json_writer w;
-    pc_json_writer_init(&w, fo.f, form == PC_REPRO_EXTRACT_MSPROBE ? 4 : 1);
+    pc_json_writer_init(&w, fo.f, form == PC_REPRO_EXTRACT_MSPROBE ? 4 : 1, PC_JSON_ENSURE_ASCII);
     pc_json_write_begin_object(&w);
     if (form == PC_REPRO_EXTRACT_DUMP)
         for (pc_json_ref k = pc_json_first(doc, root); k != PC_JSON_NONE;

@@ -19,6 +19,7 @@
 #include "precheck/core/log.h"
 #include "precheck/io/file_out.h"
 #include "precheck/io/json.h"
+#include "precheck/io/json_write.h"
 #include "precheck/io/path_check.h"
 #include "runner_impl.h"
 
@@ -137,20 +138,6 @@ void pc_run_identity_path(char *out, size_t size, const char *dir, const char *t
     snprintf(out, size, "%s/precheck_run_%s.json", dir, ts);
 }
 
-static void json_string(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(f, "\\%c", *p);
-        else if (*p < 0x20)
-            fprintf(f, "\\u%04x", *p);
-        else
-            fputc(*p, f);
-    }
-    fputc('"', f);
-}
-
 pc_status pc_run_record_write(const pc_run_identity *id, const char *path, const char *command,
                               const pc_run_record_resume *resume)
 {
@@ -160,38 +147,49 @@ pc_status pc_run_record_write(const pc_run_identity *id, const char *path, const
     pc_status st = pc_file_out_open(&o, path, PC_FILE_OUT_REPLACE);
     if (st != PC_OK)
         return st;
-    FILE *f = o.f;
-    fprintf(f, "{\n  \"precheck_run\": 1,\n  \"command\": ");
-    json_string(f, command);
+    pc_json_writer w;
+    pc_json_writer_init(&w, o.f, 2, PC_JSON_FINAL_NEWLINE);
+    pc_json_write_begin_object(&w);
+    pc_json_write_keyz(&w, "precheck_run");
+    pc_json_write_int(&w, 1);
+    pc_json_write_keyz(&w, "command");
+    pc_json_write_stringz(&w, command);
     for (int pass = 0; pass < 2; pass++) {
-        fprintf(f, ",\n  \"%s\": {", pass == 0 ? "identity" : "about");
-        int n = 0;
+        pc_json_write_keyz(&w, pass == 0 ? "identity" : "about");
+        pc_json_write_begin_object(&w);
         for (int i = 0; i < id->count; i++) {
             if (id->fields[i].decides != (pass == 0))
                 continue;
-            fprintf(f, "%s\n    ", n++ ? "," : "");
-            json_string(f, id->fields[i].key);
-            fprintf(f, ": ");
-            json_string(f, id->fields[i].value);
+            pc_json_write_keyz(&w, id->fields[i].key);
+            pc_json_write_stringz(&w, id->fields[i].value);
         }
-        fprintf(f, "\n  }");
+        pc_json_write_end_object(&w);
     }
     if (resume) {
         char cwd[PC_PATH_BUFFER_SIZE];
         if (!getcwd(cwd, sizeof cwd))
             cwd[0] = 0;
-        fprintf(f, ",\n  \"resume\": {\n    \"command\": ");
-        json_string(f, resume->command);
-        fprintf(f, ",\n    \"cwd\": ");
-        json_string(f, cwd);
-        fprintf(f, ",\n    \"argv\": [");
-        for (int i = 0; i < resume->argc; i++) {
-            fprintf(f, "%s", i ? ", " : "");
-            json_string(f, resume->argv[i]);
-        }
-        fprintf(f, "],\n    \"planned_apis\": %zu\n  }", resume->planned);
+        pc_json_write_keyz(&w, "resume");
+        pc_json_write_begin_object(&w);
+        pc_json_write_keyz(&w, "command");
+        pc_json_write_stringz(&w, resume->command);
+        pc_json_write_keyz(&w, "cwd");
+        pc_json_write_stringz(&w, cwd);
+        pc_json_write_keyz(&w, "argv");
+        pc_json_write_begin_array_inline(&w);
+        for (int i = 0; i < resume->argc; i++)
+            pc_json_write_stringz(&w, resume->argv[i]);
+        pc_json_write_end_array(&w);
+        pc_json_write_keyz(&w, "planned_apis");
+        pc_json_write_int(&w, (int64_t)resume->planned);
+        pc_json_write_end_object(&w);
     }
-    fprintf(f, "\n}\n");
+    pc_json_write_end_object(&w);
+    st = pc_json_writer_finish(&w);
+    if (st != PC_OK) {
+        pc_file_out_free(&o);
+        return st;
+    }
     st = pc_file_out_commit(&o);
     pc_file_out_free(&o);
     if (st == PC_OK)

@@ -21,6 +21,7 @@
 #include "precheck/dump/data.h"
 #include "precheck/dump/dump.h"
 #include "precheck/dump/dump_write.h"
+#include "precheck/io/json_write.h"
 #include "precheck/io/pt.h"
 
 #define DUMPS PC_TEST_FIXTURES "/msprobe/dumps"
@@ -332,7 +333,7 @@ static void test_writer_misuse(void **state)
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
     pc_json_writer w;
-    pc_json_writer_init(&w, f, 1);
+    pc_json_writer_init(&w, f, 1, PC_JSON_ENSURE_ASCII);
     pc_json_write_begin_object(&w);
     pc_json_write_int(&w, 1); /* a value without a key */
     assert_int_equal(pc_json_writer_finish(&w), PC_ERR_INVALID);
@@ -340,7 +341,7 @@ static void test_writer_misuse(void **state)
     free(buf);
 
     f = open_memstream(&buf, &len);
-    pc_json_writer_init(&w, f, 1);
+    pc_json_writer_init(&w, f, 1, PC_JSON_ENSURE_ASCII);
     pc_json_write_begin_array(&w);
     assert_int_equal(pc_json_writer_finish(&w), PC_ERR_INVALID); /* left open */
     fclose(f);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "precheck/core/convert.h"
+#include "precheck/core/pyrepr.h"
 #include "precheck/io/csv.h"
 
 #ifndef PC_TEST_FIXTURES
@@ -39,7 +40,7 @@ static void f32_repr_matches_numpy(void **state)
         float x;
         uint32_t b = bits;
         memcpy(&x, &b, 4);
-        pc_format_f32_repr(got, sizeof got, x);
+        pc_pyrepr_numpy_f32(got, sizeof got, x);
         if (strcmp(got, want) != 0 && bad++ < 10)
             print_error("float32 %08x: got %s, numpy %s\n", bits, got, want);
         n++;
@@ -57,11 +58,11 @@ static void f16_repr_matches_numpy_for_every_value(void **state)
     uint16_t h = 0;
     while (fgets(line, sizeof line, f)) {
         line[strcspn(line, "\n")] = '\0';
-        pc_format_f16_repr(got, sizeof got, h);
+        pc_pyrepr_numpy_f16(got, sizeof got, h);
         if (strcmp(got, line) != 0 && bad++ < 10)
             print_error("float16 %04x: got %s, numpy %s\n", h, got, line);
         char neg[64], want_neg[136];
-        pc_format_f16_repr(neg, sizeof neg, (uint16_t)(h | 0x8000));
+        pc_pyrepr_numpy_f16(neg, sizeof neg, (uint16_t)(h | 0x8000));
         snprintf(want_neg, sizeof want_neg, "-%s", line);
         if (strcmp(neg, want_neg) != 0 && bad++ < 10)
             print_error("float16 %04x: got %s, want %s\n", h | 0x8000, neg, want_neg);
@@ -106,34 +107,34 @@ static void specials(void **state)
     assert_string_equal(buf, "-0.00000000000000");
     pc_format_fixed(buf, sizeof buf, 0.71428571428571, 3);
     assert_string_equal(buf, "0.714");
-    pc_format_f32_repr(buf, sizeof buf, NAN);
+    pc_pyrepr_numpy_f32(buf, sizeof buf, NAN);
     assert_string_equal(buf, "nan");
-    pc_format_f32_repr(buf, sizeof buf, -INFINITY);
+    pc_pyrepr_numpy_f32(buf, sizeof buf, -INFINITY);
     assert_string_equal(buf, "-inf");
-    pc_format_f32_repr(buf, sizeof buf, 0.0f);
+    pc_pyrepr_numpy_f32(buf, sizeof buf, 0.0f);
     assert_string_equal(buf, "0.0");
-    pc_format_f32_repr(buf, sizeof buf, -0.0f);
+    pc_pyrepr_numpy_f32(buf, sizeof buf, -0.0f);
     assert_string_equal(buf, "-0.0");
     /* the examples of compare.md §8.3 */
-    pc_format_f32_repr(buf, sizeof buf, 0.0009765625f);
+    pc_pyrepr_numpy_f32(buf, sizeof buf, 0.0009765625f);
     assert_string_equal(buf, "0.0009765625");
-    pc_format_f32_repr(buf, sizeof buf, 1e-05f);
+    pc_pyrepr_numpy_f32(buf, sizeof buf, 1e-05f);
     assert_string_equal(buf, "1e-05");
-    pc_format_f32_repr(buf, sizeof buf, 6.944174e-08f);
+    pc_pyrepr_numpy_f32(buf, sizeof buf, 6.944174e-08f);
     assert_string_equal(buf, "6.944174e-08");
-    pc_format_f32_repr(buf, sizeof buf, 0.0001f);
+    pc_pyrepr_numpy_f32(buf, sizeof buf, 0.0001f);
     assert_string_equal(buf, "1e-04");
-    pc_format_f32_repr(buf, sizeof buf, 123456790.0f);
+    pc_pyrepr_numpy_f32(buf, sizeof buf, 123456790.0f);
     assert_string_equal(buf, "123456790.0");
-    pc_format_f32_repr(buf, sizeof buf, 1e16f);
+    pc_pyrepr_numpy_f32(buf, sizeof buf, 1e16f);
     assert_string_equal(buf, "1e+16");
-    pc_format_f16_repr(buf, sizeof buf, pc_f32_to_f16(0.0996f));
+    pc_pyrepr_numpy_f16(buf, sizeof buf, pc_f32_to_f16(0.0996f));
     assert_string_equal(buf, "0.0996");
-    pc_format_f16_repr(buf, sizeof buf, 0x7C00);
+    pc_pyrepr_numpy_f16(buf, sizeof buf, 0x7C00);
     assert_string_equal(buf, "inf");
     /* cut like snprintf */
     char small[4];
-    assert_int_equal(pc_format_f32_repr(small, sizeof small, 0.125f), 5);
+    assert_int_equal(pc_pyrepr_numpy_f32(small, sizeof small, 0.125f), 5);
     assert_string_equal(small, "0.1");
 }
 

@@ -120,7 +120,7 @@ static void tensor_pickle(pk *p, const spec *s)
 /* An archive "archive/" with data.pkl and data/0 (nbytes of a pattern), malloc'ed. */
 static unsigned char *make_pt(const pk *p, size_t nbytes, size_t *size)
 {
-    pc_sink sink = {.fd = -1, .origin = "test"};
+    pc_byte_sink sink = {.fd = -1, .origin = "test"};
     pc_zip_writer w;
     pc_zip_writer_init(&w, &sink);
     unsigned char *data = malloc(nbytes + 1);

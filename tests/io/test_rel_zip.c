@@ -16,7 +16,7 @@ static unsigned char *with_twin(const char *fixture, const char *twin, bool befo
     unsigned char *src = tf_read_all(tf_fixture(path, sizeof path, fixture), &n);
     pc_zip z;
     assert_int_equal(pc_zip_open(&z, src, n, fixture), PC_OK);
-    pc_sink sink = {.fd = -1, .origin = "test"};
+    pc_byte_sink sink = {.fd = -1, .origin = "test"};
     pc_zip_writer w;
     pc_zip_writer_init(&w, &sink);
     unsigned char other[48];
@@ -94,7 +94,7 @@ static void test_two_members_of_one_name(void **state)
 static void test_three_copies_and_prefixes(void **state)
 {
     (void)state;
-    pc_sink sink = {.fd = -1, .origin = "test"};
+    pc_byte_sink sink = {.fd = -1, .origin = "test"};
     pc_zip_writer w;
     pc_zip_writer_init(&w, &sink);
     const char *names[] = {"a/x", "a/x0", "a/x", "a/", "a/x"};
@@ -107,7 +107,7 @@ static void test_three_copies_and_prefixes(void **state)
     tf_assert_message_has("three.pt: the zip archive holds 3 members named 'a/x':");
     free(sink.buf);
 
-    pc_sink s2 = {.fd = -1, .origin = "test"};
+    pc_byte_sink s2 = {.fd = -1, .origin = "test"};
     pc_zip_writer_init(&w, &s2);
     const char *distinct[] = {"a/x", "a/x0", "a/", "a/y"};
     for (size_t i = 0; i < sizeof distinct / sizeof *distinct; i++)

@@ -71,11 +71,9 @@ pc_csv_cell pc_csv_int(int64_t x);
  * size > 0) and returns the length of the whole text.
  *   pc_format_fixed: Python's "{:.{precision}f}".format(x) (precision 0..PC_CSV_MAX_PRECISION;
  *                    any NaN is "nan", as Python prints it).
- *   pc_format_f32_repr / pc_format_f16_repr: numpy's str() of a float32 / float16 scalar.
+ * (numpy's str() of a float32 / float16 scalar is core/pyrepr.h's pc_pyrepr_numpy_f32/_f16.)
  */
 int pc_format_fixed(char *dst, size_t size, double x, int precision);
-int pc_format_f32_repr(char *dst, size_t size, float x);
-int pc_format_f16_repr(char *dst, size_t size, uint16_t bits);
 
 /* The text of one cell, unquoted (precision applies to PC_CSV_F64 cells). */
 int pc_csv_format_cell(char *dst, size_t size, const pc_csv_cell *cell, int precision);

@@ -11,13 +11,13 @@
  * input element). No arithmetic happens in forward, so the device and the bench agree with
  * torch exactly; the only sums (expand's backward) are taken in double and rounded once. Where
  * the view reaches each input element at most once the backward's "sum" has one term, and it
- * is done as a copy (strided_copy, which also does every forward).
+ * is done as a copy (core/strided_copy.h, which also does every forward).
  */
-#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "precheck/core/convert.h"
+#include "precheck/core/strided_copy.h"
 #include "ops/kernel.h"
 #include "ops/shape/shape_impl.h"
 
@@ -32,236 +32,14 @@ static const char *fmt_ints(char *buf, size_t size, const int64_t *v, int n)
     return buf;
 }
 
-/* ---- strided element copies ---- */
-
-/*
- * Views, splits and joins move elements without arithmetic, so they are byte copies: for each
- * index of a shape (row-major), dst element = src element, each side with its own element
- * strides (any sign, 0 for a broadcast source). The shape is simplified first (dims of size 1
- * dropped, neighbours that step as one dimension on both sides merged; the order of the
- * elements is unchanged), then rows of the last dimension go as one memcpy where both sides are
- * contiguous along it and as a loop per element size otherwise. Large copies are split into
- * ranges of elements, one per thread: a copy's result does not depend on who copies what.
- */
-typedef struct copy_plan {
-    int rank;
-    int64_t shape[2 * PC_TENSOR_MAX_DIMS];
-    int64_t dst[2 * PC_TENSOR_MAX_DIMS];
-    int64_t src[2 * PC_TENSOR_MAX_DIMS];
-} copy_plan;
-
-/* Elements from which a copy is shared among threads (a few hundred KiB). */
-enum { COPY_PARALLEL_MIN = 1 << 17 };
-
-static void plan_make(copy_plan *p, const int64_t *shape, const int64_t *dst, const int64_t *src,
-                      int rank)
-{
-    p->rank = 0;
-    for (int i = 0; i < rank; i++) {
-        if (shape[i] == 1)
-            continue;
-        int r = p->rank;
-        if (r > 0 && p->dst[r - 1] == dst[i] * shape[i] && p->src[r - 1] == src[i] * shape[i]) {
-            p->shape[r - 1] *= shape[i];
-            p->dst[r - 1] = dst[i];
-            p->src[r - 1] = src[i];
-            continue;
-        }
-        p->shape[r] = shape[i];
-        p->dst[r] = dst[i];
-        p->src[r] = src[i];
-        p->rank++;
-    }
-    if (p->rank == 0) { /* one element */
-        p->rank = 1;
-        p->shape[0] = 1;
-        p->dst[0] = p->src[0] = 1;
-    }
-}
-
-/*
- * The backward of a view used to add each gradient element into a zero double and store the
- * sum: for a gradient already in the input's dtype that is the element itself, except that
- * 0.0 + -0.0 is +0.0 and that a signalling NaN comes out quiet (quiet bit set, sign and payload
- * kept). ADD_ZERO applies exactly that to the bits v of a float16, bfloat16, float32 or float64 (as
- * the unsigned T).
- */
-#define ADD_ZERO(T, SIGN, INF, QUIET)                                                              \
-    do {                                                                                           \
-        T mag_ = (T)(v & (T) ~(T)(SIGN));                                                          \
-        v = mag_ == 0 ? 0 : mag_ > (INF) ? (T)(v | (QUIET)) : v;                                   \
-    } while (0)
-
-/* (the contiguous case spelt out, so that the compiler vectorises it) */
-#define ROW_LOOP(T, BODY)                                                                          \
-    if (ds == 1 && ss == 1) {                                                                      \
-        for (int64_t i = 0; i < n; i++) {                                                          \
-            T v;                                                                                   \
-            memcpy(&v, s + i * (int64_t)sizeof v, sizeof v);                                       \
-            BODY;                                                                                  \
-            memcpy(d + i * (int64_t)sizeof v, &v, sizeof v);                                       \
-        }                                                                                          \
-    } else {                                                                                       \
-        for (int64_t i = 0; i < n; i++) {                                                          \
-            T v;                                                                                   \
-            memcpy(&v, s + i * ss * (int64_t)sizeof v, sizeof v);                                  \
-            BODY;                                                                                  \
-            memcpy(d + i * ds * (int64_t)sizeof v, &v, sizeof v);                                  \
-        }                                                                                          \
-    }
-
-/* n elements of size sz, strides ds and ss; add_zero (a float dtype of 2, 4 or 8 bytes, else
- * PC_DTYPE_INVALID) makes each one 0.0 + itself. */
-static void row_copy(char *d, int64_t ds, const char *s, int64_t ss, int64_t n, size_t sz,
-                     pc_dtype add_zero)
-{
-    switch (add_zero) {
-    case PC_DTYPE_F16:
-        ROW_LOOP(uint16_t, ADD_ZERO(uint16_t, 0x8000u, 0x7c00u, 0x0200u))
-        return;
-    case PC_DTYPE_BF16:
-        ROW_LOOP(uint16_t, ADD_ZERO(uint16_t, 0x8000u, 0x7f80u, 0x0040u))
-        return;
-    case PC_DTYPE_F32:
-        ROW_LOOP(uint32_t, ADD_ZERO(uint32_t, 0x80000000u, 0x7f800000u, 0x00400000u))
-        return;
-    case PC_DTYPE_F64:
-        ROW_LOOP(uint64_t, ADD_ZERO(uint64_t, 0x8000000000000000ull, 0x7ff0000000000000ull,
-                                    0x0008000000000000ull))
-        return;
-    default:
-        break;
-    }
-    if (ds == 1 && ss == 1) {
-        memcpy(d, s, (size_t)n * sz);
-        return;
-    }
-    switch (sz) { /* a fixed-size memcpy is one load and one store */
-    case 1:
-        ROW_LOOP(uint8_t, (void)0)
-        return;
-    case 2:
-        ROW_LOOP(uint16_t, (void)0)
-        return;
-    case 4:
-        ROW_LOOP(uint32_t, (void)0)
-        return;
-    case 8:
-        ROW_LOOP(uint64_t, (void)0)
-        return;
-    default:
-        for (int64_t i = 0; i < n; i++)
-            memcpy(d + i * ds * (int64_t)sz, s + i * ss * (int64_t)sz, sz);
-    }
-}
-
-#undef ROW_LOOP
-#undef ADD_ZERO
-
-/* Elements [begin, end) of the plan's row-major order. */
-static void plan_run_range(const copy_plan *p, char *dst, const char *src, size_t sz,
-                           pc_dtype add_zero, int64_t begin, int64_t end)
-{
-    int last = p->rank - 1;
-    int64_t len = p->shape[last], esz = (int64_t)sz;
-    int64_t idx[2 * PC_TENSOR_MAX_DIMS] = {0};
-    int64_t j = begin % len, rest = begin / len;
-    int64_t doff = j * p->dst[last], soff = j * p->src[last];
-    for (int d = last - 1; d >= 0; d--) {
-        idx[d] = rest % p->shape[d];
-        rest /= p->shape[d];
-        doff += idx[d] * p->dst[d];
-        soff += idx[d] * p->src[d];
-    }
-    for (int64_t i = begin; i < end;) {
-        int64_t k = len - j < end - i ? len - j : end - i;
-        row_copy(dst + doff * esz, p->dst[last], src + soff * esz, p->src[last], k, sz, add_zero);
-        i += k;
-        doff -= j * p->dst[last];
-        soff -= j * p->src[last];
-        j = 0;
-        for (int d = last - 1; d >= 0; d--) {
-            doff += p->dst[d];
-            soff += p->src[d];
-            if (++idx[d] < p->shape[d])
-                break;
-            doff -= p->dst[d] * p->shape[d];
-            soff -= p->src[d] * p->shape[d];
-            idx[d] = 0;
-        }
-    }
-}
-
-/* Side of the square blocks a transposing copy walks in (32 x 32 elements of up to 8 bytes
- * stay in L1 on both sides). */
-enum { COPY_TILE = 32 };
-
-static int64_t abs64(int64_t v)
-{
-    return v < 0 ? -v : v;
-}
-
-/* The plan's last two dims form planes of m rows of len elements where, on one side, elements
- * of a row lie further apart than rows (a transpose): row by row would touch a new cache line
- * per element on that side. Bands of COPY_TILE rows, walked COPY_TILE columns at a time, keep
- * both sides in cache; the bands of all planes are shared among the threads. */
-static void plan_run_tiled(const copy_plan *p, char *dst, const char *src, size_t sz,
-                           pc_dtype add_zero, int64_t n, int nt)
-{
-    int a = p->rank - 2, b = p->rank - 1;
-    int64_t m = p->shape[a], len = p->shape[b], esz = (int64_t)sz;
-    int64_t bands = (m + COPY_TILE - 1) / COPY_TILE, items = n / (m * len) * bands;
-#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
-    for (int64_t it = 0; it < items; it++) {
-        int64_t rest = it / bands, i0 = it % bands * COPY_TILE;
-        int64_t i1 = m - i0 < COPY_TILE ? m : i0 + COPY_TILE;
-        int64_t doff = 0, soff = 0;
-        for (int d = a - 1; d >= 0; d--) {
-            int64_t k = rest % p->shape[d];
-            rest /= p->shape[d];
-            doff += k * p->dst[d];
-            soff += k * p->src[d];
-        }
-        for (int64_t j0 = 0; j0 < len; j0 += COPY_TILE) {
-            int64_t k = len - j0 < COPY_TILE ? len - j0 : COPY_TILE;
-            for (int64_t i = i0; i < i1; i++)
-                row_copy(dst + (doff + i * p->dst[a] + j0 * p->dst[b]) * esz, p->dst[b],
-                         src + (soff + i * p->src[a] + j0 * p->src[b]) * esz, p->src[b], k, sz,
-                         add_zero);
-        }
-    }
-}
-
-/* For each index of shape (n elements), dst[index . dst_strides] = src[index . src_strides]
- * (pointers at element [0, ..., 0], strides in elements of size sz). */
-static void strided_copy(char *dst, const int64_t *dst_strides, const char *src,
-                         const int64_t *src_strides, const int64_t *shape, int rank, int64_t n,
-                         size_t sz, pc_dtype add_zero)
-{
-    if (n <= 0)
-        return;
-    copy_plan p;
-    plan_make(&p, shape, dst_strides, src_strides, rank);
-    int nt = n >= COPY_PARALLEL_MIN ? omp_get_max_threads() : 1;
-    int a = p.rank - 2, b = p.rank - 1;
-    if (p.rank >= 2 && p.shape[b] > COPY_TILE &&
-        (abs64(p.src[b]) > abs64(p.src[a]) || abs64(p.dst[b]) > abs64(p.dst[a]))) {
-        plan_run_tiled(&p, dst, src, sz, add_zero, n, nt);
-        return;
-    }
-#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
-    for (int t = 0; t < nt; t++)
-        plan_run_range(&p, dst, src, sz, add_zero, n * t / nt, n * (t + 1) / nt);
-}
-
 /* dst (a view) = src, both of one shape: a byte copy when the dtypes agree, pc_tensor_copy's
  * conversion otherwise. */
 static pc_status copy_into(pc_tensor *dst, const pc_tensor *src)
 {
     if (dst->dtype != src->dtype || !pc_tensor_same_shape(dst, src))
         return pc_tensor_copy(dst, src);
-    strided_copy(pc_tensor_data(dst), dst->strides, pc_tensor_data(src), src->strides, src->shape,
-                 src->rank, pc_tensor_numel(src), pc_dtype_size(src->dtype), PC_DTYPE_INVALID);
+    pc_strided_copy(pc_tensor_data(dst), dst->dtype, dst->strides, pc_tensor_data(src), src->dtype,
+                    src->strides, src->shape, src->rank, 0);
     return PC_OK;
 }
 
@@ -750,8 +528,8 @@ static pc_status spec_materialise(const pc_tensor *x, const view_spec *s, pc_ten
         pc_shape_contiguous_strides(s->shape, s->rank, dst_strides);
         size_t sz = pc_dtype_size(x->dtype);
         const char *src = (const char *)pc_tensor_data(&xc) + s->offset * (int64_t)sz;
-        strided_copy(pc_tensor_data(&t), dst_strides, src, s->strides, s->shape, s->rank,
-                     spec_numel(s), sz, PC_DTYPE_INVALID);
+        pc_strided_copy(pc_tensor_data(&t), x->dtype, dst_strides, src, x->dtype, s->strides,
+                        s->shape, s->rank, 0);
         *out = t;
     } else {
         pc_tensor_free(&t);
@@ -790,11 +568,11 @@ static void spec_accumulate(const view_spec *s, const pc_tensor *g, pc_dtype xd,
 {
     enum { CHUNK = 256 };
     double buf[CHUNK];
-    copy_plan p;
-    plan_make(&p, s->shape, s->strides, s->strides, s->rank); /* only p.dst is used */
-    int last = p.rank - 1;
-    int64_t len = p.shape[last], step = p.dst[last], n = spec_numel(s);
-    int64_t idx[2 * PC_TENSOR_MAX_DIMS] = {0};
+    int64_t shape[PC_STRIDED_MAX_DIMS], dst[PC_STRIDED_MAX_DIMS], unused[PC_STRIDED_MAX_DIMS];
+    int last =
+        pc_strided_simplify(s->shape, s->strides, s->strides, s->rank, shape, dst, unused) - 1;
+    int64_t len = shape[last], step = dst[last], n = spec_numel(s);
+    int64_t idx[PC_STRIDED_MAX_DIMS] = {0};
     size_t gsz = pc_dtype_size(g->dtype);
     const char *gv = pc_tensor_data(g);
     /* a value of xd widened to double rounds back to itself, bit for bit (NaNs come quiet out
@@ -812,10 +590,10 @@ static void spec_accumulate(const view_spec *s, const pc_tensor *g, pc_dtype xd,
                 acc[off + (j0 + e) * step] += buf[e];
         }
         for (int d = last - 1; d >= 0; d--) {
-            off += p.dst[d];
-            if (++idx[d] < p.shape[d])
+            off += dst[d];
+            if (++idx[d] < shape[d])
                 break;
-            off -= p.dst[d] * p.shape[d];
+            off -= dst[d] * shape[d];
             idx[d] = 0;
         }
     }
@@ -846,14 +624,14 @@ pc_status pc_k_view_backward(const pc_op_call *call, pc_compute compute, const p
     if (copy) {
         /* Each input element receives at most one gradient element, already in its dtype: the
          * sum below is 0.0 + that element, i.e. the element with -0 made +0 and NaNs quiet
-         * (row_copy's add_zero); the elements the view does not reach stay +0. */
+         * (PC_STRIDED_ADD_ZERO); the elements the view does not reach stay +0. */
         if ((st = pc_tensor_alloc(&out->grads[0], xd, x->shape, x->rank)) == PC_OK) {
             int64_t src_strides[2 * PC_TENSOR_MAX_DIMS];
             pc_shape_contiguous_strides(s.shape, s.rank, src_strides);
             size_t sz = pc_dtype_size(xd);
             char *dst = (char *)pc_tensor_data(&out->grads[0]) + s.offset * (int64_t)sz;
-            strided_copy(dst, s.strides, pc_tensor_data(&g), src_strides, s.shape, s.rank, n, sz,
-                         xd);
+            pc_strided_copy(dst, xd, s.strides, pc_tensor_data(&g), xd, src_strides, s.shape,
+                            s.rank, PC_STRIDED_ADD_ZERO);
         }
         pc_tensor_free(&g);
         return st;
