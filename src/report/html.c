@@ -20,6 +20,7 @@
 
 #include "precheck/io/checksum.h"
 #include "precheck/io/file_out.h"
+#include "pc_version.h"
 #include "report_impl.h"
 #include "tally.h"
 

@@ -19,6 +19,7 @@
 #include "precheck/io/file_out.h"
 #include "precheck/io/json.h"
 #include "precheck/io/path_check.h"
+#include "pc_version.h"
 #include "runner_impl.h"
 
 /* ---- the fields ---- */
