@@ -29,7 +29,6 @@
  *
  * usage: bench_e2e [--fp32] [--eager] [--layers N] [--seq N] [--cache] [--keep DIR] [--medium]
  */
-#define _GNU_SOURCE /* open_memstream */
 #include <cblas.h>
 #include <stdint.h>
 #include <stdio.h>
