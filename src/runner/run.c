@@ -6,6 +6,7 @@
 #include <regex.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -618,7 +619,7 @@ static void resume_command_of(const pc_run_options *o, const char *result, char 
         pc_run_command_line(command, size, o->argc, o->argv, result);
     } else {
         char *const argv[] = {o->multi ? "multi_run_ut" : "run_ut", "-api_info",
-                              (char *)o->api_info};
+                              (char *)(uintptr_t)o->api_info};
         pc_run_command_line(command, size, 3, argv, result);
     }
 }
@@ -973,7 +974,7 @@ static int run_main(const pc_run_options *given, pc_mpi *mpi)
         pc_log_info("UT task completed.");
     pc_run_log_next_step(o->out_path);
     rc = 0;
-    if (pc_sink_summary_fails(&s.sinks[1], o->fail_on)) {
+    if (pc_sink_summary_fails(&s.sinks[1], (pc_fail_level)o->fail_on)) {
         pc_log_warning("--fail-on %s: the run found APIs with %s; exit status %d.",
                        o->fail_on == PC_FAIL_WARNING ? "warning" : "error",
                        o->fail_on == PC_FAIL_WARNING ? "an error or a Warning" : "an error",

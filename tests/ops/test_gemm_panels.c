@@ -66,7 +66,7 @@ static void check(bool bias)
         for (int j = 0; j < N; j++) {
             double s = b ? b[j] : 0;
             for (int k = 0; k < K; k++)
-                s += (double)x[i * K + k] * w[j * K + k];
+                s += (double)x[i * K + k] * (double)w[j * K + k];
             int u = ulp_off(y[i * N + j], s);
             worst = u > worst ? u : worst;
         }
@@ -87,7 +87,7 @@ static void check(bool bias)
         for (int k = 0; k < K; k++) {
             double s = 0;
             for (int j = 0; j < N; j++)
-                s += (double)gv[i * N + j] * w[j * K + k];
+                s += (double)gv[i * N + j] * (double)w[j * K + k];
             int u = ulp_off(dx[i * K + k], s);
             worst = u > worst ? u : worst;
         }
@@ -95,7 +95,7 @@ static void check(bool bias)
         for (int k = 0; k < K; k++) {
             double s = 0;
             for (int i = 0; i < M; i++)
-                s += (double)gv[i * N + j] * x[i * K + k];
+                s += (double)gv[i * N + j] * (double)x[i * K + k];
             int u = ulp_off(dw[j * K + k], s);
             worst = u > worst ? u : worst;
         }
@@ -105,7 +105,7 @@ static void check(bool bias)
         for (int j = 0; j < N; j++) {
             double s = 0;
             for (int i = 0; i < M; i++)
-                s += gv[i * N + j];
+                s += (double)gv[i * N + j];
             int u = ulp_off(db[j], s);
             worst = u > worst ? u : worst;
         }
