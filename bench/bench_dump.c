@@ -214,8 +214,8 @@ static void report(const char *what, result r, size_t size, double read_s)
     printf("%-26s %7.3f s %7.1f MB/s  cpu %7.3f s %7.1f MB/s  peak %7.1f MB = %4.2f x file  "
            "(%.2f x read)  %lld\n",
            what, r.seconds, mb / r.seconds, r.cpu_seconds,
-           r.cpu_seconds > 0 ? mb / r.cpu_seconds : 0.0, r.maxrss_kb / 1024.0,
-           r.maxrss_kb * 1024.0 / (double)size, r.seconds / read_s, r.items);
+           r.cpu_seconds > 0 ? mb / r.cpu_seconds : 0.0, (double)r.maxrss_kb / 1024.0,
+           (double)r.maxrss_kb * 1024.0 / (double)size, r.seconds / read_s, r.items);
 }
 
 int main(int argc, char **argv)
@@ -257,7 +257,8 @@ int main(int argc, char **argv)
         return 1;
     }
     size_t size = (size_t)sb.st_size;
-    printf("file %s: %.1f MB, best of %d\n", generated ? "(synthetic)" : path, size / 1e6, repeats);
+    printf("file %s: %.1f MB, best of %d\n", generated ? "(synthetic)" : path, (double)size / 1e6,
+           repeats);
     result rd = best_of(work_read, path, size, repeats);
     double read_s = rd.ok && rd.seconds > 0 ? rd.seconds : 1;
     report("read() whole file", rd, size, read_s);

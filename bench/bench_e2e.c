@@ -29,7 +29,6 @@
  *
  * usage: bench_e2e [--fp32] [--eager] [--layers N] [--seq N] [--cache] [--keep DIR] [--medium]
  */
-#define _GNU_SOURCE /* open_memstream */
 #include <cblas.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -58,11 +57,11 @@ static double gemm_rate(int dbl)
 {
     const int n = 2048;
     size_t es = dbl ? sizeof(double) : sizeof(float);
-    void *a = malloc((size_t)n * n * es), *b = malloc((size_t)n * n * es),
-         *c = malloc((size_t)n * n * es);
+    void *a = malloc((size_t)n * (size_t)n * es), *b = malloc((size_t)n * (size_t)n * es),
+         *c = malloc((size_t)n * (size_t)n * es);
     if (!a || !b || !c)
         exit(1);
-    for (size_t i = 0; i < (size_t)n * n; i++) {
+    for (size_t i = 0; i < (size_t)n * (size_t)n; i++) {
         double v = (double)((i * 2654435761u) % 1000) / 1000.0 - 0.5;
         if (dbl) {
             ((double *)a)[i] = v;

@@ -100,7 +100,7 @@ static uint64_t stream_read(const void *a, size_t nbytes)
     uint64_t acc[8] = {0};
     const uint64_t *p = a;
     for (size_t i = 0; i + 8 <= nbytes / 8; i += 8)
-        for (int j = 0; j < 8; j++)
+        for (size_t j = 0; j < 8; j++)
             acc[j] ^= p[i + j];
     uint64_t r = 0;
     for (int j = 0; j < 8; j++)

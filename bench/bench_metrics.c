@@ -35,10 +35,10 @@ static uint64_t stream_read(const void *a, size_t na, const void *b, size_t nb)
     uint64_t acc[8] = {0};
     const uint64_t *p = a, *q = b;
     for (size_t i = 0; i + 8 <= na / 8; i += 8)
-        for (int j = 0; j < 8; j++)
+        for (size_t j = 0; j < 8; j++)
             acc[j] ^= p[i + j];
     for (size_t i = 0; i + 8 <= nb / 8; i += 8)
-        for (int j = 0; j < 8; j++)
+        for (size_t j = 0; j < 8; j++)
             acc[j] ^= q[i + j];
     uint64_t r = 0;
     for (int j = 0; j < 8; j++)

@@ -156,11 +156,11 @@ int main(int argc, char **argv)
     double mb = (double)(sn.st_size + sg.st_size) / 1e6;
     printf("api_precision_compare: %ld NPU rows + %ld GPU rows (%.1f MB of CSV)\n", rows, rows, mb);
     printf("  plain read of both files: %.3f s (%.0f MB/s), peak RSS %.1f MB\n", base.seconds,
-           mb / base.seconds, base.maxrss_kb / 1024.0);
+           mb / base.seconds, (double)base.maxrss_kb / 1024.0);
     printf("  api_precision_compare:    %.3f s (%.3f s CPU), %.0f rows/s (%.1fx the plain read), "
            "peak RSS %.1f MB%s\n",
-           run.seconds, run.cpu_seconds, rows / run.seconds, run.seconds / base.seconds,
-           run.maxrss_kb / 1024.0, run.status ? "  FAILED" : "");
+           run.seconds, run.cpu_seconds, (double)rows / run.seconds, run.seconds / base.seconds,
+           (double)run.maxrss_kb / 1024.0, run.status ? "  FAILED" : "");
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     return system(cmd) != 0 || run.status != 0;

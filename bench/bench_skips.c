@@ -12,6 +12,7 @@
  */
 #define _GNU_SOURCE /* mkdtemp */
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,7 +32,7 @@ static int run(const char *binary, char *const extra[], double *wall, double *pe
     if (pid == 0) {
         char *argv[32];
         int n = 0;
-        argv[n++] = (char *)binary;
+        argv[n++] = (char *)(uintptr_t)binary; /* exec writes none of them */
         for (int i = 0; extra[i] && n < 31; i++)
             argv[n++] = extra[i];
         argv[n] = NULL;

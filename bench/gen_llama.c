@@ -7,7 +7,6 @@
  *   defaults: LLaMA-7B (hidden 4096, 32 heads, FFN 11008, vocabulary 32000), sequence 2048,
  *   batch 1, bfloat16, one decoder layer, torch_npu fused ops.
  */
-#define _GNU_SOURCE /* open_memstream */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -55,7 +55,8 @@ done
 echo "== aarch64: cross build (${#tests[@]} test programs)"
 mkdir -p "$out"
 cmake -S . -B "$out" --toolchain cmake/aarch64-linux-gnu.cmake -DCMAKE_BUILD_TYPE=Release \
-    -DPRECHECK_TORCH=OFF -DPRECHECK_MPI=OFF -DPRECHECK_BUILD_BENCH=OFF >"$out/aarch64-configure.log" 2>&1 ||
+    -DPRECHECK_TORCH=OFF -DPRECHECK_MPI=OFF -DPRECHECK_BUILD_BENCH=OFF -DPRECHECK_WERROR=ON \
+    >"$out/aarch64-configure.log" 2>&1 ||
     fail "configuring the cross build failed: $(tail -20 "$out/aarch64-configure.log")"
 cmake --build "$out" -j "$jobs" --target "${targets[@]}" >"$out/aarch64-build.log" 2>&1 ||
     fail "the cross build failed: $(grep -m5 -E 'error|Error' "$out/aarch64-build.log")"

@@ -12,7 +12,7 @@ if ! command -v clang >/dev/null; then
     exit 0
 fi
 cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=Debug -DPRECHECK_FUZZ=ON \
-    -DPRECHECK_BUILD_TESTS=OFF -DPRECHECK_BUILD_BENCH=OFF >/dev/null
+    -DPRECHECK_BUILD_TESTS=OFF -DPRECHECK_BUILD_BENCH=OFF -DPRECHECK_WERROR=ON >/dev/null
 cmake --build build-fuzz -j "$(nproc 2>/dev/null || echo 2)" >/dev/null
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

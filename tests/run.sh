@@ -14,54 +14,130 @@ export PRECHECK_REQUIRE_CHROMIUM="${PRECHECK_REQUIRE_CHROMIUM:-1}"
 # arm64 libraries (tools/install-deps.sh); PRECHECK_AARCH64=0 lets a machine without them skip it
 PRECHECK_AARCH64="${PRECHECK_AARCH64:-1}"
 
+# The stages, each a tier of what it checks (docs/development.md, "Test tiers", has the table
+# of what each checks and how long it takes):
+#   Release      every ctest case, the 2^32 exhaustive conversion walk and the torch tests included
+#   ASan+UBSan   every ctest case but the install tests, the exhaustive walk sampled
+#   clang        every ctest case but the install tests, the exhaustive walk and the torch tests
+#                (its own warnings, and the numerics under another compiler)
+#   aarch64      the numerics tests and run_ut under qemu, against x86-64
+#   valgrind     run_ut end to end in process; runs beside the libFuzzer smoke (each on one core)
+# Each stage's wall and CPU time is printed at its end and in a table at the end.
+
+# ---- the time of each stage: wall seconds, and CPU seconds of the processes it waited for ----
+clk_tck=$(getconf CLK_TCK 2>/dev/null || echo 100)
+children_cpu() { # user+system CPU of this shell's waited-for children, in clock ticks
+    local st
+    read -r -a st </proc/$$/stat
+    echo $((st[15] + st[16]))
+}
+stage_rows=()
+stage_name="" stage_t0=0 stage_c0=0
+stage() { # stage NAME: ends the stage that runs and starts NAME ("" ends the last)
+    if [[ -n $stage_name ]]; then
+        local wall=$((SECONDS - stage_t0)) cpu=$((($(children_cpu) - stage_c0) / clk_tck))
+        echo "-- $stage_name: ${wall} s wall, ${cpu} s CPU"
+        stage_rows+=("$(printf '%-34s %6d s %7d s' "$stage_name" "$wall" "$cpu")")
+    fi
+    stage_name=$1 stage_t0=$SECONDS stage_c0=$(children_cpu)
+    [[ -z $stage_name ]] || echo "== $stage_name"
+}
+# the stages' warnings are errors, and the benchmarks (off in a user's build) are built
+werror=(-DPRECHECK_WERROR=ON)
+
 if command -v clang-format >/dev/null && git rev-parse --git-dir >/dev/null 2>&1; then
-    echo "== clang-format"
+    stage "clang-format"
     git ls-files '*.c' '*.h' '*.inc' | xargs clang-format --dry-run -Werror
 fi
 
-echo "== Release build"
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
+stage "Release build"
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release "${werror[@]}" -DPRECHECK_BUILD_BENCH=ON >/dev/null
 cmake --build build -j "$jobs"
+stage "Release tests"
 ctest --test-dir build --output-on-failure -j "$jobs"
 
-echo "== ASan+UBSan build"
-cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DPRECHECK_SANITIZE=ON >/dev/null
+stage "ASan+UBSan build"
+# (no benchmarks: the Release and clang builds compile them, and none runs here)
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DPRECHECK_SANITIZE=ON "${werror[@]}" \
+    -DPRECHECK_BUILD_BENCH=OFF >/dev/null
 cmake --build build-asan -j "$jobs"
-# (the install and package tests, label "install", run in the Release build only)
-ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+stage "ASan+UBSan tests"
+# (the install and package tests, label "install", run in the Release build only; the
+# exhaustive walk of every float32 pattern runs there too, here a sample: every upper half
+# with the lower halves at the rounding boundaries and a few random ones, 4.2 million patterns
+# instead of 2^32 (it took ~725 s here whole))
+PRECHECK_EXHAUSTIVE_SAMPLE=1 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+    UBSAN_OPTIONS=print_stacktrace=1 \
     ctest --test-dir build-asan --output-on-failure -j "$jobs" -LE install
 
 if command -v clang >/dev/null; then
-    echo "== clang Release build (its warnings are errors too)"
-    cmake -S . -B build-clang -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=Release >/dev/null
+    stage "clang Release build"
+    cmake -S . -B build-clang -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=Release \
+        "${werror[@]}" -DPRECHECK_BUILD_BENCH=ON >/dev/null
     cmake --build build-clang -j "$jobs" >/dev/null
-    ctest --test-dir build-clang --output-on-failure -j "$jobs" -LE 'exhaustive|install'
+    stage "clang Release tests"
+    # the torch tests ran in the Release stage (the plug-in's code is the same; they spend
+    # their time in PyTorch): PRECHECK_TEST_TORCH=0 skips them here
+    PRECHECK_TEST_TORCH=0 ctest --test-dir build-clang --output-on-failure -j "$jobs" \
+        -LE 'exhaustive|install'
 fi
 
 if [[ $PRECHECK_AARCH64 != 0 && $(uname -m) == x86_64 ]]; then
-    echo "== aarch64: cross build, numerics tests and run_ut under qemu, compared with x86-64"
+    # cross build, numerics tests and run_ut under qemu, compared with x86-64
+    stage "aarch64"
     # bounded, like every stage outside ctest (whose tests have their own limits): a hang
     # must fail in minutes, not run into CI's limit (it takes 2.5-3.5 minutes)
     timeout 1200 bash tests/aarch64.sh build ||
         { echo "aarch64 job failed (exit $?; 124: over 1200 s)" >&2; exit 1; }
 fi
 
+# valgrind (one core: it runs the program's threads one at a time) runs in the background
+# beside the libFuzzer smoke (one harness at a time, one core); its output goes to a log that is
+# printed when it ends, so that each stage's lines and failure stay its own
+vg_pid="" vg_log=""
 if command -v valgrind >/dev/null; then
-    echo "== valgrind memcheck: run_ut end to end (in process), on a transformer and a CNN dump"
+    # run_ut end to end, in process, on a transformer and a CNN dump; 10 s per fuzz harness
+    stage "valgrind memcheck + libFuzzer smoke"
     vg_out=$(mktemp -d)
-    for dump in gpt_bf16_tensor cnn_tensor; do
-        # OMP_WAIT_POLICY and OPENBLAS_THREAD_TIMEOUT set: precheck would otherwise execute
-        # itself again to set them, and valgrind does not follow an exec (core/threads.h);
-        # the block cache off, so that memcheck sees every storage as a heap block of its
-        # own (core/alloc.h)
-        OMP_WAIT_POLICY=PASSIVE OPENBLAS_THREAD_TIMEOUT=16 PRECHECK_BLOCK_CACHE=0 timeout 900 valgrind --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite \
-            --show-possibly-lost=no -q \
-            ./build/precheck run_ut -api_info "tests/fixtures/msprobe/dumps/$dump/step0/rank/dump.json" \
-            -o "$vg_out/$dump" --jobs 0 --no-progress >/dev/null
-        echo "valgrind: $dump clean"
-    done
-    rm -rf "$vg_out"
+    vg_log=$vg_out/valgrind.log
+    (
+        set -e
+        for dump in gpt_bf16_tensor cnn_tensor; do
+            # OMP_WAIT_POLICY and OPENBLAS_THREAD_TIMEOUT set: precheck would otherwise execute
+            # itself again to set them, and valgrind does not follow an exec (core/threads.h);
+            # the block cache off, so that memcheck sees every storage as a heap block of its
+            # own (core/alloc.h)
+            OMP_WAIT_POLICY=PASSIVE OPENBLAS_THREAD_TIMEOUT=16 PRECHECK_BLOCK_CACHE=0 timeout 900 valgrind --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite \
+                --show-possibly-lost=no -q \
+                ./build/precheck run_ut -api_info "tests/fixtures/msprobe/dumps/$dump/step0/rank/dump.json" \
+                -o "$vg_out/$dump" --jobs 0 --no-progress >/dev/null
+            echo "valgrind: $dump clean"
+        done
+    ) >"$vg_log" 2>&1 &
+    vg_pid=$!
+else
+    stage "libFuzzer smoke"
 fi
 
-echo "== libFuzzer smoke (10 s per harness)"
-bash tests/fuzz.sh 10
+fuzz_rc=0
+bash tests/fuzz.sh 10 || fuzz_rc=$?
+if [[ -n $vg_pid ]]; then
+    vg_rc=0
+    wait "$vg_pid" || vg_rc=$?
+    echo "== valgrind memcheck"
+    cat "$vg_log"
+    rm -rf "$vg_out"
+    if [[ $vg_rc != 0 ]]; then
+        echo "valgrind memcheck failed (exit $vg_rc; 9: memcheck found errors, 124: over 900 s)" >&2
+        exit 1
+    fi
+fi
+if [[ $fuzz_rc != 0 ]]; then
+    echo "libFuzzer smoke failed (exit $fuzz_rc)" >&2
+    exit 1
+fi
+stage ""
+
+echo "== time per stage (wall, CPU of the stage's processes)"
+printf '%s\n' "${stage_rows[@]}"
+echo "total: $SECONDS s wall"

@@ -20,6 +20,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -254,7 +255,8 @@ static pc_status python_prepare(const char *python, const pc_python_env **out)
         return PC_OK;
     }
     const char *exe = python && *python ? python : "python3";
-    char *argv[] = {(char *)exe, "-c", (char *)query_script, NULL};
+    /* exec takes char *const[] (for old callers' sake); it writes none of them */
+    char *argv[] = {(char *)(uintptr_t)exe, "-c", (char *)(uintptr_t)query_script, NULL};
     int status = 0;
     char *err = NULL;
     char *text = pc_backend_capture(argv, &status, &err);

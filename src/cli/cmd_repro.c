@@ -7,6 +7,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -141,18 +142,18 @@ static int run_ut(const repro_args *a, const char *api_info, const char *out)
     int n = 0;
     argv[n++] = "run_ut";
     argv[n++] = "-api_info";
-    argv[n++] = (char *)api_info;
+    argv[n++] = (char *)(uintptr_t)api_info;
     argv[n++] = "-o";
-    argv[n++] = (char *)out;
+    argv[n++] = (char *)(uintptr_t)out;
     argv[n++] = "--no-progress";
     if (a->backend)
-        argv[n++] = "--backend", argv[n++] = (char *)a->backend;
+        argv[n++] = "--backend", argv[n++] = (char *)(uintptr_t)a->backend;
     if (a->python)
-        argv[n++] = "--python", argv[n++] = (char *)a->python;
+        argv[n++] = "--python", argv[n++] = (char *)(uintptr_t)a->python;
     if (a->bench)
-        argv[n++] = "--bench", argv[n++] = (char *)a->bench;
+        argv[n++] = "--bench", argv[n++] = (char *)(uintptr_t)a->bench;
     if (a->seed)
-        argv[n++] = "--seed", argv[n++] = (char *)a->seed;
+        argv[n++] = "--seed", argv[n++] = (char *)(uintptr_t)a->seed;
     argv[n] = NULL;
     fflush(NULL);
     pid_t pid = fork();

@@ -16,6 +16,7 @@
 #include "precheck/core/dtype.h"
 #include "precheck/core/log.h"
 #include "precheck/core/threads.h"
+#include "pc_version.h"
 
 typedef struct cli_command {
     const char *name;

@@ -7,6 +7,7 @@
 #include <omp.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -441,7 +442,7 @@ static pc_status run_chunks(const metrics_plan *p, const pc_metrics_input *in, c
     for (int64_t k = 0; r.relb && k < r.count; k++)
         free(r.relb[k]);
     free(r.relb);
-    free((void *)r.ready);
+    free((void *)(uintptr_t)r.ready); /* (no thread uses the ring any more) */
     free(r.accs);
     scratch_free(scratch, threads);
     return st;

@@ -74,7 +74,10 @@ typedef uint8_t v16b __attribute__((vector_size(16)));
  * project's converters keep them). */
 static inline TARGET_AVX512 v16f cast_f16_ps16(v16f v)
 {
-    return (v16f)_mm512_cvtph_ps(_mm512_cvtps_ph((__m512)v, _MM_FROUND_TO_NEAREST_INT));
+    /* (the zero-masking form with every lane kept: the plain one's macro, which gcc uses when not
+     * optimising, passes its mask as -1 and trips -Wsign-conversion) */
+    const __mmask16 all = 0xFFFF;
+    return (v16f)_mm512_cvtph_ps(_mm512_maskz_cvtps_ph(all, (__m512)v, _MM_FROUND_TO_NEAREST_INT));
 }
 
 /* Sixteen float16 or bfloat16 values from their storage, widened to float in registers (exact,

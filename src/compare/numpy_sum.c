@@ -32,7 +32,7 @@
                 r[j] = a[j];                                                                       \
             size_t body = n - n % 8;                                                               \
             for (size_t i = 8; i < body; i += 8)                                                   \
-                for (int j = 0; j < 8; j++)                                                        \
+                for (size_t j = 0; j < 8; j++)                                                     \
                     r[j] = r[j] + a[i + j];                                                        \
             T res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));             \
             for (size_t i = body; i < n; i++)                                                      \

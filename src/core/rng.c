@@ -195,8 +195,8 @@ fill_u64_avx512(const pc_rng_stream *s, uint64_t first, uint64_t *out, size_t n)
     for (; i + STEP <= n; i += STEP) {
         __m512i c0[PHILOX_BLOCKS], c1[PHILOX_BLOCKS], c2[PHILOX_BLOCKS], c3[PHILOX_BLOCKS];
         for (int b = 0; b < PHILOX_BLOCKS; b++) {
-            __m512i idx =
-                _mm512_add_epi64(_mm512_set1_epi64((long long)(first + i + b * W)), lanes);
+            __m512i idx = _mm512_add_epi64(
+                _mm512_set1_epi64((long long)(first + i + (size_t)(b * W))), lanes);
             c0[b] = idx; /* the upper half is garbage to the multiply */
             c1[b] = _mm512_srli_epi64(idx, 32);
             c2[b] = _mm512_setzero_si512(); /* draw 0 */
@@ -237,8 +237,8 @@ __attribute__((target("avx2"))) static void fill_u64_avx2(const pc_rng_stream *s
     for (; i + STEP <= n; i += STEP) {
         __m256i c0[PHILOX_BLOCKS], c1[PHILOX_BLOCKS], c2[PHILOX_BLOCKS], c3[PHILOX_BLOCKS];
         for (int b = 0; b < PHILOX_BLOCKS; b++) {
-            __m256i idx =
-                _mm256_add_epi64(_mm256_set1_epi64x((long long)(first + i + b * W)), lanes);
+            __m256i idx = _mm256_add_epi64(
+                _mm256_set1_epi64x((long long)(first + i + (size_t)(b * W))), lanes);
             c0[b] = idx;
             c1[b] = _mm256_srli_epi64(idx, 32);
             c2[b] = _mm256_setzero_si256();

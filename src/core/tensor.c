@@ -136,7 +136,9 @@ size_t pc_storage_nbytes(const pc_storage *storage)
 
 long pc_storage_refcount(const pc_storage *storage)
 {
-    return atomic_load_explicit(&((pc_storage *)storage)->refcount, memory_order_relaxed);
+    /* only read: the cast drops const for stdatomic, whose load takes a non-const pointer */
+    return atomic_load_explicit(&((pc_storage *)(uintptr_t)storage)->refcount,
+                                memory_order_relaxed);
 }
 
 /* ---------------------------------------------------------------------------------------- */

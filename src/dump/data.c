@@ -390,10 +390,10 @@ static stat_verdict judge_norm(const pc_tensor_stats *s, double rec)
     if (close_value(rec, s->norm, s->norm, s))
         return v;
     double tight = tight_sum_error(s), t32 = overflow_threshold(PC_DTYPE_F32);
-    if (rec == INFINITY && s->sum_sq * (1.0 - tight) >= t32)
+    if (rec == HUGE_VAL && s->sum_sq * (1.0 - tight) >= t32)
         return v; /* (d): the float32 sum of the squares overflows whatever the order */
     v.cause = CAUSE_F32_OVERFLOW;
-    if (rec == INFINITY && s->sum_sq * (1.0 + tight) >= t32)
+    if (rec == HUGE_VAL && s->sum_sq * (1.0 + tight) >= t32)
         return v;
 
     /* squares rounded (u each) and summed in the statistic's own dtype; at least the
@@ -406,7 +406,7 @@ static stat_verdict judge_norm(const pc_tensor_stats *s, double rec)
     v.range.lo = sqrt(fmax(sum_lo, 0.0)) * (1.0 - u) * (1.0 - u);
     v.range.hi = sqrt(sum_hi) * (1.0 + u) * (1.0 + u);
     v.cause = CAUSE_LOW_OVERFLOW;
-    if (rec == INFINITY && (sum_hi >= td || v.range.hi >= td))
+    if (rec == HUGE_VAL && (sum_hi >= td || v.range.hi >= td))
         return v;
     bool in = isfinite(rec) && rec >= v.range.lo && rec <= v.range.hi;
     v.cause = in ? CAUSE_LOW_RANGE : CAUSE_MISMATCH;

@@ -152,7 +152,7 @@ bool pc_config_py_float(const char *s, size_t n, double *out)
     if (*p == '+' || *p == '-')
         sign = *p++ == '-' ? -1 : 1;
     if (strcmp(p, "inf") == 0 || strcmp(p, "infinity") == 0) {
-        *out = sign * INFINITY;
+        *out = sign * HUGE_VAL;
         return true;
     }
     if (strcmp(p, "nan") == 0) {

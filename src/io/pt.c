@@ -314,7 +314,7 @@ static pc_status read_tensor(pt_reader *r, const pc_pk_value *top)
                              "the file holds a meta tensor, which has no data");
         } else {
             pc_pk_value fake = {.kind = PC_PK_CALL};
-            fake.u.call.callable = (pc_pk_value *)callable;
+            fake.u.call.callable = (pc_pk_value *)(uintptr_t)callable; /* only read */
             return not_a_tensor(r, &fake, ", not a tensor");
         }
         if (st == PC_OK && grad_override)

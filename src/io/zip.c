@@ -537,7 +537,7 @@ pc_status pc_zip_writer_finish(pc_zip_writer *w)
         size_t name_len = strlen(e->name);
         bool big_size = e->size >= w->zip64_limit;
         bool big_offset = e->header_offset >= w->zip64_limit;
-        size_t nfields = (big_size ? 2 : 0) + (big_offset ? 1 : 0);
+        size_t nfields = (big_size ? 2u : 0u) + (big_offset ? 1u : 0u);
         size_t extra_len = nfields ? 4 + 8 * nfields : 0;
         unsigned char c[CENTRAL_SIZE + 4 + 24];
         memset(c, 0, sizeof c);

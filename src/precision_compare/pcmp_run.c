@@ -404,7 +404,7 @@ static void note_formulas(run_state *s, const pc_csv_reader *r, const pc_pcmp_ve
 
 static pc_status set_skip_msg(api_entry *e, const char *msg)
 {
-    free((char *)e->message);
+    free((char *)(uintptr_t)e->message); /* a skip_msg (or NULL) */
     e->message = NULL;
     if (!msg)
         return PC_OK;
@@ -918,7 +918,7 @@ done:
     pc_file_out_free(&s->details.fo); /* a temporary not put in place is removed */
     pc_file_out_free(&s->result.fo);
     for (size_t i = 0; i < s->apis.n; i++)
-        free((char *)s->apis.e[i].message);
+        free((char *)(uintptr_t)s->apis.e[i].message);
     free(s->apis.e);
     free(s->directs.e);
     free(s->apis.t.slot);

@@ -78,11 +78,13 @@ static pc_status measure(const pc_tensor *bench, const pc_tensor *device, pair_s
     int64_t pick = want ? (int64_t)(mix(0) % (uint64_t)(stride ? stride : 1)) : -1;
     for (int64_t at = 0; st == PC_OK && at < n; at += CHUNK) {
         size_t len = (size_t)(n - at < CHUNK ? n - at : CHUNK);
-        st = pc_convert_buffer(bb, PC_DTYPE_F64, (const char *)pc_tensor_data(&bc) + at * bsize,
-                               bc.dtype, len);
+        st = pc_convert_buffer(bb, PC_DTYPE_F64,
+                               (const char *)pc_tensor_data(&bc) + (size_t)at * bsize, bc.dtype,
+                               len);
         if (st == PC_OK)
-            st = pc_convert_buffer(dd, PC_DTYPE_F64, (const char *)pc_tensor_data(&dc) + at * dsize,
-                                   dc.dtype, len);
+            st = pc_convert_buffer(dd, PC_DTYPE_F64,
+                                   (const char *)pc_tensor_data(&dc) + (size_t)at * dsize, dc.dtype,
+                                   len);
         for (size_t i = 0; st == PC_OK && i < len; i++) {
             double err = fabs(dd[i] - bb[i]);
             if (!isfinite(err) || !isfinite(bb[i]) || !isfinite(dd[i]))

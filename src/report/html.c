@@ -21,6 +21,7 @@
 #include "precheck/io/checksum.h"
 #include "precheck/io/file_out.h"
 #include "precheck/report/diff.h"
+#include "pc_version.h"
 #include "report_impl.h"
 #include "tally.h"
 

@@ -45,7 +45,7 @@ static bool is_half(const char *dtype)
 static void run_ut_series(const rep_model *m, series *s, pc_metric metric, int half,
                           double limit_value)
 {
-    bool high = pc_tally_higher_is_better(metric);
+    bool high = pc_tally_higher_is_better((int)metric);
     s->n = 0;
     for (size_t i = 0; i < m->n_apis; i++) {
         const rep_api *a = &m->apis[i];
@@ -91,7 +91,7 @@ static void compare_series(const rep_model *m, series *s, int col, const char *a
         }
         if (any) {
             s->v[s->n] = worst;
-            s->limit[s->n] = isnan(worst) ? NAN : limit_value;
+            s->limit[s->n] = isnan(worst) ? (double)NAN : limit_value;
             s->label[s->n] = a->name;
             s->n++;
         }

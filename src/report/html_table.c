@@ -390,7 +390,7 @@ void pc_html_api_table(html_buf *b, const rep_model *m, const size_t *order)
                 bool bad = w && w->decision.metric == (int)shown_metrics[j] &&
                            pc_rep_verdict_severity(w->status) >= 2;
                 td_num(b, w ? w->cell[shown_metrics[j]] : "", bad,
-                       pc_tally_higher_is_better(shown_metrics[j]) ? -1 : 1);
+                       pc_tally_higher_is_better((int)shown_metrics[j]) ? -1 : 1);
             }
             const char *msg = a->fwd == RV_SKIP && a->message[0] ? a->message : w ? w->message : "";
             td_msg(b, msg, NULL);

@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,7 @@
 #include "precheck/io/json.h"
 #include "precheck/io/json_write.h"
 #include "precheck/io/path_check.h"
+#include "pc_version.h"
 #include "runner_impl.h"
 
 /* ---- the fields ---- */
@@ -460,7 +462,8 @@ int pc_run_resume_dir(const char *dir)
     char **argv = calloc(argc + 4, sizeof *argv);
     bool ok = argv && argc > 0;
     for (size_t i = 0; ok && i < argc; i++)
-        ok = (argv[i + 1] = (char *)pc_json_string(doc, pc_json_array_at(doc, args, i), NULL));
+        ok = (argv[i + 1] =
+                  (char *)(uintptr_t)pc_json_string(doc, pc_json_array_at(doc, args, i), NULL));
     if (!ok) {
         pc_log_error("The run record of %s has no command to resume it with (damaged?): resume "
                      "it with -csv_path %s and the run's options.",

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pc_mpi_config.h"
 #include "precheck/core/log.h"
 #include "precheck/io/path_check.h"
 #include "runner_impl.h"

@@ -6,6 +6,7 @@
 #include <regex.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -621,7 +622,7 @@ static void resume_command_of(const pc_run_options *o, const char *result, char 
         pc_run_command_line(command, size, o->argc, o->argv, result);
     } else {
         char *const argv[] = {o->multi ? "multi_run_ut" : "run_ut", "-api_info",
-                              (char *)o->api_info};
+                              (char *)(uintptr_t)o->api_info};
         pc_run_command_line(command, size, 3, argv, result);
     }
 }
@@ -1009,7 +1010,7 @@ static int run_finish(run_ctx *r)
         }
         pc_log_info("JUnit XML: %s", o->junit);
     }
-    if (pc_sink_summary_fails(&s->sinks[1], o->fail_on)) {
+    if (pc_sink_summary_fails(&s->sinks[1], (pc_fail_level)o->fail_on)) {
         pc_log_warning("--fail-on %s: the run found APIs with %s; exit status %d.",
                        o->fail_on == PC_FAIL_WARNING ? "warning" : "error",
                        o->fail_on == PC_FAIL_WARNING ? "an error or a Warning" : "an error",

@@ -31,7 +31,7 @@ static pc_status fake_open(void **state, const char *options, const pc_backend_h
         return st;
     float *v = pc_tensor_data(&t);
     v[0] = v[1] = v[2] = 0.5f;
-    double sum = (double)v[0] + v[1] + v[2];
+    double sum = (double)v[0] + (double)v[1] + (double)v[2];
     pc_tensor_free(&t);
     pc_log_info("fakehost: a %s tensor through the host table", pc_dtype_name(PC_DTYPE_F32));
     return pc_error_set(PC_ERR_UNSUPPORTED,

@@ -18,14 +18,6 @@
 
 static char dir[512], log_path[600];
 
-static void write_file(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
-}
-
 static int setup(void **state)
 {
     (void)state;
@@ -63,18 +55,18 @@ static void test_dump_files(void **state)
     PC_TEST_FMT(p, "%s/truncated.json", dir);
     char *whole = pc_test_slurp(GPT "/dump.json", NULL);
     whole[3000] = 0;
-    write_file(p, whole);
+    pc_test_write_file(p, whole);
     free(whole);
     expect("run_ut -api_info %s/truncated.json -o %s/out1 --no-progress", 1,
            "truncated.json:156:6: unterminated string starting here");
     assert_false(exists("out1")); /* nothing created before the dump is read */
     /* not JSON */
     PC_TEST_FMT(p, "%s/text.json", dir);
-    write_file(p, "hello\n");
+    pc_test_write_file(p, "hello\n");
     expect("run_ut -api_info %s/text.json -o %s/out2 --no-progress", 1, "text.json:1:1");
     /* no "data" */
     PC_TEST_FMT(p, "%s/nodata.json", dir);
-    write_file(p, "{\"task\": \"tensor\"}");
+    pc_test_write_file(p, "{\"task\": \"tensor\"}");
     expect("run_ut -api_info %s/nodata.json -o %s/out3 --no-progress", 1,
            "[msprobe] Invalid dump.json format: something wrong with dump, no data found in "
            "dump.json");
@@ -92,16 +84,17 @@ static void test_records_and_tensor_files(void **state)
     char p[700];
     /* unknown dtype, negative shape, NaN statistics: SKIP rows that say why, exit 0 */
     PC_TEST_FMT(p, "%s/records.json", dir);
-    write_file(p, "{\"task\":\"statistics\",\"dump_data_dir\":null,\"data\":{"
-                  "\"Torch.add.0.forward\":{\"input_args\":[{\"type\":\"torch.Tensor\","
-                  "\"dtype\":\"torch.weird\",\"shape\":[2],\"Max\":1,\"Min\":0},"
-                  "{\"type\":\"float\",\"value\":1.0}],\"input_kwargs\":{},\"output\":[]},"
-                  "\"Torch.add.1.forward\":{\"input_args\":[{\"type\":\"torch.Tensor\","
-                  "\"dtype\":\"torch.float32\",\"shape\":[-2],\"Max\":1,\"Min\":0},"
-                  "{\"type\":\"float\",\"value\":1.0}],\"input_kwargs\":{},\"output\":[]},"
-                  "\"Torch.add.2.forward\":{\"input_args\":[{\"type\":\"torch.Tensor\","
-                  "\"dtype\":\"torch.float32\",\"shape\":[4],\"Max\":NaN,\"Min\":0},"
-                  "{\"type\":\"float\",\"value\":1.0}],\"input_kwargs\":{},\"output\":[]}}}");
+    pc_test_write_file(p,
+                       "{\"task\":\"statistics\",\"dump_data_dir\":null,\"data\":{"
+                       "\"Torch.add.0.forward\":{\"input_args\":[{\"type\":\"torch.Tensor\","
+                       "\"dtype\":\"torch.weird\",\"shape\":[2],\"Max\":1,\"Min\":0},"
+                       "{\"type\":\"float\",\"value\":1.0}],\"input_kwargs\":{},\"output\":[]},"
+                       "\"Torch.add.1.forward\":{\"input_args\":[{\"type\":\"torch.Tensor\","
+                       "\"dtype\":\"torch.float32\",\"shape\":[-2],\"Max\":1,\"Min\":0},"
+                       "{\"type\":\"float\",\"value\":1.0}],\"input_kwargs\":{},\"output\":[]},"
+                       "\"Torch.add.2.forward\":{\"input_args\":[{\"type\":\"torch.Tensor\","
+                       "\"dtype\":\"torch.float32\",\"shape\":[4],\"Max\":NaN,\"Min\":0},"
+                       "{\"type\":\"float\",\"value\":1.0}],\"input_kwargs\":{},\"output\":[]}}}");
     expect("run_ut -api_info %s/records.json -o %s/rec --no-progress", 0, "UT task completed.");
     char out[700], result[1100];
     PC_TEST_FMT(out, "%s/rec", dir);
@@ -142,20 +135,20 @@ static void test_resume_files(void **state)
     char p[700];
     /* the right name, but empty; then another CSV's content */
     PC_TEST_FMT(p, "%s/accuracy_checking_result_20260101000000.csv", dir);
-    write_file(p, "");
+    pc_test_write_file(p, "");
     char d[700];
     PC_TEST_FMT(d, "%s/accuracy_checking_details_20260101000000.csv", dir);
-    write_file(d, "");
+    pc_test_write_file(d, "");
     expect("run_ut -api_info " GPT "/dump.json -csv_path %s/accuracy_checking_result_"
            "20260101000000.csv --no-progress",
            1, "is empty: the accuracy_checking_result CSV of a run starts with its header");
-    write_file(p, "name,value\r\nx,1\r\n");
+    pc_test_write_file(p, "name,value\r\nx,1\r\n");
     expect("run_ut -api_info " GPT "/dump.json -csv_path %s/accuracy_checking_result_"
            "20260101000000.csv --no-progress",
            1, "is not an accuracy_checking_result CSV of run_ut: its header starts with \"name\"");
     /* the result file without its details twin */
     unlink(d);
-    write_file(p, "API name,Forward Test Success,Backward Test Success,Message\r\n");
+    pc_test_write_file(p, "API name,Forward Test Success,Backward Test Success,Message\r\n");
     expect("run_ut -api_info " GPT "/dump.json -csv_path %s/accuracy_checking_result_"
            "20260101000000.csv --no-progress",
            1, "accuracy_checking_details_20260101000000.csv does not exist.");

@@ -97,21 +97,12 @@ static void test_check_dump(void **state)
 }
 
 /* Reads a whole small file into buf (NUL-terminated); returns its length. */
-static size_t slurp(const char *path, char *buf, size_t size)
-{
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    size_t n = fread(buf, 1, size - 1, f);
-    fclose(f);
-    buf[n] = '\0';
-    return n;
-}
 
 /* The msprobe spelling through the binary, on a real pair: both outputs byte-identical. */
 static void test_api_precision_compare(void **state)
 {
     (void)state;
-    static char out[16384], got[1 << 17], want[1 << 17];
+    static char out[16384];
     char dir[512], args[2048], cmd[1200];
     assert_non_null(pc_test_tmpdir(dir, sizeof dir));
     const char *f = PC_TEST_FIXTURES "/msprobe";
@@ -129,7 +120,8 @@ static void test_api_precision_compare(void **state)
         assert_non_null(fgets(path, sizeof path, p));
         pclose(p);
         path[strcspn(path, "\n")] = '\0';
-        size_t n = slurp(path, got, sizeof got);
+        size_t n = 0;
+        char *got = pc_test_slurp(path, &n);
         snprintf(cmd, sizeof cmd,
                  "ls '%s'/precision_compare/gpt_bf16_vs_fp32/"
                  "api_precision_compare_%s_*.csv",
@@ -138,9 +130,12 @@ static void test_api_precision_compare(void **state)
         assert_non_null(fgets(path, sizeof path, p));
         pclose(p);
         path[strcspn(path, "\n")] = '\0';
-        size_t m = slurp(path, want, sizeof want);
+        size_t m = 0;
+        char *want = pc_test_slurp(path, &m);
         assert_int_equal(n, m);
         assert_memory_equal(got, want, n);
+        free(got);
+        free(want);
     }
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     assert_int_equal(system(cmd), 0);

@@ -7,6 +7,7 @@
  */
 #include "pc_run_ut_test.h"
 #include "pc_test.h"
+#include "pc_mpi_config.h"
 
 #include <dirent.h>
 #include <signal.h>

@@ -28,14 +28,6 @@ static int result_rows(const char *dir)
     return pc_test_read_results(path, rows, 256);
 }
 
-static void write_text(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
-}
-
 static bool exists(const char *path)
 {
     struct stat st;
@@ -61,9 +53,10 @@ static void test_names_taken_are_never_merged(void **state)
         strftime(ts, sizeof ts, "%Y%m%d%H%M%S", &lt);
         PC_TEST_FMT(fake[2 * k], "%s/accuracy_checking_result_%s.csv", dir, ts);
         PC_TEST_FMT(fake[2 * k + 1], "%s/accuracy_checking_details_%s.csv", dir, ts);
-        write_text(fake[2 * k], "API name,Forward Test Success,Backward Test Success,Message\n"
-                                "Torch.matmul.0,pass,pass,\n");
-        write_text(fake[2 * k + 1], "API Name\nTorch.matmul.0.forward.output.0\n");
+        pc_test_write_file(fake[2 * k],
+                           "API name,Forward Test Success,Backward Test Success,Message\n"
+                           "Torch.matmul.0,pass,pass,\n");
+        pc_test_write_file(fake[2 * k + 1], "API Name\nTorch.matmul.0.forward.output.0\n");
     }
     PC_TEST_FMT(args, "run_ut -api_info %s -o %s --no-progress", DUMP("gpt_tensor"), dir);
     assert_int_equal(pc_test_run_precheck(NULL, args, log), 0);
@@ -238,9 +231,10 @@ static void test_modules_only_dump(void **state)
     PC_TEST_FMT(dump, "%s/dump.json", dir);
     PC_TEST_FMT(log, "%s/log", dir);
     PC_TEST_FMT(out, "%s/out", dir);
-    write_text(dump, "{\"task\": \"statistics\", \"level\": \"L0\", \"dump_data_dir\": null, "
-                     "\"data\": {\"Module.fc.Linear.forward.0\": {\"input_args\": [], "
-                     "\"input_kwargs\": {}, \"output\": []}}}");
+    pc_test_write_file(dump,
+                       "{\"task\": \"statistics\", \"level\": \"L0\", \"dump_data_dir\": null, "
+                       "\"data\": {\"Module.fc.Linear.forward.0\": {\"input_args\": [], "
+                       "\"input_kwargs\": {}, \"output\": []}}}");
     PC_TEST_FMT(args, "run_ut -api_info %s -o %s", dump, out);
     assert_int_equal(pc_test_run_precheck(NULL, args, log), 0);
     pc_test_expect_in_log(log, "The dump holds 1 module records and no API record (level \"L0\")");

@@ -29,27 +29,6 @@ typedef struct csv_row {
     int n;
 } csv_row;
 
-static char *read_file(const char *path, size_t *size)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
-    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-        free(buf);
-        buf = NULL;
-    }
-    fclose(f);
-    if (buf) {
-        buf[n] = '\0';
-        *size = (size_t)n;
-    }
-    return buf;
-}
-
 /* Parses one record at *p (fields unquoted in place); false at the end. */
 static bool next_record(char **p, csv_row *row)
 {
@@ -192,7 +171,7 @@ static void run_case(const char *case_dir, int min_rows, bool blas)
     closedir(dh);
     assert_true(details[0] && errdir[0]);
     size_t size = 0;
-    char *text = read_file(details, &size);
+    char *text = pc_test_slurp(details, &size);
     assert_non_null(text);
     char *p = text;
     if (size >= 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0)

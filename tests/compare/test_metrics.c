@@ -74,8 +74,8 @@ static void assert_f64_cell(pc_csv_cell c, double want)
     if (c.kind != PC_CSV_F64 || !pc_test_same_f64(c.v.f64, want)) {
         print_error("cell kind %d value %.17g, want float64 %.17g\n", c.kind,
                     c.kind == PC_CSV_F64   ? c.v.f64
-                    : c.kind == PC_CSV_F32 ? c.v.f32
-                                           : NAN,
+                    : c.kind == PC_CSV_F32 ? (double)c.v.f32
+                                           : (double)NAN,
                     want);
         fail();
     }

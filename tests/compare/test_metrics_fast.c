@@ -50,7 +50,7 @@ static double bench_value(void)
     if (kind < 84)
         return NAN;
     if (kind < 86)
-        return sign * INFINITY;
+        return sign * HUGE_VAL;
     return sign * (double)(next_u64() % 9);
 }
 

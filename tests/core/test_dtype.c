@@ -81,11 +81,12 @@ static void test_float_formats(void **state)
                          1 + t->exponent_bits + t->mantissa_bits);
         assert_int_equal(t->min_normal_exp, 2 - (1 << (t->exponent_bits - 1)));
     }
-    assert_true(pc_f16_to_f32(0x7bff) == pc_dtype_traits_of(PC_DTYPE_F16)->max_finite);
-    assert_true(pc_bf16_to_f32(0x7f7f) == pc_dtype_traits_of(PC_DTYPE_BF16)->max_finite);
-    assert_true(pc_f8e4m3fn_to_f32(0x7e) == pc_dtype_traits_of(PC_DTYPE_F8E4M3FN)->max_finite);
-    assert_true(pc_f8e5m2_to_f32(0x7b) == pc_dtype_traits_of(PC_DTYPE_F8E5M2)->max_finite);
-    assert_true(FLT_MAX == pc_dtype_traits_of(PC_DTYPE_F32)->max_finite);
+    assert_true((double)pc_f16_to_f32(0x7bff) == pc_dtype_traits_of(PC_DTYPE_F16)->max_finite);
+    assert_true((double)pc_bf16_to_f32(0x7f7f) == pc_dtype_traits_of(PC_DTYPE_BF16)->max_finite);
+    assert_true((double)pc_f8e4m3fn_to_f32(0x7e) ==
+                pc_dtype_traits_of(PC_DTYPE_F8E4M3FN)->max_finite);
+    assert_true((double)pc_f8e5m2_to_f32(0x7b) == pc_dtype_traits_of(PC_DTYPE_F8E5M2)->max_finite);
+    assert_true((double)FLT_MAX == pc_dtype_traits_of(PC_DTYPE_F32)->max_finite);
     assert_false(pc_dtype_traits_of(PC_DTYPE_F8E4M3FN)->has_inf);
     assert_true(pc_dtype_traits_of(PC_DTYPE_F8E5M2)->has_inf);
     /* the bf16 inf/nan clip limit in msprobe is the bf16 maximum */

@@ -30,19 +30,6 @@ static time_t local_time(int year, int mon, int day, int hour, int min, int sec)
 }
 
 /* Everything written to f so far, as a malloc'd string. */
-static char *read_all(FILE *f)
-{
-    fflush(f);
-    long size = ftell(f);
-    assert_true(size >= 0);
-    char *text = malloc((size_t)size + 1);
-    assert_non_null(text);
-    rewind(f);
-    size_t got = fread(text, 1, (size_t)size, f);
-    assert_int_equal(got, (size_t)size);
-    text[size] = '\0';
-    return text;
-}
 
 static FILE *log_to_tmpfile(void)
 {
@@ -56,7 +43,7 @@ static FILE *log_to_tmpfile(void)
 static char *log_collect(FILE *f)
 {
     pc_log_set_stream(NULL);
-    char *text = read_all(f);
+    char *text = pc_test_read_stream(f);
     fclose(f);
     return text;
 }
@@ -87,7 +74,7 @@ static char *capture_end(fd_capture *c)
     assert_true(dup2(c->saved, c->fd) >= 0);
     close(c->saved);
     fseek(c->file, 0, SEEK_END);
-    char *text = read_all(c->file);
+    char *text = pc_test_read_stream(c->file);
     fclose(c->file);
     return text;
 }

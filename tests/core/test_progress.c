@@ -135,19 +135,6 @@ static double fake_now(void *ctx)
     return ((fake_clock *)ctx)->now;
 }
 
-static char *read_all(FILE *f)
-{
-    fflush(f);
-    long size = ftell(f);
-    assert_true(size >= 0);
-    char *text = malloc((size_t)size + 1);
-    assert_non_null(text);
-    rewind(f);
-    assert_int_equal(fread(text, 1, (size_t)size, f), (size_t)size);
-    text[size] = '\0';
-    return text;
-}
-
 static void test_non_tty_draws_nothing(void **state)
 {
     FILE *f = tmpfile();
@@ -158,7 +145,7 @@ static void test_non_tty_draws_nothing(void **state)
         pc_progress_update(p, i);
     pc_progress_finish(p);
     pc_progress_free(p);
-    char *text = read_all(f);
+    char *text = pc_test_read_stream(f);
     assert_string_equal(text, "");
     free(text);
     fclose(f);
@@ -180,7 +167,7 @@ static void test_null_stream_is_stderr(void **state)
     assert_true(dup2(saved, STDERR_FILENO) >= 0);
     close(saved);
     fseek(f, 0, SEEK_END);
-    char *text = read_all(f);
+    char *text = pc_test_read_stream(f);
     assert_string_equal(text, "");
     free(text);
     fclose(f);
@@ -209,7 +196,7 @@ static void test_forced_draws_and_rate_limit(void **state)
     pc_progress_finish(p);
     pc_progress_free(p);
 
-    char *text = read_all(f);
+    char *text = pc_test_read_stream(f);
     assert_string_equal(text, "\rProcessing:   0%|                     | 0/4 [00:00<?, ?it/s]"
                               "\rProcessing:  50%|######5      | 2/4 [00:00<00:00,  4.00it/s]"
                               "\rProcessing: 100%|#############| 4/4 [00:01<00:00,  4.00it/s]"
@@ -231,7 +218,7 @@ static void test_shorter_redraw_is_padded(void **state)
     pc_progress_update(p, 20);
     clock.now = 0.8;
     pc_progress_free(p); /* finishes */
-    char *text = read_all(f);
+    char *text = pc_test_read_stream(f);
     assert_string_equal(text, "\rL: 0it [00:00, ?it/s]"
                               "\rL: 20it [00:00, 100.00it/s]"
                               "\rL: 20it [00:00, 50.00it/s] "
@@ -250,7 +237,7 @@ static void test_real_clock_limits_redraws(void **state)
         pc_progress_update(p, i);
     pc_progress_finish(p);
     pc_progress_free(p);
-    char *text = read_all(f);
+    char *text = pc_test_read_stream(f);
     size_t draws = 0;
     for (const char *c = text; *c; c++)
         draws += *c == '\r';

@@ -384,26 +384,12 @@ static void test_shapes_checked_where_data_is_made(void **state)
     pc_dump_free(d);
 }
 
-static char *read_file(const char *path, size_t *size)
-{
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t)n);
-    assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-    fclose(f);
-    *size = (size_t)n;
-    return buf;
-}
-
 /* Every prefix cut (sampled densely near both ends) is a clean error with a position. */
 static void test_truncated_real_dump(void **state)
 {
     (void)state;
     size_t size;
-    char *full = read_file(DUMPS "cnn_tensor/step0/rank/dump.json", &size);
+    char *full = pc_test_slurp(DUMPS "cnn_tensor/step0/rank/dump.json", &size);
     size_t last = size;
     while (last > 0 && full[last - 1] != '}')
         last--;
@@ -430,7 +416,7 @@ static void test_corrupted_real_dump(void **state)
 {
     (void)state;
     size_t size;
-    char *full = read_file(DUMPS "ew_fp16_tensor/step0/rank/dump.json", &size);
+    char *full = pc_test_slurp(DUMPS "ew_fp16_tensor/step0/rank/dump.json", &size);
     char *copy = malloc(size);
     uint64_t s = 0x9e3779b97f4a7c15ULL;
     const char bytes[] = "{}[]\",:\\0123456789.-eENIaftn \n\t\x01\x80\xff";

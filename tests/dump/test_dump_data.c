@@ -208,7 +208,7 @@ static void test_tampered_files(void **state)
     double *x = pc_tensor_data(&v);
     int64_t n = pc_tensor_numel(&v), kept = 0;
     for (int64_t i = 0; i < n; i++)
-        if (x[i] == -FLT_MAX && kept++)
+        if (x[i] == -(double)FLT_MAX && kept++)
             x[i] = 0.0;
     assert_true(kept > 1);
     store(dst, &v, dtype);

@@ -7,6 +7,7 @@
  * row blocks of the op's blockwise kernel) equals a plain float64 attention written here, in
  * the forward and the backward.
  */
+#include "pc_op_test.h"
 #include "pc_test.h"
 
 #include <math.h>
@@ -156,55 +157,6 @@ static double at(const pc_tensor *t, int64_t i)
     return pc_tensor_get(t, idx);
 }
 
-/* float64 causal attention of q, k, v [S, D] with scale 1/sqrt(D): O, and with dO the
- * gradients dq, dk, dv (all [S, D], row-major). */
-static void reference(const double *q, const double *k, const double *v, const double *go,
-                      double *o, double *dq, double *dk, double *dv)
-{
-    double scale = 1.0 / sqrt((double)D);
-    double *p = malloc(sizeof(double) * S), *dp = malloc(sizeof(double) * S);
-    assert_non_null(p);
-    assert_non_null(dp);
-    memset(dk, 0, sizeof(double) * S * D);
-    memset(dv, 0, sizeof(double) * S * D);
-    for (int64_t i = 0; i < S; i++) {
-        double m = -INFINITY, l = 0;
-        for (int64_t j = 0; j <= i; j++) {
-            double s = 0;
-            for (int d = 0; d < D; d++)
-                s += q[i * D + d] * k[j * D + d];
-            p[j] = s * scale;
-            m = p[j] > m ? p[j] : m;
-        }
-        for (int64_t j = 0; j <= i; j++) {
-            p[j] = exp(p[j] - m);
-            l += p[j];
-        }
-        double pdp = 0;
-        for (int d = 0; d < D; d++)
-            o[i * D + d] = 0, dq[i * D + d] = 0;
-        for (int64_t j = 0; j <= i; j++) {
-            p[j] /= l;
-            dp[j] = 0;
-            for (int d = 0; d < D; d++) {
-                o[i * D + d] += p[j] * v[j * D + d];
-                dp[j] += go[i * D + d] * v[j * D + d];
-            }
-            pdp += p[j] * dp[j];
-        }
-        for (int64_t j = 0; j <= i; j++) {
-            double ds = p[j] * (dp[j] - pdp) * scale;
-            for (int d = 0; d < D; d++) {
-                dq[i * D + d] += ds * k[j * D + d];
-                dk[j * D + d] += ds * q[i * D + d];
-                dv[j * D + d] += p[j] * go[i * D + d];
-            }
-        }
-    }
-    free(p);
-    free(dp);
-}
-
 static double rel_err(const pc_tensor *got, const double *want)
 {
     double md = 0, ma = 0;
@@ -253,7 +205,7 @@ static void test_causal_attention_with_the_compressed_mask(void **state)
         memcpy(pc_tensor_data(&g), go, sizeof(double) * S * D);
         pc_op_grads gr = {0};
         assert_int_equal(pc_op_backward(&bench[c], PC_COMPUTE_BENCH, &g, &gr), PC_OK);
-        reference(q, k, v, go, o, dq, dk, dv);
+        pc_test_causal_attention(S, D, q, k, v, go, o, dq, dk, dv);
         assert_true(rel_err(&r[c].tensors[0], o) < 1e-13);
         assert_true(rel_err(&gr.grads[0], dq) < 1e-12);
         assert_true(rel_err(&gr.grads[1], dk) < 1e-12);

@@ -4,6 +4,7 @@
  * 1040 causal positions, forward and backward on the float64 bench, each head against a plain
  * float64 causal attention written here, and the device (float32) close to it.
  */
+#include "pc_op_test.h"
 #include "pc_test.h"
 
 #include <math.h>
@@ -37,53 +38,6 @@ static double at(const pc_tensor *t, int64_t s, int64_t n, int64_t d)
 {
     int64_t idx[4] = {0, s, n, d};
     return pc_tensor_get(t, idx);
-}
-
-/* float64 causal attention of one head: q, k, v, dO [S, D]; o, dq, dk, dv out. */
-static void reference(const double *q, const double *k, const double *v, const double *go,
-                      double *o, double *dq, double *dk, double *dv)
-{
-    double scale = 1.0 / sqrt((double)D);
-    double *p = malloc(sizeof(double) * S), *dp = malloc(sizeof(double) * S);
-    assert_non_null(p);
-    assert_non_null(dp);
-    memset(dk, 0, sizeof(double) * S * D);
-    memset(dv, 0, sizeof(double) * S * D);
-    for (int64_t i = 0; i < S; i++) {
-        double m = -INFINITY, l = 0, pdp = 0;
-        for (int64_t j = 0; j <= i; j++) {
-            double s = 0;
-            for (int d = 0; d < D; d++)
-                s += q[i * D + d] * k[j * D + d];
-            p[j] = s * scale;
-            m = p[j] > m ? p[j] : m;
-        }
-        for (int64_t j = 0; j <= i; j++) {
-            p[j] = exp(p[j] - m);
-            l += p[j];
-        }
-        for (int d = 0; d < D; d++)
-            o[i * D + d] = 0, dq[i * D + d] = 0;
-        for (int64_t j = 0; j <= i; j++) {
-            p[j] /= l;
-            dp[j] = 0;
-            for (int d = 0; d < D; d++) {
-                o[i * D + d] += p[j] * v[j * D + d];
-                dp[j] += go[i * D + d] * v[j * D + d];
-            }
-            pdp += p[j] * dp[j];
-        }
-        for (int64_t j = 0; j <= i; j++) {
-            double ds = p[j] * (dp[j] - pdp) * scale;
-            for (int d = 0; d < D; d++) {
-                dq[i * D + d] += ds * k[j * D + d];
-                dk[j * D + d] += ds * q[i * D + d];
-                dv[j * D + d] += p[j] * go[i * D + d];
-            }
-        }
-    }
-    free(p);
-    free(dp);
 }
 
 /* max |got - want| / max |want| over head n */
@@ -137,7 +91,7 @@ static void test_heads_in_parallel(void **state)
                 v[s * D + d] = at(pc_call_tensor(&bench, 2), s, n, d);
                 go[s * D + d] = at(&g, s, n, d);
             }
-        reference(q, k, v, go, o, dq, dk, dv);
+        pc_test_causal_attention(S, D, q, k, v, go, o, dq, dk, dv);
         assert_true(rel_err(&r.tensors[0], n, o) < 1e-13);
         assert_true(rel_err(&gr.grads[0], n, dq) < 1e-12);
         assert_true(rel_err(&gr.grads[1], n, dk) < 1e-12);

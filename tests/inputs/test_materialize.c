@@ -243,14 +243,6 @@ static const char PREPROCESS_DUMP[] =
 
 /* ---- helpers ---- */
 
-static void spit(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(text, 1, strlen(text), f), strlen(text));
-    assert_int_equal(fclose(f), 0);
-}
-
 static int count_files(const char *dir)
 {
     DIR *d = opendir(dir);
@@ -659,7 +651,7 @@ static void test_materialize_preprocessing(void **state)
     assert_non_null(pc_test_tmpdir(in, sizeof in));
     assert_non_null(pc_test_tmpdir(out, sizeof out));
     snprintf(src, sizeof src, "%s/dump.json", in);
-    spit(src, PREPROCESS_DUMP);
+    pc_test_write_file(src, PREPROCESS_DUMP);
     snprintf(log, sizeof log, "%s/log.txt", in);
     snprintf(args, sizeof args, "materialize -api_info %s -o %s", src, out);
     assert_int_equal(run(args, log), 0);
@@ -778,9 +770,10 @@ static void test_materialize_refusals(void **state)
     /* duplicate entry keys */
     assert_non_null(pc_test_tmpdir(in, sizeof in));
     snprintf(dup, sizeof dup, "%s/dump.json", in);
-    spit(dup, "{\"task\": \"statistics\", \"dump_data_dir\": null, \"data\": {"
-              "\"Torch.abs.0.forward\": {\"input_args\": [], \"input_kwargs\": {}},"
-              "\"Torch.abs.0.forward\": {\"input_args\": [], \"input_kwargs\": {}}}}");
+    pc_test_write_file(dup,
+                       "{\"task\": \"statistics\", \"dump_data_dir\": null, \"data\": {"
+                       "\"Torch.abs.0.forward\": {\"input_args\": [], \"input_kwargs\": {}},"
+                       "\"Torch.abs.0.forward\": {\"input_args\": [], \"input_kwargs\": {}}}}");
     snprintf(log, sizeof log, "%s/log.txt", in);
     snprintf(args, sizeof args, "materialize -api_info %s -o %s/out", dup, in);
     assert_int_equal(run(args, log), 1);

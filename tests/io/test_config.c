@@ -85,22 +85,8 @@ static char *take_log(fixture *f)
 
 static void write_text(const char *path, const char *text)
 {
-    FILE *fp = fopen(path, "w");
-    assert_non_null(fp);
-    fputs(text, fp);
-    fclose(fp);
+    pc_test_write_file(path, text);
     assert_int_equal(chmod(path, 0640), 0);
-}
-
-static char *read_text(const char *path, size_t *size)
-{
-    FILE *fp = fopen(path, "rb");
-    assert_non_null(fp);
-    char *buf = calloc(1, 1 << 16);
-    assert_non_null(buf);
-    *size = fread(buf, 1, (1 << 16) - 1, fp);
-    fclose(fp);
-    return buf;
 }
 
 static pc_status parse_yaml(pc_config *c, const char *text)
@@ -163,7 +149,7 @@ static void test_default_file(void **state)
 {
     fixture *f = *state;
     size_t size;
-    char *text = read_text(DEFAULT_CONFIG, &size);
+    char *text = pc_test_slurp(DEFAULT_CONFIG, &size);
     assert_string_equal(text,
                         "white_list: []\nblack_list: []\nerror_data_path: './'\nprecision: 14\n");
     pc_config c = {0};

@@ -188,16 +188,6 @@ static void quoting_like_python_csv(void **state)
     assert_null(buf.data);
 }
 
-static char *slurp(const char *path, size_t *size)
-{
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    static char data[4096];
-    *size = fread(data, 1, sizeof data, f);
-    fclose(f);
-    return data;
-}
-
 static void bom_once_and_appends(void **state)
 {
     char dir[512], path[600];
@@ -213,7 +203,7 @@ static void bom_once_and_appends(void **state)
     assert_int_equal(pc_csv_append_file(path, &buf), PC_OK);
     assert_int_equal(pc_csv_append_file(path, &buf), PC_OK);
     size_t size;
-    char *data = slurp(path, &size);
+    char *data = pc_test_slurp(path, &size);
     const char *want = "\xEF\xBB\xBF"
                        "API name,Forward Test Success,Backward Test Success,Message\r\n"
                        "Torch.matmul.0,pass, \r\n"
@@ -232,9 +222,11 @@ static void bom_once_and_appends(void **state)
     assert_int_equal(stat(empty, &st), 0);
     assert_int_equal(st.st_size, 0);
     assert_int_equal(pc_csv_append_file(empty, &buf), PC_OK);
-    data = slurp(empty, &size);
+    free(data);
+    data = pc_test_slurp(empty, &size);
     assert_int_equal(size, 3 + strlen("Torch.matmul.0,pass, \r\n"));
     assert_memory_equal(data, "\xEF\xBB\xBF", 3);
+    free(data);
 
     /* a directory that does not exist */
     char bad[700];

@@ -26,14 +26,6 @@ static int entries(const char *dir)
     return n;
 }
 
-static void write_text(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    assert_int_equal(fclose(f), 0);
-}
-
 static void test_whole_file_mode_and_no_temporary(void **state)
 {
     (void)state;
@@ -65,7 +57,7 @@ static void test_link_at_final_name_refused(void **state)
     pc_test_tmpdir(dir, sizeof dir);
     PC_TEST_FMT(victim, "%s/victim.txt", dir);
     PC_TEST_FMT(path, "%s/precheck_summary_20260101000000.json", dir);
-    write_text(victim, "precious\n");
+    pc_test_write_file(victim, "precious\n");
     assert_int_equal(symlink(victim, path), 0);
     for (unsigned flags = 0; flags < 4; flags++) {
         pc_file_out o;
@@ -93,7 +85,7 @@ static void test_link_planted_between_open_and_commit(void **state)
     pc_test_tmpdir(dir, sizeof dir);
     PC_TEST_FMT(victim, "%s/victim.txt", dir);
     PC_TEST_FMT(path, "%s/out.csv", dir);
-    write_text(victim, "precious\n");
+    pc_test_write_file(victim, "precious\n");
     for (unsigned flags = 0; flags <= PC_FILE_OUT_REPLACE; flags++) {
         pc_file_out o;
         assert_int_equal(pc_file_out_open(&o, path, flags), PC_OK);
@@ -115,7 +107,7 @@ static void test_existing_output_never_overwritten(void **state)
     char dir[256], path[512], other[512];
     pc_test_tmpdir(dir, sizeof dir);
     PC_TEST_FMT(path, "%s/precheck_report_20260101000000.html", dir);
-    write_text(path, "first\n");
+    pc_test_write_file(path, "first\n");
     assert_int_equal(pc_file_write_whole(path, "second\n", 7, 0, NULL), PC_ERR_INVALID);
     assert_non_null(strstr(pc_error_message(), "already exists"));
     char *text = pc_test_slurp(path, NULL);
@@ -126,7 +118,7 @@ static void test_existing_output_never_overwritten(void **state)
     PC_TEST_FMT(other, "%s/late.json", dir);
     assert_int_equal(pc_file_out_open(&o, other, 0), PC_OK);
     fputs("mine\n", o.f);
-    write_text(other, "theirs\n");
+    pc_test_write_file(other, "theirs\n");
     assert_int_equal(pc_file_out_commit(&o), PC_ERR_INVALID);
     pc_file_out_free(&o);
     text = pc_test_slurp(other, NULL);
@@ -141,7 +133,7 @@ static void test_unique_suffix(void **state)
     char dir[256], path[512], want[512];
     pc_test_tmpdir(dir, sizeof dir);
     PC_TEST_FMT(path, "%s/precheck_report_20260101000000.html", dir);
-    write_text(path, "first\n");
+    pc_test_write_file(path, "first\n");
     char *used = NULL;
     assert_int_equal(pc_file_write_whole(path, "2\n", 2, PC_FILE_OUT_UNIQUE, &used), PC_OK);
     PC_TEST_FMT(want, "%s/precheck_report_20260101000000_1.html", dir);
@@ -172,7 +164,7 @@ static void test_replace(void **state)
     char dir[256], path[512];
     pc_test_tmpdir(dir, sizeof dir);
     PC_TEST_FMT(path, "%s/result.csv", dir);
-    write_text(path, "old\n");
+    pc_test_write_file(path, "old\n");
     assert_int_equal(pc_file_write_whole(path, "new\n", 4, PC_FILE_OUT_REPLACE, NULL), PC_OK);
     char *text = pc_test_slurp(path, NULL);
     assert_string_equal(text, "new\n");

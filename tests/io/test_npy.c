@@ -127,7 +127,7 @@ static void test_round_trips(void **state)
         for (size_t s = 0; s < sizeof rt_ranks / sizeof *rt_ranks; s++) {
             pc_tensor t = PC_TENSOR_NULL, back = PC_TENSOR_NULL;
             assert_int_equal(pc_tensor_alloc(&t, (pc_dtype)d, rt_shapes[s], rt_ranks[s]), PC_OK);
-            fill_pattern(&t, (unsigned)(d * 3 + s));
+            fill_pattern(&t, (unsigned)(d * 3) + (unsigned)s);
             void *buf;
             size_t n;
             pc_status st = pc_npy_write_buffer(&t, &buf, &n);
@@ -194,7 +194,7 @@ static void test_numpy_loads_written_files(void **state)
         for (size_t s = 0; s < sizeof rt_ranks / sizeof *rt_ranks; s++) {
             pc_tensor t = PC_TENSOR_NULL;
             assert_int_equal(pc_tensor_alloc(&t, (pc_dtype)d, rt_shapes[s], rt_ranks[s]), PC_OK);
-            fill_pattern(&t, (unsigned)(d + 11 * s));
+            fill_pattern(&t, (unsigned)d + (unsigned)(11 * s));
             snprintf(names[count], sizeof names[count], "%s_%zu.npy", pc_dtype_name((pc_dtype)d),
                      s);
             snprintf(path, sizeof path, "%s/%s", dir, names[count]);

@@ -85,10 +85,7 @@ __attribute__((format(printf, 2, 3))) static const char *expect(fixture *f, cons
 
 static void write_file(const char *path, const char *text, mode_t mode)
 {
-    FILE *fp = fopen(path, "w");
-    assert_non_null(fp);
-    fputs(text, fp);
-    fclose(fp);
+    pc_test_write_file(path, text);
     assert_int_equal(chmod(path, mode), 0);
 }
 

@@ -377,7 +377,7 @@ static void test_round_trip_buffer(void **state)
         for (size_t s = 0; s < sizeof rt_ranks / sizeof *rt_ranks; s++) {
             pc_tensor t = PC_TENSOR_NULL, back = PC_TENSOR_NULL;
             assert_int_equal(pc_tensor_alloc(&t, (pc_dtype)d, rt_shapes[s], rt_ranks[s]), PC_OK);
-            fill_pattern(&t, (unsigned)(d + s));
+            fill_pattern(&t, (unsigned)d + (unsigned)s);
             void *buf;
             size_t size;
             assert_int_equal(pc_pt_write_buffer(&t, NULL, &buf, &size), PC_OK);
@@ -571,7 +571,7 @@ static void test_torch_loads_written_files(void **state)
         for (size_t s = 0; s < sizeof rt_ranks / sizeof *rt_ranks; s++) {
             pc_tensor t = PC_TENSOR_NULL;
             assert_int_equal(pc_tensor_alloc(&t, (pc_dtype)d, rt_shapes[s], rt_ranks[s]), PC_OK);
-            fill_pattern(&t, (unsigned)(7 * d + s));
+            fill_pattern(&t, (unsigned)(7 * d) + (unsigned)s);
             snprintf(names[count], sizeof names[count], "%s_%zu.pt", pc_dtype_name((pc_dtype)d), s);
             snprintf(path, sizeof path, "%s/%s", dir, names[count]);
             void *buf = NULL;

@@ -14,14 +14,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static void write_text(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    assert_int_equal(fclose(f), 0);
-}
-
 /* Whether this process can take the lock of path now (released again at once); the message
  * of a refusal in why. */
 static bool can_take(const char *path, char *why, size_t size)
@@ -82,7 +74,7 @@ static void test_second_taker_refused_with_pid(void **state)
     char dir[256], path[512], why[1024], pid_text[64];
     assert_non_null(pc_test_tmpdir(dir, sizeof dir));
     PC_TEST_FMT(path, "%s/accuracy_checking_result_20260101000000.csv", dir);
-    write_text(path, "API name\r\n");
+    pc_test_write_file(path, "API name\r\n");
     pid_t pid = holder(path, false, NULL);
     assert_false(can_take(path, why, sizeof why));
     PC_TEST_FMT(pid_text, "process %ld", (long)pid);
@@ -104,7 +96,7 @@ static void test_forked_child_does_not_keep_it(void **state)
     char dir[256], path[512], why[1024];
     assert_non_null(pc_test_tmpdir(dir, sizeof dir));
     PC_TEST_FMT(path, "%s/accuracy_checking_result_20260101000000.csv", dir);
-    write_text(path, "API name\r\n");
+    pc_test_write_file(path, "API name\r\n");
     pid_t grand = 0;
     pid_t pid = holder(path, true, &grand);
     waitpid(pid, NULL, 0);
@@ -123,8 +115,8 @@ static void test_lock_follows_a_replacement(void **state)
     assert_non_null(pc_test_tmpdir(dir, sizeof dir));
     PC_TEST_FMT(path, "%s/r.csv", dir);
     PC_TEST_FMT(tmp, "%s/r.csv.new", dir);
-    write_text(path, "old\n");
-    write_text(tmp, "new\r\n");
+    pc_test_write_file(path, "old\n");
+    pc_test_write_file(tmp, "new\r\n");
     pc_run_lock l = PC_RUN_LOCK_INIT;
     assert_int_equal(pc_run_lock_take(&l, path), PC_OK);
     assert_int_equal(pc_run_lock_adopt(&l, tmp), PC_OK);

@@ -8,6 +8,7 @@
  * matmul, bmm, addmm and conv2d through the op layer, forward and backward, on the device and
  * the bench, do not depend on the thread count.
  */
+#include "pc_op_test.h"
 #include "pc_test.h"
 
 #include <cblas.h>
@@ -302,22 +303,9 @@ static pc_tensor make(pc_dtype dtype, const int64_t *shape, int rank)
 
 static void make_call(pc_op_call *c, const char *op, pc_tensor *ts, int nts)
 {
-    memset(c, 0, sizeof *c);
-    c->op = pc_op_find(op);
-    assert_non_null(c->op);
-    c->full_name = op;
-    c->nargs = c->op->schema->nargs;
-    for (int i = 0; i < c->nargs; i++) {
-        c->args[i].src_pos = -1;
-        c->args[i].tensor = PC_TENSOR_NULL;
-        c->args[i].kind = PC_VALUE_NONE;
-    }
-    for (int i = 0; i < nts; i++) {
-        c->args[i].kind = PC_VALUE_TENSOR;
-        c->args[i].src_pos = i;
-        c->args[i].requires_grad = true;
-        c->args[i].tensor = ts[i]; /* the call owns them */
-    }
+    pc_test_op_call(c, op, op);
+    for (int i = 0; i < nts; i++)
+        pc_test_op_tensor_arg(c, i, ts[i], true); /* the call owns them */
 }
 
 static void assert_same_tensor(const pc_tensor *a, const pc_tensor *b)

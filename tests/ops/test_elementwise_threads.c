@@ -4,6 +4,7 @@
  * sums in index order (checked against a serial sum), and strided or offset inputs give what
  * their contiguous copies give.
  */
+#include "pc_op_test.h"
 #include "pc_test.h"
 
 #include <omp.h>
@@ -41,21 +42,11 @@ static pc_tensor make(pc_dtype dtype, const int64_t *shape, int rank)
 /* A call of op with tensor arguments (shared, requiring grad) and alpha = 1 where it has one. */
 static void make_call(pc_op_call *c, const char *op, const pc_tensor *const *ts, int nts)
 {
-    memset(c, 0, sizeof *c);
-    c->op = pc_op_find(op);
-    assert_non_null(c->op);
-    c->full_name = op;
-    c->nargs = c->op->schema->nargs;
-    for (int i = 0; i < c->nargs; i++) {
-        c->args[i].src_pos = -1;
-        c->args[i].tensor = PC_TENSOR_NULL;
-        c->args[i].kind = PC_VALUE_NONE;
-    }
+    pc_test_op_call(c, op, op);
     for (int i = 0; i < nts; i++) {
-        c->args[i].kind = PC_VALUE_TENSOR;
-        c->args[i].src_pos = i;
-        c->args[i].requires_grad = pc_dtype_is_float(ts[i]->dtype);
-        pc_tensor_share(&c->args[i].tensor, ts[i]);
+        pc_tensor shared = PC_TENSOR_NULL;
+        pc_tensor_share(&shared, ts[i]);
+        pc_test_op_tensor_arg(c, i, shared, pc_dtype_is_float(ts[i]->dtype));
     }
     int ia = pc_schema_find_arg(c->op->schema, "alpha");
     if (ia >= 0) {

@@ -3,6 +3,7 @@
  * forward, the three gradients, with and without a bias, against a plain double reference
  * computed here, each rounded once to float32: every value within 1 ULP of float32.
  */
+#include "pc_op_test.h"
 #include "pc_test.h"
 
 #include <math.h>
@@ -28,26 +29,15 @@ static void fill(pc_tensor *t, uint64_t salt)
 
 static void make_call(pc_op_call *c, bool bias)
 {
-    memset(c, 0, sizeof *c);
-    c->op = pc_op_find("linear");
-    assert_non_null(c->op);
-    c->full_name = "Functional.linear.0";
-    c->nargs = c->op->schema->nargs;
-    for (int i = 0; i < c->nargs; i++) {
-        c->args[i].src_pos = -1;
-        c->args[i].tensor = PC_TENSOR_NULL;
-        c->args[i].kind = PC_VALUE_NONE;
-    }
+    pc_test_op_call(c, "linear", "Functional.linear.0");
     int64_t xs[3] = {2, M / 2, K}, ws[2] = {N, K}, bs[1] = {N};
     const int64_t *shapes[3] = {xs, ws, bs};
     int ranks[3] = {3, 2, 1};
     for (int i = 0; i < (bias ? 3 : 2); i++) {
-        c->args[i].kind = PC_VALUE_TENSOR;
-        c->args[i].src_pos = i;
-        c->args[i].requires_grad = true;
-        assert_int_equal(pc_tensor_alloc(&c->args[i].tensor, PC_DTYPE_F32, shapes[i], ranks[i]),
-                         PC_OK);
-        fill(&c->args[i].tensor, (uint64_t)i + 1);
+        pc_tensor t = PC_TENSOR_NULL;
+        assert_int_equal(pc_tensor_alloc(&t, PC_DTYPE_F32, shapes[i], ranks[i]), PC_OK);
+        fill(&t, (uint64_t)i + 1);
+        pc_test_op_tensor_arg(c, i, t, true);
     }
 }
 
@@ -76,7 +66,7 @@ static void check(bool bias)
         for (int j = 0; j < N; j++) {
             double s = b ? b[j] : 0;
             for (int k = 0; k < K; k++)
-                s += (double)x[i * K + k] * w[j * K + k];
+                s += (double)x[i * K + k] * (double)w[j * K + k];
             int u = ulp_off(y[i * N + j], s);
             worst = u > worst ? u : worst;
         }
@@ -97,7 +87,7 @@ static void check(bool bias)
         for (int k = 0; k < K; k++) {
             double s = 0;
             for (int j = 0; j < N; j++)
-                s += (double)gv[i * N + j] * w[j * K + k];
+                s += (double)gv[i * N + j] * (double)w[j * K + k];
             int u = ulp_off(dx[i * K + k], s);
             worst = u > worst ? u : worst;
         }
@@ -105,7 +95,7 @@ static void check(bool bias)
         for (int k = 0; k < K; k++) {
             double s = 0;
             for (int i = 0; i < M; i++)
-                s += (double)gv[i * N + j] * x[i * K + k];
+                s += (double)gv[i * N + j] * (double)x[i * K + k];
             int u = ulp_off(dw[j * K + k], s);
             worst = u > worst ? u : worst;
         }
@@ -115,7 +105,7 @@ static void check(bool bias)
         for (int j = 0; j < N; j++) {
             double s = 0;
             for (int i = 0; i < M; i++)
-                s += gv[i * N + j];
+                s += (double)gv[i * N + j];
             int u = ulp_off(db[j], s);
             worst = u > worst ? u : worst;
         }

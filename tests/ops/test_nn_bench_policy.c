@@ -5,6 +5,7 @@
  * ops raise float32 to float64 as before. linear raises as its kernel reads: its tensors are
  * shared unconverted and stand for the raised dtype (pc_kernel_dtype), its incoming gradient too.
  */
+#include "pc_op_test.h"
 #include "pc_test.h"
 
 #include <string.h>
@@ -14,21 +15,13 @@
 
 static void make_call(pc_op_call *c, const char *op, pc_dtype dx, pc_dtype dw)
 {
-    memset(c, 0, sizeof *c);
-    c->op = pc_op_find(op);
-    assert_non_null(c->op);
-    c->full_name = "Functional.x.0";
-    c->nargs = c->op->schema->nargs;
-    for (int i = 0; i < c->nargs; i++) {
-        c->args[i].src_pos = -1;
-        c->args[i].tensor = PC_TENSOR_NULL;
-    }
+    pc_test_op_call(c, op, "Functional.x.0");
     int64_t s[4] = {1, 1, 3, 3};
     pc_dtype dts[2] = {dx, dw};
     for (int i = 0; i < 2; i++) {
-        c->args[i].kind = PC_VALUE_TENSOR;
-        c->args[i].src_pos = i;
-        assert_int_equal(pc_tensor_alloc(&c->args[i].tensor, dts[i], s, 4), PC_OK);
+        pc_tensor t = PC_TENSOR_NULL;
+        assert_int_equal(pc_tensor_alloc(&t, dts[i], s, 4), PC_OK);
+        pc_test_op_tensor_arg(c, i, t, false);
     }
 }
 

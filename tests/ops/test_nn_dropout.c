@@ -4,6 +4,7 @@
  * device and the bench draw different masks, another seed another mask, the backward uses
  * the forward's mask, and dropout2d zeroes whole channel planes.
  */
+#include "pc_op_test.h"
 #include "pc_test.h"
 
 #include <math.h>
@@ -14,20 +15,11 @@
 
 static void make_call(pc_op_call *c, const char *op, const pc_tensor *x, double p)
 {
-    memset(c, 0, sizeof *c);
-    c->op = pc_op_find(op);
-    assert_non_null(c->op);
-    c->full_name = "Functional.dropout.0";
+    pc_test_op_call(c, op, "Functional.dropout.0");
     c->seed = 1234;
-    c->nargs = c->op->schema->nargs;
-    for (int i = 0; i < c->nargs; i++) {
-        c->args[i].src_pos = -1;
-        c->args[i].tensor = PC_TENSOR_NULL;
-    }
-    c->args[0].kind = PC_VALUE_TENSOR;
-    c->args[0].src_pos = 0;
-    c->args[0].requires_grad = true;
-    pc_tensor_share(&c->args[0].tensor, x);
+    pc_tensor shared = PC_TENSOR_NULL;
+    pc_tensor_share(&shared, x);
+    pc_test_op_tensor_arg(c, 0, shared, true);
     c->args[1].kind = PC_VALUE_FLOAT;
     c->args[1].f = p;
     c->args[2].kind = PC_VALUE_BOOL;

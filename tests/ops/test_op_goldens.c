@@ -251,14 +251,14 @@ static void load_fixtures(const char *group)
             assert_non_null(tok);
             if (pc_dtype_is_float(dt)) {
                 uint64_t bits = strtoull(tok, NULL, 16);
-                memcpy(p + i * sz, &bits, sz); /* little endian */
+                memcpy(p + (size_t)i * sz, &bits, sz); /* little endian */
             } else {
-                pc_element_store(p + i * sz, dt, 0, 0);
+                pc_element_store(p + (size_t)i * sz, dt, 0, 0);
                 int64_t v = strtoll(tok, NULL, 10);
                 if (dt == PC_DTYPE_I64)
-                    memcpy(p + i * sz, &v, 8);
+                    memcpy(p + (size_t)i * sz, &v, 8);
                 else
-                    pc_element_store(p + i * sz, dt, (double)v, 0);
+                    pc_element_store(p + (size_t)i * sz, dt, (double)v, 0);
             }
         }
         assert_true(nitems < MAX_ITEMS);
@@ -281,7 +281,7 @@ static pc_status provider(void *ctx, const pc_dump_api *api, const pc_dump_arg *
 /* Distance in units in the last place of dtype between two values of that dtype. */
 static int64_t ordered(const pc_tensor *t, int64_t i)
 {
-    const char *p = (const char *)pc_tensor_data(t) + i * pc_dtype_size(t->dtype);
+    const char *p = (const char *)pc_tensor_data(t) + (size_t)i * pc_dtype_size(t->dtype);
     int64_t v;
     switch (t->dtype) {
     case PC_DTYPE_F16:

@@ -11,22 +11,6 @@
 
 #define FIX PC_TEST_FIXTURES "/msprobe"
 
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *b = malloc((size_t)n + 1);
-    size_t got = fread(b, 1, (size_t)n, f);
-    fclose(f);
-    b[got] = '\0';
-    *len = got;
-    return b;
-}
-
 /* The single file matching pattern, copied to buf. */
 static const char *one(const char *pattern, char *buf, size_t size)
 {
@@ -41,7 +25,7 @@ static const char *one(const char *pattern, char *buf, size_t size)
 static void assert_same_file(const char *got_path, const char *want_path)
 {
     size_t gl = 0, wl = 0;
-    char *got = slurp(got_path, &gl), *want = slurp(want_path, &wl);
+    char *got = pc_test_slurp(got_path, &gl), *want = pc_test_slurp(want_path, &wl);
     assert_non_null(got);
     assert_non_null(want);
     if (gl != wl || memcmp(got, want, gl) != 0) {

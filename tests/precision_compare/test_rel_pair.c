@@ -23,14 +23,6 @@
 #define NPU_SRC RUNS "/gpt_tensor/accuracy_checking_details_20261202102100.csv"
 #define GPU_SRC RUNS "/gpt_tensor_rerun/accuracy_checking_details_20261202102119.csv"
 
-static void write_text(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    assert_int_equal(fputs(text, f) >= 0, 1);
-    assert_int_equal(fclose(f), 0);
-}
-
 static void copy_file(const char *from, const char *to)
 {
     size_t n = 0;
@@ -57,7 +49,7 @@ static void write_record(const char *path, const char *dump, const char *digest,
                 "    \"shard\": \"1/1\"\n  },\n  \"about\": {\n    \"dump\": \"%s\",\n"
                 "    \"backend\": \"%s\",\n    \"workers\": \"1\"\n  }\n}\n",
                 dump, digest, seed, device, dump, backend);
-    write_text(path, text);
+    pc_test_write_file(path, text);
 }
 
 /* A side: a fresh folder with src as accuracy_checking_details_<ts>.csv and, when dump is not
@@ -219,7 +211,7 @@ static void test_unverified_pair_one_line(void **state)
     char gpu[700], rec[800];
     make_side(gpu, sizeof gpu, GPU_SRC, "20260101000001", NULL, NULL, NULL, NULL, NULL);
     PC_TEST_FMT(rec, "%.*s/precheck_run_20260101000001.json", (int)(strrchr(gpu, '/') - gpu), gpu);
-    write_text(rec, "{\"identity\": {\"dump_content\": ");
+    pc_test_write_file(rec, "{\"identity\": {\"dump_content\": ");
     assert_int_equal(compare(npu, gpu, NULL, out, log), 0);
     assert_int_equal(count_in(log, "The pair could not be verified (-gpu "), 1);
     pc_test_expect_in_log(log, "precheck_run_20260101000001.json cannot be read: ");

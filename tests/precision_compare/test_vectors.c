@@ -16,28 +16,6 @@
 #define UT  PC_TEST_FIXTURES "/msprobe/precision_compare/msprobe_unit_test_inputs"
 #define BOM "\xEF\xBB\xBF"
 
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *b = malloc((size_t)n + 1);
-    size_t got = fread(b, 1, (size_t)n, f);
-    fclose(f);
-    b[got] = '\0';
-    return b;
-}
-
-static void write_file(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
-}
-
 static pc_status run(const char *npu, const char *gpu, char *dir, size_t size, pc_pcmp_summary *sum)
 {
     pc_test_tmpdir(dir, size);
@@ -48,7 +26,7 @@ static pc_status run(const char *npu, const char *gpu, char *dir, size_t size, p
 
 static void assert_text(const char *path, const char *want)
 {
-    char *got = slurp(path);
+    char *got = pc_test_slurp(path, NULL);
     if (strcmp(got, want) != 0)
         fprintf(stderr, "--- got:\n%s\n--- want:\n%s\n", got, want);
     assert_string_equal(got, want);
@@ -59,10 +37,10 @@ static void assert_text(const char *path, const char *want)
 static void assert_outputs(const pc_pcmp_summary *sum, const char *want_details,
                            const char *want_result)
 {
-    char *want = slurp(want_details);
+    char *want = pc_test_slurp(want_details, NULL);
     assert_text(sum->details_path, want);
     free(want);
-    want = slurp(want_result);
+    want = pc_test_slurp(want_result, NULL);
     assert_text(sum->result_path, want);
     free(want);
 }
@@ -171,9 +149,9 @@ static void test_deviation_grouping_not_consecutive(void **state)
     char dir[4096], npu[4200];
     pc_test_tmpdir(dir, sizeof dir);
     snprintf(npu, sizeof npu, "%s/npu.csv", dir);
-    write_file(npu, RUN_UT_HEADER BIN_ROW("Torch.max.0.forward.output.0", "0")
-                        BIN_ROW("Torch.min.0.forward.output.0", "0")
-                            BIN_ROW("Torch.max.0.backward.output.0", "0.5"));
+    pc_test_write_file(npu, RUN_UT_HEADER BIN_ROW("Torch.max.0.forward.output.0", "0")
+                                BIN_ROW("Torch.min.0.forward.output.0", "0")
+                                    BIN_ROW("Torch.max.0.backward.output.0", "0.5"));
     pc_pcmp_summary sum;
     char out[4096];
     assert_int_equal(run(npu, npu, out, sizeof out, &sum), PC_OK);
@@ -204,7 +182,7 @@ static char *many_apis(const char *dir, int n, bool repeat, pc_pcmp_summary *sum
     if (st != PC_OK)
         print_error("%s\n", pc_error_message());
     assert_int_equal(st, PC_OK);
-    return slurp(sum->result_path);
+    return pc_test_slurp(sum->result_path, NULL);
 }
 
 /* The consecutive-rows check keeps no set of names: a small filter (false positives on most
@@ -251,7 +229,7 @@ static void test_consecutive_check_is_exact(void **state)
  * that start with drop (when not NULL). */
 static void copy_records(const char *src, const char *dst, bool reverse, const char *drop)
 {
-    char *data = slurp(src);
+    char *data = pc_test_slurp(src, NULL);
     char *rec[256];
     int n = 0;
     for (char *p = data; *p;) {
@@ -321,13 +299,13 @@ static void test_raised_rows_do_not_close_the_open_api(void **state)
     pc_test_tmpdir(dir, sizeof dir);
     snprintf(npu, sizeof npu, "%s/npu.csv", dir);
     snprintf(gpu, sizeof gpu, "%s/gpu.csv", dir);
-    write_file(npu, RUN_UT_HEADER BIN_ROW("Torch.max.0.forward.output.0", "0")
-                        BIN_ROW("Torch.max.0.backward.output.0", " ")
-                            BIN_ROW("Torch.max.0.backward.output.1", "0.5")
-                                BIN_ROW("Torch.min.0.forward.output.0", " ")
-                                    BIN_ROW("Torch.min.0.backward.output.0", "0")
-                                        BIN_ROW("Torch.sum.0.forward.output.0", "0")
-                                            BIN_ROW("Torch.bad.forward.output.0", "0"));
+    pc_test_write_file(npu, RUN_UT_HEADER BIN_ROW("Torch.max.0.forward.output.0", "0")
+                                BIN_ROW("Torch.max.0.backward.output.0", " ")
+                                    BIN_ROW("Torch.max.0.backward.output.1", "0.5")
+                                        BIN_ROW("Torch.min.0.forward.output.0", " ")
+                                            BIN_ROW("Torch.min.0.backward.output.0", "0")
+                                                BIN_ROW("Torch.sum.0.forward.output.0", "0")
+                                                    BIN_ROW("Torch.bad.forward.output.0", "0"));
     copy_records(npu, gpu, true, NULL);
     const char *want = RESULT_HEADER
         "Torch.max.0.backward.output.0,SKIP,SKIP,ERROR: Input data is an empty string\r\n"
@@ -356,9 +334,9 @@ static void test_unmatched_rows_are_counted(void **state)
     pc_test_tmpdir(dir, sizeof dir);
     snprintf(npu, sizeof npu, "%s/npu.csv", dir);
     snprintf(gpu, sizeof gpu, "%s/gpu.csv", dir);
-    write_file(npu, RUN_UT_HEADER BIN_ROW("Torch.max.0.forward.output.0", "0")
-                        BIN_ROW("Torch.tan.0.forward.output.0", "0"));
-    write_file(gpu, RUN_UT_HEADER BIN_ROW("Torch.max.0.forward.output.0", "0"));
+    pc_test_write_file(npu, RUN_UT_HEADER BIN_ROW("Torch.max.0.forward.output.0", "0")
+                                BIN_ROW("Torch.tan.0.forward.output.0", "0"));
+    pc_test_write_file(gpu, RUN_UT_HEADER BIN_ROW("Torch.max.0.forward.output.0", "0"));
     pc_pcmp_summary sum;
     char out[4096];
     assert_int_equal(run(npu, gpu, out, sizeof out, &sum), PC_OK);
@@ -374,9 +352,9 @@ static void test_duplicate_gpu_rows_fail_without_output(void **state)
     pc_test_tmpdir(dir, sizeof dir);
     snprintf(npu, sizeof npu, "%s/npu.csv", dir);
     snprintf(gpu, sizeof gpu, "%s/gpu.csv", dir);
-    write_file(npu, RUN_UT_HEADER BIN_ROW("Torch.max.0.forward.output.0", "0"));
-    write_file(gpu, RUN_UT_HEADER BIN_ROW("Torch.max.0.forward.output.0", "0")
-                        BIN_ROW("Torch.max.0.forward.output.0", "0"));
+    pc_test_write_file(npu, RUN_UT_HEADER BIN_ROW("Torch.max.0.forward.output.0", "0"));
+    pc_test_write_file(gpu, RUN_UT_HEADER BIN_ROW("Torch.max.0.forward.output.0", "0")
+                                BIN_ROW("Torch.max.0.forward.output.0", "0"));
     pc_pcmp_summary sum;
     char out[4096];
     assert_int_equal(run(npu, gpu, out, sizeof out, &sum), PC_ERR_INVALID);
@@ -391,7 +369,8 @@ static void test_missing_columns(void **state)
     char dir[4096], npu[4200];
     pc_test_tmpdir(dir, sizeof dir);
     snprintf(npu, sizeof npu, "%s/npu.csv", dir);
-    write_file(npu, BOM "API Name,DEVICE Dtype,Shape\r\nTorch.max.0.forward.output.0,x,y\r\n");
+    pc_test_write_file(npu,
+                       BOM "API Name,DEVICE Dtype,Shape\r\nTorch.max.0.forward.output.0,x,y\r\n");
     pc_pcmp_summary sum;
     char out[4096];
     assert_int_equal(run(npu, VEC "/e2e_gpu.csv", out, sizeof out, &sum), PC_ERR_FORMAT);
@@ -406,7 +385,7 @@ static void test_result_csv_given(void **state)
     char dir[4096], gpu[4200];
     pc_test_tmpdir(dir, sizeof dir);
     snprintf(gpu, sizeof gpu, "%s/gpu.csv", dir);
-    write_file(gpu, RESULT_HEADER "Torch.max.0,pass, \r\n");
+    pc_test_write_file(gpu, RESULT_HEADER "Torch.max.0,pass, \r\n");
     pc_pcmp_summary sum;
     char out[4096];
     assert_int_equal(run(VEC "/e2e_npu.csv", gpu, out, sizeof out, &sum), PC_ERR_FORMAT);
@@ -421,7 +400,7 @@ static void test_empty_and_missing_file(void **state)
     char dir[4096], npu[4200], out[4096];
     pc_test_tmpdir(dir, sizeof dir);
     snprintf(npu, sizeof npu, "%s/npu.csv", dir);
-    write_file(npu, "");
+    pc_test_write_file(npu, "");
     pc_pcmp_summary sum;
     assert_int_equal(run(npu, VEC "/e2e_gpu.csv", out, sizeof out, &sum), PC_ERR_FORMAT);
     assert_non_null(strstr(pc_error_message(), "is empty"));

@@ -26,14 +26,6 @@
 #define FIXTURES PC_TEST_FIXTURES "/msprobe"
 #define SECRET   "TOPSECRET:x:0:0:must-not-be-printed"
 
-static void write_file(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(text, 1, strlen(text), f), strlen(text));
-    assert_int_equal(fclose(f), 0);
-}
-
 static void copy_file(const char *from, const char *to)
 {
     size_t n;
@@ -52,7 +44,7 @@ static void copy_replacing(const char *from, const char *to, const char *a, cons
     char *text = pc_test_slurp(from, NULL);
     for (char *p = strstr(text, a); p; p = strstr(p + 1, a))
         memcpy(p, b, strlen(b));
-    write_file(to, text);
+    pc_test_write_file(to, text);
     free(text);
 }
 
@@ -122,7 +114,7 @@ static void test_report_skips_links(void **state)
     /* a file outside the folder, and links to it under the names report reads, newer than the
      * real run: the newest stamp would win */
     PC_TEST_FMT(secret, "%s/secret.txt", dir);
-    write_file(secret, SECRET "\nsecond:line\n");
+    pc_test_write_file(secret, SECRET "\nsecond:line\n");
     PC_TEST_FMT(link, "%s/accuracy_checking_result_20991231000000.csv", run);
     assert_int_equal(symlink(secret, link), 0);
     PC_TEST_FMT(link, "%s/api_precision_compare_details_20991231000000.csv", run);
@@ -130,8 +122,9 @@ static void test_report_skips_links(void **state)
     /* a summary of the real run's stamp, as a link to a summary of someone else's */
     char other[700];
     PC_TEST_FMT(other, "%s/other.json", dir);
-    write_file(other, "{\"schema\": \"precheck-summary\", \"version\": 1, \"kind\": \"run_ut\", "
-                      "\"run\": {\"command\": \"precheck run_ut " SECRET "\", \"seconds\": 1}}");
+    pc_test_write_file(other,
+                       "{\"schema\": \"precheck-summary\", \"version\": 1, \"kind\": \"run_ut\", "
+                       "\"run\": {\"command\": \"precheck run_ut " SECRET "\", \"seconds\": 1}}");
     PC_TEST_FMT(link, "%s/precheck_summary_20261202102100.json", run);
     assert_int_equal(symlink(other, link), 0);
     PC_TEST_FMT(args, "report '%s'", run);
@@ -228,7 +221,7 @@ static void test_messages_show_an_excerpt(void **state)
     memset(first + n, 'y', 200);
     strcpy(first + n + 200, ",b\r\n1,2\r\n");
     PC_TEST_FMT(path, "%s/accuracy_checking_result_20270101000000.csv", dir);
-    write_file(path, first);
+    pc_test_write_file(path, first);
     PC_TEST_FMT(args, "report '%s'", dir);
     assert_int_equal(pc_test_run_precheck(NULL, args, log), 1);
     char *text = pc_test_slurp(log, NULL);
@@ -241,7 +234,7 @@ static void test_messages_show_an_excerpt(void **state)
     /* resume: the same file given to -csv_path */
     char details[1024];
     PC_TEST_FMT(details, "%s/accuracy_checking_details_20270101000000.csv", dir);
-    write_file(details, "API Name\r\n");
+    pc_test_write_file(details, "API Name\r\n");
     PC_TEST_FMT(args,
                 "run_ut -api_info '%s/dumps/ew_fp16_tensor/step0/rank/dump.json' -csv_path '%s' "
                 "--no-progress",

@@ -32,10 +32,7 @@ static void write_file(const char *dir, const char *name, const char *text)
 {
     char path[1024];
     PC_TEST_FMT(path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(text, 1, strlen(text), f), strlen(text));
-    assert_int_equal(fclose(f), 0);
+    pc_test_write_file(path, text);
 }
 
 static size_t count(const char *hay, const char *needle)

@@ -7,7 +7,6 @@
  * GEMMs were cut into blocks fixed by their shapes (src/ops/blas.c), OpenBLAS's threaded
  * products changed metrics of Functional.linear rows between --jobs 1 and 2 in every style.
  */
-#define _GNU_SOURCE /* open_memstream in llama_dump.h */
 #include "pc_test.h"
 
 #include <stdbool.h>

@@ -5,7 +5,6 @@
  * its backward through output 0, and the per-API statuses are the same with one and two
  * workers.
  */
-#define _GNU_SOURCE /* open_memstream in llama_dump.h */
 #include "pc_test.h"
 
 #include <stdio.h>

@@ -313,14 +313,6 @@ static void test_lf_and_cr_endings_resume(void **state)
 
 /* ---- a file that is not a run to resume is left as it is ---- */
 
-static void write_bytes(const char *path, const char *data, size_t n)
-{
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(data, 1, n, f), n);
-    assert_int_equal(fclose(f), 0);
-}
-
 static void expect_refused_untouched(const char *dir, const char *r, const char *t,
                                      const char *message)
 {
@@ -352,16 +344,16 @@ static void test_not_a_run_left_untouched(void **state)
 
     /* another header, with a cut last line: not even the tail is cut off */
     static const char other[] = "\xEF\xBB\xBFname,value\r\na,1\r\nb,";
-    write_bytes(r, other, sizeof other - 1);
+    pc_test_write_bytes(r, other, sizeof other - 1);
     copy_file(tf, t);
     expect_refused_untouched(dir, r, t, "its header starts with \"name\"");
 
     /* the result CSV fine, its details twin not a details CSV: the result's cut tail stays */
     size_t n;
     char *b = pc_test_slurp(rf, &n);
-    write_bytes(r, b, n - 5);
+    pc_test_write_bytes(r, b, n - 5);
     free(b);
-    write_bytes(t, other, sizeof other - 1);
+    pc_test_write_bytes(t, other, sizeof other - 1);
     expect_refused_untouched(dir, r, t, "its header starts with \"name\"");
 
     /* the result CSV given twice (as its own details twin) */
@@ -369,7 +361,7 @@ static void test_not_a_run_left_untouched(void **state)
     expect_refused_untouched(dir, r, t, "is a result CSV");
 
     /* an empty one: a run killed before it wrote its header */
-    write_bytes(r, "\xEF\xBB\xBF", 3);
+    pc_test_write_bytes(r, "\xEF\xBB\xBF", 3);
     copy_file(tf, t);
     expect_refused_untouched(dir, r, t, "is empty");
 }

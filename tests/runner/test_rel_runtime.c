@@ -15,6 +15,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,7 +96,7 @@ static pid_t start(const child_env *env, const char *log, const char *const *arg
             struct rlimit rl = {env->address_space, env->address_space};
             setrlimit(RLIMIT_AS, &rl);
         }
-        execv(PC_TEST_BINARY, (char *const *)argv);
+        execv(PC_TEST_BINARY, (char *const *)(uintptr_t)argv); /* exec writes none of them */
         _exit(127);
     }
     setpgid(pid, pid);

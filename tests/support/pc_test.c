@@ -59,22 +59,62 @@ void pc_test_find_file(const char *dir, const char *prefix, char *out, size_t si
         fail_msg("%d files %s* in %s", found, prefix, dir);
 }
 
-char *pc_test_slurp(const char *path, size_t *len)
+/* pc_test_slurp, or NULL when the file cannot be opened or read */
+static char *slurp_if(const char *path, size_t *len)
 {
     FILE *f = fopen(path, "rb");
     if (!f)
-        fail_msg("cannot open %s", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *b = malloc((size_t)n + 1);
-    assert_non_null(b);
-    assert_int_equal(fread(b, 1, (size_t)n, f), (size_t)n);
-    b[n] = 0;
+        return NULL;
+    char *b = NULL;
+    long n = -1;
+    if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0)
+        b = malloc((size_t)n + 1);
+    if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
+        free(b);
+        b = NULL;
+    }
     fclose(f);
+    if (!b)
+        return NULL;
+    b[n] = 0;
     if (len)
         *len = (size_t)n;
     return b;
+}
+
+char *pc_test_slurp(const char *path, size_t *len)
+{
+    char *b = slurp_if(path, len);
+    if (!b)
+        fail_msg("cannot read %s", path);
+    return b;
+}
+
+char *pc_test_read_stream(FILE *f)
+{
+    assert_int_equal(fflush(f), 0);
+    long size = ftell(f);
+    assert_true(size >= 0);
+    char *text = malloc((size_t)size + 1);
+    assert_non_null(text);
+    rewind(f);
+    assert_int_equal(fread(text, 1, (size_t)size, f), (size_t)size);
+    text[size] = '\0';
+    return text;
+}
+
+void pc_test_write_bytes(const char *path, const void *data, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        fail_msg("cannot create %s", path);
+    assert_int_equal(fwrite(data, 1, n, f), n);
+    assert_int_equal(fclose(f), 0);
+}
+
+void pc_test_write_file(const char *path, const char *text)
+{
+    pc_test_write_bytes(path, text, strlen(text));
 }
 
 int pc_test_file_contains(const char *path, const char *text)
@@ -89,6 +129,11 @@ const char *pc_test_torch_python(void)
 {
     static char python[1024];
     static int known = -1;
+    /* PRECHECK_TEST_TORCH=0: skip them, even under PRECHECK_REQUIRE_TORCH=1 (tests/run.sh's
+     * clang stage: its Release stage ran them on the same sources) */
+    const char *off = getenv("PRECHECK_TEST_TORCH");
+    if (off && strcmp(off, "0") == 0)
+        return NULL;
     if (known < 0) {
         const char *env = getenv("PRECHECK_TEST_PYTHON");
         snprintf(python, sizeof python, "%s", env && *env ? env : "/usr/bin/python3");

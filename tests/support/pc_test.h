@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <cmocka.h>
 
 /* snprintf into the array buf, asserting that it fits (using the result also keeps gcc's
@@ -34,12 +35,23 @@ void pc_test_find_file(const char *dir, const char *prefix, char *out, size_t si
  * its length in *len when len is not NULL. */
 char *pc_test_slurp(const char *path, size_t *len);
 
+/* Everything written to the stream f (a tmpfile, say) as a NUL-terminated malloc'd buffer; it
+ * flushes f, reads it from the start and leaves it at its end. Fails the test when it cannot be
+ * read. */
+char *pc_test_read_stream(FILE *f);
+
+/* Writes text (pc_test_write_file) or n bytes of data to path, replacing the file; fails the
+ * test on any error, the close's included. */
+void pc_test_write_file(const char *path, const char *text);
+void pc_test_write_bytes(const char *path, const void *data, size_t n);
+
 /* Whether the file holds text. */
 int pc_test_file_contains(const char *path, const char *text);
 
 /* The Python whose PyTorch the torch-backend tests use: $PRECHECK_TEST_PYTHON, else Debian's
  * /usr/bin/python3, when it imports torch. NULL when it cannot (the test then skips) -- unless
- * PRECHECK_REQUIRE_TORCH=1 (tests/run.sh, CI): then the test fails, so CI never skips them. */
+ * PRECHECK_REQUIRE_TORCH=1 (tests/run.sh, CI): then the test fails, so CI never skips them.
+ * PRECHECK_TEST_TORCH=0 skips them in any case (tests/run.sh's clang stage). */
 const char *pc_test_torch_python(void);
 
 #endif

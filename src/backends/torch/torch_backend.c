@@ -8,6 +8,7 @@
  * (py_runtime.c): a Python, OpenMP, CUDA or Ascend runtime must not cross fork.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,8 +108,9 @@ static pc_status probe(torch_state *s)
         size_t used = strlen(ids);
         snprintf(ids + used, sizeof ids - used, "%s%d", i ? "," : "", s->device_ids[i]);
     }
-    char *argv[] = {(char *)s->env->command, "-c", (char *)probe_script,
-                    (char *)s->device_name,  ids,  NULL};
+    /* exec takes char *const[] (for old callers' sake); it writes none of them */
+    char *argv[] = {(char *)(uintptr_t)s->env->command, "-c", (char *)(uintptr_t)probe_script,
+                    (char *)(uintptr_t)s->device_name,  ids,  NULL};
     int status = 0;
     char *err = NULL;
     char *text = pc_backend_capture(argv, &status, &err);

@@ -322,7 +322,7 @@ static pc_status pnd_forward(const pc_op_call *call, pc_compute compute, const p
                     }
             double r;
             if (is_max) {
-                r = best < 0 ? -INFINITY : bv;
+                r = best < 0 ? -HUGE_VAL : bv;
                 if (iv)
                     iv[q * HWo + o] = best < 0 ? 0 : best;
             } else if (mean) {

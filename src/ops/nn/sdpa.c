@@ -273,7 +273,7 @@ static void sdpa_probs(const sdpa_plan *p, pc_dtype cd, pc_dtype rd, sdpa_ws *w,
                 bias = -INFINITY;
             if (p->mask) {
                 double m = dbl ? ((double *)w->mb)[k] : (double)((float *)w->mb)[k];
-                bias = p->mask_bool ? (m != 0 ? 0.0 : -INFINITY) : pc_fn_round(rd, m);
+                bias = p->mask_bool ? (m != 0 ? 0.0 : -HUGE_VAL) : pc_fn_round(rd, m);
             }
             if (bias == 0)
                 continue;

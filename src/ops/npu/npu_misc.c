@@ -367,7 +367,7 @@ static double scalar_arg(const pc_op_call *call, int i)
 {
     const pc_tensor *t = pc_call_tensor(call, i);
     int64_t idx[PC_TENSOR_MAX_DIMS] = {0};
-    return t && pc_tensor_numel(t) == 1 ? pc_tensor_get(t, idx) : NAN;
+    return t && pc_tensor_numel(t) == 1 ? pc_tensor_get(t, idx) : (double)NAN;
 }
 
 static pc_status adam_run(const pc_op_call *call, pc_compute compute, int grad_arg, int out_arg,

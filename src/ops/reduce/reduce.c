@@ -829,7 +829,7 @@ static double pnorm(const double *v, int64_t n, int64_t step, double pp, bool se
         return c;
     }
     if (isinf(pp)) {
-        double m = pp > 0 ? 0.0 : INFINITY;
+        double m = pp > 0 ? 0.0 : HUGE_VAL;
         if (n == 0)
             return m;
         for (int64_t k = 0; k < n; k++) {

@@ -25,8 +25,8 @@
 
 /* The slices of one call: row i of rows (n rows of w elements, contiguous) is slice i. */
 typedef struct uq_rows {
-    pc_tensor rows;   /* the input with dim moved to the front, contiguous */
-    const void *keys; /* the rows' values: int64 (integers, bool) or double */
+    pc_tensor rows; /* the input with dim moved to the front, contiguous */
+    void *keys;     /* the rows' values: int64 (integers, bool) or double */
     bool is_int;
     int64_t n, w;
 } uq_rows;
@@ -91,7 +91,7 @@ static void sort_rows(const uq_rows *r, int64_t *idx, int64_t *tmp, int64_t n)
 static void rows_free(uq_rows *r)
 {
     pc_tensor_free(&r->rows);
-    free((void *)r->keys);
+    free(r->keys);
 }
 
 /* x with dim (or, for dim None, every element: w = 1) as rows, and their keys. */
