@@ -968,6 +968,8 @@ static int run_main(const pc_run_options *given, pc_mpi *mpi)
     finish_sinks(&s, &end, true);
     if (error_data_lost(&s, error_dir_lost))
         goto out;
+    if (o->bench_cache)
+        pc_cache_finish(o->bench_cache, o->bench_cache_max);
     pc_log_info("Successfully completed run_ut/multi_run_ut.");
     if (!o->multi)
         pc_log_info("UT task completed.");
