@@ -355,13 +355,6 @@ static pc_status error_data_dir(run_state *s, const char *base, const char *ts)
     return pc_path_make_dir(s->error_dir);
 }
 
-static int has_tensor_file(void *ctx, const pc_dump_api *api, const pc_dump_arg *arg)
-{
-    (void)ctx;
-    (void)api;
-    return pc_dump_tensor_file(arg->u.tensor) != NULL;
-}
-
 /*
  * What is wrong with the whole dump rather than with its APIs, said once before anything is
  * written (otherwise every API would get the same SKIP row, and the run exit 0): a tensor-mode
@@ -370,23 +363,9 @@ static int has_tensor_file(void *ctx, const pc_dump_api *api, const pc_dump_arg 
  */
 static pc_status check_dump_whole(const pc_dump *dump, bool replay)
 {
-    bool files = false;
-    for (size_t i = 0; i < dump->api_count && !files; i++)
-        files = pc_dump_visit_tensors(&dump->apis[i], has_tensor_file, NULL) != 0;
-    if (files && dump->has_real_data) {
-        char dir[PC_PATH_BUFFER_SIZE + 32];
-        const char *slash = strrchr(dump->path, '/');
-        int n = slash ? (int)(slash - dump->path) : 1;
-        snprintf(dir, sizeof dir, "%.*s/dump_tensor_data", n, slash ? dump->path : ".");
-        struct stat st;
-        if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
-            return pc_error_set(PC_ERR_NOT_FOUND,
-                                "The dump's tensor files are missing: %s does not exist. %s is a "
-                                "tensor-mode dump whose tensors live in the folder "
-                                "dump_tensor_data beside it: copy the whole rank folder "
-                                "(dump.json with dump_tensor_data/), not dump.json alone.",
-                                dir, dump->path);
-    }
+    size_t files = 0;
+    if (pc_dump_check_tensor_dir(dump, &files) != PC_OK)
+        return PC_ERR_NOT_FOUND;
     if (replay && !files && dump->api_count > 0)
         return pc_error_set(PC_ERR_INVALID,
                             "--backend replay needs what the device computed, and %s recorded "
