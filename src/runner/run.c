@@ -778,6 +778,16 @@ static int run_main(const pc_run_options *given, pc_mpi *mpi)
         fail(pc_error_message());
         goto out;
     }
+    int cores = rank_cores(mpi);
+    size_t mem_limit = api_limit(o->max_memory_mb) / (size_t)mpi->local_size;
+    if (o->workers_auto) {
+        opts.workers = auto_workers(dump, list, count, mem_limit, cores);
+        pc_log_info("%d worker process%s%s (--jobs N to choose).", o->workers,
+                    o->workers == 1 ? "" : "es", mpi->active ? " on each rank" : "");
+    }
+    char workers[16];
+    snprintf(workers, sizeof workers, "%d", o->workers); /* the record says how many ran */
+    pc_run_identity_note(ident, "workers", workers);
     if (created) {
         /* the record, with the command that resumes the run and how many APIs it writes: a run
          * killed with SIGKILL leaves both (run_ut --resume DIR reads them) */
@@ -791,13 +801,6 @@ static int run_main(const pc_run_options *given, pc_mpi *mpi)
         }
     }
 
-    int cores = rank_cores(mpi);
-    size_t mem_limit = api_limit(o->max_memory_mb) / (size_t)mpi->local_size;
-    if (o->workers_auto) {
-        opts.workers = auto_workers(dump, list, count, mem_limit, cores);
-        pc_log_info("%d worker process%s%s (--jobs N to choose).", o->workers,
-                    o->workers == 1 ? "" : "es", mpi->active ? " on each rank" : "");
-    }
     pc_api_runner runner = runner_of(o, dump, &device, &bench, &lists,
                                      o->save_error_data ? s.error_dir : NULL, mem_limit);
     if (o->bench_cache && pc_cache_dir_check(o->bench_cache) != PC_OK) {
