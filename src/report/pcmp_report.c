@@ -353,6 +353,12 @@ pc_status pc_pcmp_report(const pc_pcmp_report_in *in, pc_fail_level fail_on, boo
         json_str(jf, in->result_csv);
         fputs(", \"details_csv\": ", jf);
         json_str(jf, in->details_csv);
+        if (in->started) {
+            fputs(", \"started\": ", jf);
+            json_str(jf, in->started);
+        }
+        if (in->seconds >= 0)
+            fprintf(jf, ", \"seconds\": %.17g", in->seconds);
         fputs("},\n  \"apis\": [", jf);
     }
     /* the result pass: counts, and the per-API list streamed into the JSON */
