@@ -7,6 +7,7 @@
  */
 #include "cli/args.h"
 
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -435,4 +436,36 @@ done:
     free(p.extras);
     free(p.seen);
     return rc;
+}
+
+/* The name without its leading dashes, '_' as '-', lower case. */
+static void option_key(const char *name, char *out, size_t size)
+{
+    while (*name == '-')
+        name++;
+    size_t o = 0;
+    for (; *name && *name != '=' && o + 1 < size; name++)
+        out[o++] = *name == '_' ? '-' : (char)tolower((unsigned char)*name);
+    out[o] = '\0';
+}
+
+const char *pc_args_suggest(const char *arg, const char *const *names)
+{
+    char key[128], k[128];
+    option_key(arg, key, sizeof key);
+    size_t len = strlen(key);
+    if (len < 2)
+        return NULL;
+    const char *prefix = NULL;
+    int prefixes = 0;
+    for (const char *const *n = names; *n; n++) {
+        option_key(*n, k, sizeof k);
+        if (strcmp(k, key) == 0)
+            return *n;
+        if (strncmp(k, key, len) == 0) {
+            prefix = *n;
+            prefixes++;
+        }
+    }
+    return prefixes == 1 ? prefix : NULL;
 }

@@ -86,4 +86,11 @@ int pc_args_parse(const pc_args_command *cmd, int argc, char **argv, pc_args_tak
 int pc_args_usage_error(const pc_args_command *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* For the commands with parsers of their own (report, merge): the option of names (a NULL-
+ * terminated list such as {"--output", "--error-data", NULL}) that arg, an unknown option,
+ * most likely meant: the same name once dashes and underscores are alike and case is ignored
+ * (--error_data, -error-data), or the one name it begins (--out for --output; 2 letters at
+ * least). NULL when there is none or several. */
+const char *pc_args_suggest(const char *arg, const char *const *names);
+
 #endif

@@ -9,10 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/flags.h"
+#include "precheck/core/clock.h"
 #include "precheck/core/log.h"
 #include "precheck/io/path_check.h"
 #include "precheck/precision_compare/precision_compare.h"
@@ -176,6 +178,13 @@ static void folder_hint(const char *flag, const char *path)
 int pc_cli_api_precision_compare(int argc, char **argv)
 {
     paths p = {.out = "./"};
+    /* when it started and how long it takes, for its summary (and the report's card) */
+    double t0 = pc_clock_seconds();
+    time_t start = time(NULL);
+    struct tm lt;
+    char started[32] = "";
+    if (localtime_r(&start, &lt))
+        strftime(started, sizeof started, "%Y-%m-%d %H:%M:%S", &lt);
     int rc = pc_args_parse(&command, argc, argv, take, &p, NULL);
     if (rc != PC_ARGS_RUN)
         return rc;
@@ -222,7 +231,14 @@ int pc_cli_api_precision_compare(int argc, char **argv)
     size_t used = (size_t)snprintf(line, sizeof line, "precheck");
     for (int i = 0; i < argc && used < sizeof line; i++)
         used += (size_t)snprintf(line + used, sizeof line - used, " %s", argv[i]);
-    pc_pcmp_report_in rin = {sum.result_path, sum.details_path, npu_r, gpu_r, json, line};
+    pc_pcmp_report_in rin = {sum.result_path,
+                             sum.details_path,
+                             npu_r,
+                             gpu_r,
+                             json,
+                             line,
+                             started[0] ? started : NULL,
+                             pc_clock_seconds() - t0};
     bool fails = false;
     if (pc_pcmp_report(&rin, p.fail_on, &fails) != PC_OK)
         pc_log_warning("no summary: %s", pc_error_message());

@@ -13,11 +13,22 @@
 #include "precheck/dump/data.h"
 #include "precheck/io/path_check.h"
 
+/* Missing files past this many are counted, not listed (MSPROBE_LOG_LEVEL=0 lists them). */
+#define MISSING_LISTED 5
+
 typedef struct check_state {
     const pc_dump *dump;
-    long tensors, files, bad_files, bad_shapes;
+    long tensors, files, bad_files, bad_shapes, missing;
     long loose, loose_low_precision, loose_overflow; /* files that match only loosely */
+    /* the first message of each kind of loose match, said once with the count at the end */
+    char first_low_precision[1024], first_overflow[1024];
 } check_state;
+
+static void keep_first(char *dst, size_t size, const char *msg)
+{
+    if (!dst[0])
+        snprintf(dst, size, "%s", msg);
+}
 
 static int check_tensor(void *ctx, const pc_dump_api *api, const pc_dump_arg *arg)
 {
@@ -34,16 +45,30 @@ static int check_tensor(void *ctx, const pc_dump_api *api, const pc_dump_arg *ar
     s->files++;
     unsigned loose = 0;
     pc_status st = pc_dump_check_tensor_file(s->dump, api, arg, &loose);
-    if (st) {
+    if (st == PC_ERR_NOT_FOUND) {
+        /* a missing file: the first few are listed, the rest counted at the end */
+        if (s->missing++ < MISSING_LISTED)
+            pc_log_error("%s", pc_error_message());
+        else
+            pc_log_debug("%s", pc_error_message());
+        s->bad_files++;
+    } else if (st) {
         pc_log_error("%s", pc_error_message());
         s->bad_files++;
     } else if (loose) {
         /* not an error: torch's own rounding, which the file cannot show, but the check of
-         * this tensor was weaker, and the user should know which and why */
-        pc_log_warning("%s", pc_error_message());
+         * this tensor was weaker, and the user should know which and why: one line a kind at
+         * the end, each tensor at debug level */
+        pc_log_debug("%s", pc_error_message());
         s->loose++;
-        s->loose_low_precision += (loose & PC_STATS_LOOSE_LOW_PRECISION) != 0;
-        s->loose_overflow += (loose & PC_STATS_LOOSE_OVERFLOW) != 0;
+        if (loose & PC_STATS_LOOSE_LOW_PRECISION) {
+            s->loose_low_precision++;
+            keep_first(s->first_low_precision, sizeof s->first_low_precision, pc_error_message());
+        }
+        if (loose & PC_STATS_LOOSE_OVERFLOW) {
+            s->loose_overflow++;
+            keep_first(s->first_overflow, sizeof s->first_overflow, pc_error_message());
+        }
     }
     return 0;
 }
@@ -140,13 +165,17 @@ static void print_help(FILE *out, const pc_args_command *cmd)
                  "contiguous copy, and\nthe rounding of torch's sums cannot be reproduced from it. "
                  "A Mean or Norm is an ERROR\nonly when no such sum gives it. Within float32 "
                  "rounding, or the -inf/+inf a float32 sum\nmust reach (an attention mask full of "
-                 "finfo(float32).min has Mean -inf), it matches.\nA WARNING names the cause when "
-                 "it matches only loosely:\n"
+                 "finfo(float32).min has Mean -inf), it matches.\nWhen tensors match only loosely, "
+                 "one WARNING a cause gives their count and "
+                 "the first\n(MSPROBE_LOG_LEVEL=0 lists each); the causes:"
+                 "\n"
                  "  - a float32 partial sum may have overflowed to an infinity;\n"
                  "  - the value is within the error of a sum accumulated in the tensor's own dtype "
                  "in any\n    order (torch 1.13 on the CPU sums float16, bfloat16 views and long "
                  "float32 norms so,\n    and can be off by 2x and more); then only Max, Min and "
                  "the shape check that tensor\n    closely.\n\n"
+                 "A tensor-mode dump.json without its dump_tensor_data/ folder is one error; of "
+                 "missing files\nthe first five are listed and the rest counted.\n\n"
                  "options:\n"
                  "  -api_info, --api_info_file DUMP_JSON   the dump.json to check\n"
                  "  -h, --help                             this help\n\n"
@@ -191,6 +220,15 @@ int pc_cli_check_dump(int argc, char **argv)
     }
     check_state s = {.dump = dump};
     long unsupported = 0, backward = 0;
+    size_t named = 0;
+    if (pc_dump_check_tensor_dir(dump, &named) != PC_OK) {
+        /* dump.json copied alone: one error, not one per file */
+        pc_log_error("%s", pc_error_message());
+        pc_log_info("%s: tensor-mode dump, %zu APIs, %zu tensor files named, none checked",
+                    api_info, dump->api_count, named);
+        pc_dump_free(dump);
+        return 1;
+    }
     for (size_t i = 0; i < dump->api_count; i++) {
         const pc_dump_api *api = &dump->apis[i];
         if (!api->api_name)
@@ -203,12 +241,34 @@ int pc_cli_check_dump(int argc, char **argv)
                 "parse), %ld tensor records",
                 api_info, dump->has_real_data ? "tensor-mode" : "statistics-mode", dump->api_count,
                 backward, unsupported, s.tensors);
+    if (s.missing > MISSING_LISTED)
+        pc_log_error("%ld tensor files that dump.json names are missing (the first %d are listed "
+                     "above; MSPROBE_LOG_LEVEL=0 lists each): copy the whole rank folder "
+                     "(dump.json with all of dump_tensor_data/)",
+                     s.missing, MISSING_LISTED);
+    if (s.loose_low_precision)
+        pc_log_warning("%ld tensor%s match%s their records only within the error of a sum "
+                       "accumulated in the tensor's own low-precision dtype (torch's rounding, "
+                       "which the file cannot show; Max, Min and the shape check %s closely). "
+                       "The first: %s",
+                       s.loose_low_precision, s.loose_low_precision == 1 ? "" : "s",
+                       s.loose_low_precision == 1 ? "es" : "",
+                       s.loose_low_precision == 1 ? "it" : "them", s.first_low_precision);
+    if (s.loose_overflow)
+        pc_log_warning("%ld tensor%s match%s their records only if a float32 partial sum "
+                       "overflowed to an infinity. The first: %s",
+                       s.loose_overflow, s.loose_overflow == 1 ? "" : "s",
+                       s.loose_overflow == 1 ? "es" : "", s.first_overflow);
     if (s.files && s.loose)
         pc_log_info("%ld tensor files loaded: %ld match their records, %ld of them only loosely "
                     "(warnings above: %ld within the error of a low-precision sum, %ld with an "
-                    "overflowed float32 sum), %ld do not",
+                    "overflowed float32 sum; MSPROBE_LOG_LEVEL=0 lists each), %ld do not",
                     s.files, s.files - s.bad_files, s.loose, s.loose_low_precision,
                     s.loose_overflow, s.bad_files);
+    else if (s.files && s.missing)
+        pc_log_info("%ld tensor files loaded: %ld match their records, %ld do not (%ld of them "
+                    "missing)",
+                    s.files, s.files - s.bad_files, s.bad_files, s.missing);
     else if (s.files)
         pc_log_info("%ld tensor files loaded: %ld match their records, %ld do not", s.files,
                     s.files - s.bad_files, s.bad_files);

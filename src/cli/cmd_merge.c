@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/args.h"
 #include "cli/commands.h"
 #include "precheck/runner/runner.h"
 
@@ -65,7 +66,17 @@ int pc_cli_merge(int argc, char **argv)
         } else if (strcmp(a, "-api_info") == 0 || strcmp(a, "--api_info_file") == 0) {
             dst = &o.api_info;
         } else if (a[0] == '-' && a[1]) {
-            rc = usage_error("unrecognized arguments: ", a);
+            static const char *const names[] = {"--out_path", "--api_info_file", "--help", NULL};
+            const char *meant = pc_args_suggest(a, names);
+            if (meant) {
+                fprintf(stderr,
+                        "%sprecheck merge: error: unrecognized arguments: %s (did you "
+                        "mean %s?)\n",
+                        usage, a, meant);
+                rc = 2;
+            } else {
+                rc = usage_error("unrecognized arguments: ", a);
+            }
             break;
         } else {
             inputs[n++] = a;

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cli/args.h"
 #include "cli/commands.h"
 #include "precheck/core/log.h"
 #include "precheck/report/report.h"
@@ -88,6 +89,16 @@ int pc_cli_report(int argc, char **argv)
             opt.max_error_apis = (size_t)n;
             continue;
         } else if (a[0] == '-' && a[1]) {
+            static const char *const names[] = {"--output",    "--run",  "--error-data",
+                                                "--max-plots", "--help", NULL};
+            const char *meant = pc_args_suggest(a, names);
+            if (meant) {
+                fprintf(stderr,
+                        "%sprecheck report: error: unrecognized arguments: %s (did you "
+                        "mean %s?)\n",
+                        usage, a, meant);
+                return 2;
+            }
             return usage_error("unrecognized arguments: ", a);
         } else if (!opt.dir) {
             opt.dir = a;

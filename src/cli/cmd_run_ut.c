@@ -36,8 +36,8 @@ static void print_usage(FILE *out, const pc_args_command *cmd)
             "       %*s [--backend cpu|torch:DEVICE|replay|faulty:...] [--python PYTHON]\n"
             "       %*s [--bench msprobe|fp64] [--seed N] [--timeout S]\n"
             "       %*s [--jobs N] [--max-memory MB] [--config_yaml CONFIG_YAML] [--no-progress]\n"
-            "       %*s [--bench-cache DIR] [--fail-on error|warning] [--progress-interval S]\n"
-            "       %*s [--shard K/N] [--junit FILE]\n"
+            "       %*s [--bench-cache DIR] [--bench-cache-max SIZE] [--fail-on error|warning]\n"
+            "       %*s [--progress-interval S] [--shard K/N] [--junit FILE]\n"
             "       %*s --resume DIR\n",
             c->name, w, "", c->multi ? " [-n N]" : "", w, "", w, "", w, "", w, "", w, "", w, "");
 }
@@ -130,6 +130,11 @@ static void print_help(FILE *out, const pc_args_command *cmd)
             "other\n"
             "                               machine's run on the same dump, a rerun); made if "
             "missing\n"
+            "  --bench-cache-max SIZE       after the run, delete the least recently used "
+            "entries\n"
+            "                               until DIR holds at most SIZE (e.g. 20G; K, M, G, T "
+            "are\n"
+            "                               powers of 1024)\n"
             "  --shard K/N                  only shard K (1..N) of a cost-balanced split of the "
             "dump's\n"
             "                               APIs (the same on every machine); precheck merge "
@@ -168,6 +173,50 @@ static bool parse_long(const char *s, long long *out)
     if (errno || end == s || *end)
         return false;
     *out = v;
+    return true;
+}
+
+/* A size: digits, optionally one of K, M, G, T (powers of 1024; a trailing B or iB is allowed:
+ * 20G, 20GB, 20GiB). */
+static bool parse_size(const char *s, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    if (*s < '0' || *s > '9')
+        return false;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || end == s)
+        return false;
+    int shift = 0;
+    switch (*end) {
+    case 'k':
+    case 'K':
+        shift = 10;
+        break;
+    case 'm':
+    case 'M':
+        shift = 20;
+        break;
+    case 'g':
+    case 'G':
+        shift = 30;
+        break;
+    case 't':
+    case 'T':
+        shift = 40;
+        break;
+    default:
+        break;
+    }
+    if (shift)
+        end++;
+    if (shift && *end == 'i')
+        end++;
+    if (*end == 'B' || *end == 'b')
+        end++;
+    if (*end || (shift && v > (UINT64_MAX >> shift)))
+        return false;
+    *out = (uint64_t)v << shift;
     return true;
 }
 
@@ -290,6 +339,13 @@ static int take(void *ctx, const pc_args_command *cmd, int id, char **values, in
             return pc_args_usage_error(cmd, "argument --bench-cache: expected a directory");
         o->bench_cache = v;
         break;
+    case PC_FLAG_BENCH_CACHE_MAX:
+        if (!parse_size(v, &o->bench_cache_max) || o->bench_cache_max == 0)
+            return pc_args_usage_error(cmd,
+                                       "argument --bench-cache-max: invalid value: '%s' (a size "
+                                       "above 0: bytes, or a number with K, M, G or T, e.g. 20G)",
+                                       v);
+        break;
     case PC_FLAG_MAX_MEMORY: {
         char *end;
         double mb = strtod(v, &end);
@@ -382,6 +438,7 @@ static const int run_ut_flags[] = {
     PC_FLAG_CONFIG_YAML,
     PC_FLAG_NO_PROGRESS,
     PC_FLAG_BENCH_CACHE,
+    PC_FLAG_BENCH_CACHE_MAX,
     PC_FLAG_PROGRESS_INTERVAL,
     PC_FLAG_FAIL_ON,
     PC_FLAG_SHARD,
@@ -411,6 +468,7 @@ static const int multi_run_ut_flags[] = {
     PC_FLAG_CONFIG_YAML,
     PC_FLAG_NO_PROGRESS,
     PC_FLAG_BENCH_CACHE,
+    PC_FLAG_BENCH_CACHE_MAX,
     PC_FLAG_PROGRESS_INTERVAL,
     PC_FLAG_FAIL_ON,
     PC_FLAG_SHARD,

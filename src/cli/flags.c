@@ -37,6 +37,7 @@ const pc_args_option pc_flags[PC_FLAG_COUNT] = {
     PRECHECK(CONFIG_YAML, VALUE, "--config_yaml"),
     PRECHECK(NO_PROGRESS, SWITCH, "--no-progress"),
     PRECHECK(BENCH_CACHE, VALUE, "--bench-cache"),
+    PRECHECK(BENCH_CACHE_MAX, VALUE, "--bench-cache-max"),
     PRECHECK(PROGRESS_INTERVAL, VALUE, "--progress-interval"),
     PRECHECK(FAIL_ON, VALUE, "--fail-on"),
     PRECHECK(SHARD, VALUE, "--shard"),

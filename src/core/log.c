@@ -46,10 +46,30 @@ static void *log_alloc(size_t size)
     }
 }
 
+/* The status line (a progress bar) that log lines must not run into. */
+static struct {
+    void (*clear)(void *ctx);
+    void (*redraw)(void *ctx);
+    void *ctx;
+} status_line;
+
+void pc_log_set_status_line(void (*clear)(void *ctx), void (*redraw)(void *ctx), void *ctx)
+{
+    status_line.clear = clear;
+    status_line.redraw = redraw;
+    status_line.ctx = ctx;
+}
+
 static void write_line(FILE *stream, const char *line, size_t len)
 {
+    int fd = status_line.clear ? fileno(stream) : -1;
+    bool around = fd >= 0 && isatty(fd);
+    if (around)
+        status_line.clear(status_line.ctx);
     fwrite(line, 1, len, stream);
     fflush(stream);
+    if (around && status_line.redraw)
+        status_line.redraw(status_line.ctx);
 }
 
 void pc_log_testing_fail_alloc(int after)

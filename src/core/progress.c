@@ -1,6 +1,7 @@
 #include "precheck/core/progress.h"
 
 #include "precheck/core/clock.h"
+#include "precheck/core/log.h"
 
 #include "precheck/core/status.h"
 #include "precheck/core/strbuf.h"
@@ -222,6 +223,30 @@ static void draw(pc_progress *p, double now, bool final)
     p->last_columns = final ? 0 : columns;
 }
 
+/* The log's status-line hooks (core/log.h): the bar leaves the screen line before a log line
+ * and comes back below it. */
+static void clear_bar(void *ctx)
+{
+    pc_progress *p = ctx;
+    if (!p->last_columns)
+        return;
+    char buf[2 + PC_PROGRESS_LINE_MAX];
+    size_t n = p->last_columns < PC_PROGRESS_LINE_MAX ? p->last_columns : PC_PROGRESS_LINE_MAX;
+    buf[0] = '\r';
+    memset(buf + 1, ' ', n);
+    buf[n + 1] = '\r';
+    fwrite(buf, 1, n + 2, p->stream);
+    fflush(p->stream);
+    p->last_columns = 0;
+}
+
+static void redraw_bar(void *ctx)
+{
+    pc_progress *p = ctx;
+    if (!p->finished)
+        draw(p, p->clock(p->clock_ctx), false);
+}
+
 pc_progress *pc_progress_new(const char *label, uint64_t total, FILE *stream)
 {
     return pc_progress_new_with(label, total, stream, NULL);
@@ -256,8 +281,10 @@ pc_progress *pc_progress_new_with(const char *label, uint64_t total, FILE *strea
     int fd = fileno(p->stream);
     p->draws = options->force || (fd >= 0 && isatty(fd));
     p->start = p->clock(p->clock_ctx);
-    if (p->draws)
+    if (p->draws) {
         draw(p, p->start, false);
+        pc_log_set_status_line(clear_bar, redraw_bar, p);
+    }
     return p;
 }
 
@@ -278,8 +305,10 @@ void pc_progress_finish(pc_progress *progress)
     if (!progress || progress->finished)
         return;
     progress->finished = true;
-    if (progress->draws)
+    if (progress->draws) {
+        pc_log_set_status_line(NULL, NULL, NULL);
         draw(progress, progress->clock(progress->clock_ctx), true);
+    }
 }
 
 void pc_progress_free(pc_progress *progress)

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "dump/dump_impl.h"
 #include "precheck/core/convert.h"
@@ -599,4 +600,35 @@ int pc_dump_visit_tensors(const pc_dump_api *api, pc_dump_tensor_visitor fn, voi
     if (!r && api->backward)
         r = pc_dump_visit_entry(api, api->backward, fn, ctx);
     return r;
+}
+
+static int count_tensor_file(void *ctx, const pc_dump_api *api, const pc_dump_arg *arg)
+{
+    (void)api;
+    *(size_t *)ctx += pc_dump_tensor_file(arg->u.tensor) != NULL;
+    return 0;
+}
+
+pc_status pc_dump_check_tensor_dir(const pc_dump *dump, size_t *named)
+{
+    size_t files = 0;
+    for (size_t i = 0; i < dump->api_count; i++)
+        pc_dump_visit_tensors(&dump->apis[i], count_tensor_file, &files);
+    if (named)
+        *named = files;
+    if (!files || !dump->has_real_data)
+        return PC_OK;
+    char dir[PC_PATH_BUFFER_SIZE + 32];
+    const char *slash = strrchr(dump->path, '/');
+    int n = slash ? (int)(slash - dump->path) : 1;
+    snprintf(dir, sizeof dir, "%.*s/dump_tensor_data", n, slash ? dump->path : ".");
+    struct stat st;
+    if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
+        return PC_OK;
+    return pc_error_set(PC_ERR_NOT_FOUND,
+                        "The dump's tensor files are missing: %s does not exist. %s is a "
+                        "tensor-mode dump whose tensors (%zu files) live in the folder "
+                        "dump_tensor_data beside it: copy the whole rank folder (dump.json with "
+                        "dump_tensor_data/), not dump.json alone.",
+                        dir, dump->path, files);
 }

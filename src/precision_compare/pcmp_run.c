@@ -220,12 +220,18 @@ static pc_status read_header(pc_csv_reader *r, const char *which, columns *cols)
         if (cols->at[c] < 0 && len < sizeof missing)
             len += (size_t)snprintf(missing + len, sizeof missing - len, "%s'%s'", len ? ", " : "",
                                     pc_pcmp_col_name((pc_pcmp_col)c));
+    /* msprobe writes "missing in" and the side with no space between ("missing innpu_csv");
+     * precheck puts the space in (docs/COMPATIBILITY.md), and for a result CSV given by
+     * mistake says so first, before the list of columns */
+    if (len && result_csv)
+        return pc_error_set(PC_ERR_FORMAT,
+                            "%s (%s) is an accuracy_checking_result CSV: pass the "
+                            "accuracy_checking_details CSV of the same run (the following "
+                            "columns {%s} are missing in %s)",
+                            which, pc_csv_reader_name(r), missing, which);
     if (len)
-        return pc_error_set(PC_ERR_FORMAT, "The following columns {%s} are missing in%s (%s)%s",
-                            missing, which, pc_csv_reader_name(r),
-                            result_csv ? ": this is an accuracy_checking_result CSV; pass the "
-                                         "accuracy_checking_details CSV of the same run"
-                                       : "");
+        return pc_error_set(PC_ERR_FORMAT, "The following columns {%s} are missing in %s (%s)",
+                            missing, which, pc_csv_reader_name(r));
     return PC_OK;
 }
 

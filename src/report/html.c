@@ -142,10 +142,44 @@ static void overview_run_ut(html_buf *b, const rep_model *m)
     fact(b, "Dump", in->dump, false);
     char started[32], took[256];
     ts_text(started, sizeof started, m->run_ut_ts);
-    fact(b, "Started", in->started ? in->started : started, false);
+    const char *first = in->started;
+    for (size_t i = 0; i < in->n_shards; i++) /* a merged folder: the first shard's start */
+        if (in->shards[i].started && (i == 0 || !first || strcmp(in->shards[i].started, first) < 0))
+            first = in->shards[i].started;
+    fact(b, "Started", first ? first : started, false);
     took_text(took, sizeof took, in->seconds, m->run_ut_seconds_from_files,
               m->result_csv ? "result" : "details");
+    if (in->n_shards) {
+        /* a merged folder: the shards' runs took the time, the merge none to speak of */
+        double total = 0, longest = 0;
+        bool known = true;
+        for (size_t i = 0; i < in->n_shards; i++) {
+            known = known && in->shards[i].seconds >= 0;
+            total += in->shards[i].seconds;
+            longest = in->shards[i].seconds > longest ? in->shards[i].seconds : longest;
+        }
+        char t[32], l[32];
+        fmt_seconds(t, sizeof t, total);
+        fmt_seconds(l, sizeof l, longest);
+        if (known)
+            snprintf(took, sizeof took, "%s in %zu shard runs (the longest %s), then merged", t,
+                     in->n_shards, l);
+    }
     fact(b, "Time taken", took, false);
+    for (size_t i = 0; i < in->n_shards; i++) {
+        char what[32], line[64];
+        snprintf(what, sizeof what, "Shard run %zu", i + 1);
+        fmt_seconds(line, sizeof line, in->shards[i].seconds);
+        pc_hb_raw(b, "<dt>");
+        pc_hb_text(b, what);
+        pc_hb_raw(b, "</dt><dd>");
+        pc_hb_text(b, in->shards[i].started ? in->shards[i].started : "");
+        pc_hb_raw(b, ", ");
+        pc_hb_text(b, in->shards[i].seconds >= 0 ? line : "time unknown");
+        pc_hb_raw(b, ": <code>");
+        pc_hb_text_cut(b, in->shards[i].command ? in->shards[i].command : "", 600);
+        pc_hb_raw(b, "</code></dd>");
+    }
     char apis[160];
     size_t listed = 0;
     for (size_t i = 0; i < m->n_apis; i++)
@@ -161,7 +195,7 @@ static void overview_run_ut(html_buf *b, const rep_model *m)
         snprintf(e, sizeof e, "%ld APIs came from the run it resumed", in->earlier);
         fact(b, "Resumed", e, false);
     }
-    fact(b, "Command", in->command, true);
+    fact(b, in->n_shards ? "Merged by" : "Command", in->command, true);
     pc_hb_raw(b, "</dl>");
     counts_bars(b, m->counts, "run_ut", true);
     if (in->n_settings) {

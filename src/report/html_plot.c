@@ -176,7 +176,11 @@ void pc_plot_metric_histogram(html_buf *b, const plot_metric *s, const double *v
     pc_hb_raw(b, "<svg viewBox=\"0 0 600 168\" role=\"img\" aria-label=\"");
     pc_hb_text(b, s->title);
     pc_hb_raw(b, "\">");
-    double bw = (PLOT_RIGHT - PLOT_LEFT) / (double)nbars;
+    /* the bar of exact values stands apart from the log bins, a bar's width away: its tick
+     * and the first decade's do not collide, and a limit of exactly 0 (or 1) is drawn in the
+     * gap, not on the first decade's tick */
+    double gap = zeros ? 1.0 : 0.0;
+    double bw = (PLOT_RIGHT - PLOT_LEFT) / ((double)nbars + gap);
     pc_hb_fmt(b,
               "<line class=\"axis\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
               "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%zu</text>"
@@ -185,7 +189,7 @@ void pc_plot_metric_histogram(html_buf *b, const plot_metric *s, const double *v
               PLOT_LEFT - 4, PLOT_BOTTOM);
     for (size_t i = 0; i < nbars; i++) {
         size_t c = bins[i].pass + bins[i].fail;
-        double x = PLOT_LEFT + (double)i * bw;
+        double x = PLOT_LEFT + ((double)i + (i >= first ? gap : 0.0)) * bw;
         char lo[32], hi[32], range[96];
         if (zeros && i == 0) {
             snprintf(range, sizeof range, "%s", s->higher_is_better ? "1 (exactly)" : "0");
@@ -258,9 +262,9 @@ void pc_plot_metric_histogram(html_buf *b, const plot_metric *s, const double *v
         if (!isfinite(s->limits[l]))
             continue;
         double xl = transform(s, s->limits[l]);
-        double pos = xl <= 0 ? (double)first
-                             : (double)first + PER_DECADE * log10(xl / anchor) - (double)kmin;
-        if (pos < 0 || pos > (double)(first + nlog))
+        double pos = xl <= 0 ? (double)first + gap / 2
+                             : (double)first + gap + PER_DECADE * log10(xl / anchor) - (double)kmin;
+        if (pos < 0 || pos > (double)(first + nlog) + gap)
             continue;
         double x = PLOT_LEFT + pos * bw;
         pc_hb_fmt(b,
@@ -307,7 +311,8 @@ void pc_plot_error_histogram(html_buf *b, const plot_errors *e)
     for (int i = lo; i <= hi; i++)
         top = e->bins[i] > top ? e->bins[i] : top;
     top = top ? top : 1;
-    double bw = (PLOT_RIGHT - PLOT_LEFT) / (double)nbars;
+    double gap = zbar ? 1.0 : 0.0; /* the bar of exact zeros stands apart, as above */
+    double bw = (PLOT_RIGHT - PLOT_LEFT) / ((double)nbars + gap);
     pc_hb_raw(b, "<svg class=\"ed-svg\" viewBox=\"0 0 600 168\" role=\"img\" "
                  "aria-label=\"histogram of the errors\">");
     pc_hb_fmt(b,
@@ -316,7 +321,7 @@ void pc_plot_error_histogram(html_buf *b, const plot_errors *e)
               PLOT_LEFT, PLOT_BOTTOM, PLOT_RIGHT, PLOT_BOTTOM, PLOT_LEFT - 4, PLOT_TOP + 4, top);
     for (size_t i = 0; i < nbars; i++) {
         size_t c;
-        double x = PLOT_LEFT + (double)i * bw;
+        double x = PLOT_LEFT + ((double)i + (i >= zbar ? gap : 0.0)) * bw;
         char what[64];
         if (zbar && i == 0) {
             c = e->zeros;
@@ -354,8 +359,8 @@ void pc_plot_error_histogram(html_buf *b, const plot_errors *e)
                   h, c, c == 1 ? "" : "s", what);
     }
     if (isfinite(e->atol) && e->atol > 0) {
-        double pos = (log10(e->atol) - PLOT_ERR_LO) * PLOT_ERR_PER_DECADE - lo + (double)zbar;
-        if (pos >= (double)zbar && pos <= (double)(nbars - nbar)) {
+        double pos = (log10(e->atol) - PLOT_ERR_LO) * PLOT_ERR_PER_DECADE - lo + (double)zbar + gap;
+        if (pos >= (double)zbar + gap && pos <= (double)(nbars - nbar) + gap) {
             double x = PLOT_LEFT + pos * bw;
             pc_hb_fmt(b,
                       "<line class=\"limit\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
@@ -398,7 +403,7 @@ void pc_plot_error_scatter(html_buf *b, const plot_errors *e)
     ylo = floor(ylo) - 1; /* a row below for exact zeros */
     yhi = ceil(yhi) > ylo + 1 ? ceil(yhi) : ylo + 2;
     double sx = (SC_RIGHT - SC_LEFT) / (xhi - xlo), sy = (SC_BOTTOM - SC_TOP) / (yhi - ylo);
-    pc_hb_raw(b, "<svg class=\"ed-svg sc\" viewBox=\"0 0 420 300\" role=\"img\" "
+    pc_hb_raw(b, "<div><svg class=\"ed-svg sc\" viewBox=\"0 0 420 300\" role=\"img\" "
                  "aria-label=\"|error| against |bench|\">");
     pc_hb_fmt(b, "<rect class=\"frame\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>",
               SC_LEFT, SC_TOP, SC_RIGHT - SC_LEFT, SC_BOTTOM - SC_TOP);
@@ -425,13 +430,12 @@ void pc_plot_error_scatter(html_buf *b, const plot_errors *e)
         double x0 = fmax(xlo, ylo + 1 - c), x1 = fmin(xhi, yhi - c);
         if (x0 >= x1)
             continue;
+        /* named in the legend under the plot: two parallel lines' labels would collide */
         pc_hb_fmt(b,
-                  "<line class=\"limit%s\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
-                  "<text class=\"limit-text\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">"
-                  "relative %g</text>",
+                  "<line class=\"limit%s\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\">"
+                  "<title>relative %g</title></line>",
                   r ? " limit2" : "", SC_LEFT + (x0 - xlo) * sx, SC_BOTTOM - (x0 + c - ylo) * sy,
-                  SC_LEFT + (x1 - xlo) * sx, SC_BOTTOM - (x1 + c - ylo) * sy,
-                  SC_LEFT + (x1 - xlo) * sx - 6, SC_BOTTOM - (x1 + c - ylo) * sy + 12, e->rtol[r]);
+                  SC_LEFT + (x1 - xlo) * sx, SC_BOTTOM - (x1 + c - ylo) * sy, e->rtol[r]);
     }
     if (isfinite(e->atol) && e->atol > 0 && log10(e->atol) >= ylo && log10(e->atol) <= yhi)
         pc_hb_fmt(b,
@@ -466,4 +470,15 @@ void pc_plot_error_scatter(html_buf *b, const plot_errors *e)
               "transform=\"rotate(-90 12 %.1f)\">|error|</text></svg>",
               (SC_LEFT + SC_RIGHT) / 2, e->n_sample, (SC_TOP + SC_BOTTOM) / 2,
               (SC_TOP + SC_BOTTOM) / 2);
+    /* the legend of the limit lines */
+    pc_hb_raw(b, "<p class=\"plot-note sc-legend\">");
+    for (int r = 0; r < 2; r++)
+        if (isfinite(e->rtol[r]))
+            pc_hb_fmt(b,
+                      "<span class=\"lg\"><span class=\"ln ln-%s\"></span>relative %g: %s</span>",
+                      r ? "err" : "warn", e->rtol[r], r ? "error above it" : "Warning above it");
+    if (isfinite(e->atol) && e->atol > 0)
+        pc_hb_fmt(b, "<span class=\"lg\"><span class=\"ln ln-abs\"></span>absolute %g</span>",
+                  e->atol);
+    pc_hb_raw(b, "</p></div>");
 }

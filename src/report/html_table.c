@@ -27,13 +27,17 @@ void pc_html_badge(html_buf *b, rep_verdict v, const char *text)
     pc_hb_raw(b, "</span>");
 }
 
-/* A header cell: English name, msprobe's name under it; sort "num", "text" or NULL. */
-static void th(html_buf *b, const char *english, const char *msprobe, const char *sort)
+/* A header cell of class cls (NULL: none): English name, msprobe's name under it; sort "num",
+ * "text" or NULL. */
+static void th_of(html_buf *b, const char *cls, const char *english, const char *msprobe,
+                  const char *sort)
 {
+    pc_hb_raw(b, "<th");
+    if (cls)
+        pc_hb_fmt(b, " class=\"%s\"", cls);
     if (sort)
-        pc_hb_fmt(b, "<th data-sort=\"%s\" scope=\"col\">", sort);
-    else
-        pc_hb_raw(b, "<th scope=\"col\">");
+        pc_hb_fmt(b, " data-sort=\"%s\"", sort);
+    pc_hb_raw(b, " scope=\"col\">");
     pc_hb_text(b, english);
     if (msprobe && *msprobe) {
         pc_hb_raw(b, "<span class=\"zh\">");
@@ -43,6 +47,11 @@ static void th(html_buf *b, const char *english, const char *msprobe, const char
     pc_hb_raw(b, "</th>");
 }
 
+static void th(html_buf *b, const char *english, const char *msprobe, const char *sort)
+{
+    th_of(b, NULL, english, msprobe, sort);
+}
+
 /* A number cell from a CSV cell: the value to 6 digits, the whole text in its title, data-k
  * for sorting; "bad" marks a value its standard judged an error. A NaN sorts as the worst
  * value of its column (nan_worst: -1 where lower is worse, +1 where higher is worse), or last
@@ -50,16 +59,18 @@ static void th(html_buf *b, const char *english, const char *msprobe, const char
 static void td_num(html_buf *b, const char *cell, bool bad, int nan_worst)
 {
     double v;
+    /* the metric columns are among the "more" columns, shown on demand (the style sheet) */
     if (pc_rep_number(cell, &v)) {
         double k = isnan(v) && nan_worst ? nan_worst * 1e308 : v;
         if (isnan(k))
-            pc_hb_fmt(b, "<td class=\"num%s\" data-k=\"\" title=\"", bad ? " bad" : "");
+            pc_hb_fmt(b, "<td class=\"num more%s\" data-k=\"\" title=\"", bad ? " bad" : "");
         else
-            pc_hb_fmt(b, "<td class=\"num%s\" data-k=\"%.17g\" title=\"", bad ? " bad" : "", k);
+            pc_hb_fmt(b, "<td class=\"num more%s\" data-k=\"%.17g\" title=\"", bad ? " bad" : "",
+                      k);
         pc_hb_text(b, cell);
         pc_hb_fmt(b, "\">%.6g</td>", v);
     } else {
-        pc_hb_raw(b, "<td class=\"num\" data-k=\"\">");
+        pc_hb_raw(b, "<td class=\"num more\" data-k=\"\">");
         pc_hb_text_cut(b, cell, 40);
         pc_hb_raw(b, "</td>");
     }
@@ -190,7 +201,7 @@ static void rows_listing(html_buf *b, const rep_api *a)
             pc_hb_raw(b, "</td><td>");
             decision_text(b, r);
             pc_hb_raw(b, "</td><td class=\"msg\">");
-            pc_hb_text_cut(b, r->message, 400);
+            pc_hb_text_cut(b, r->message + strspn(r->message, " \n"), 400);
             pc_hb_raw(b, "</td></tr>");
         }
         pc_hb_raw(b, "</tbody></table>");
@@ -279,36 +290,45 @@ void pc_html_api_table(html_buf *b, const rep_model *m, const size_t *order)
     select_of(b, "f-dtype", "dtype", &dtypes);
     pc_hb_fmt(b,
               "<label>name <input id=\"f-name\" type=\"search\" placeholder=\"contains\"></label>"
+              "<label><input id=\"f-cols\" type=\"checkbox\"> every metric column</label>"
               "<span><b id=\"shown\">%zu of %zu</b> APIs shown</span></div>",
               m->n_apis, m->n_apis);
     const char *const *h = pc_mcsv_header(PC_MCSV_PCMP_DETAILS, NULL);
     pc_hb_raw(b, "<div class=\"scroll\"><table id=\"api-table\"><thead><tr>");
+    int columns = 0;
     th(b, "#", NULL, "num");
     th(b, "API", pc_mcsv_column(PC_MCSV_RESULT, PC_MCSV_RES_API_NAME), "text");
-    th(b, "type", NULL, "text");
+    th_of(b, "more", "type", NULL, "text");
+    columns += 3;
     if (run_ut) {
-        th(b, "forward", pc_mcsv_column(PC_MCSV_RESULT, PC_MCSV_RES_FORWARD), "num");
-        th(b, "backward", pc_mcsv_column(PC_MCSV_RESULT, PC_MCSV_RES_BACKWARD), "num");
+        th_of(b, "vcol", "forward", pc_mcsv_column(PC_MCSV_RESULT, PC_MCSV_RES_FORWARD), "num");
+        th_of(b, "vcol", "backward", pc_mcsv_column(PC_MCSV_RESULT, PC_MCSV_RES_BACKWARD), "num");
+        columns += 2;
     }
     if (compare) {
-        th(b, "NPU vs GPU forward", h[PC_MCSV_PCMP_DET_RESULT], "num");
-        th(b, "NPU vs GPU backward", h[PC_MCSV_PCMP_DET_RESULT], "num");
+        th_of(b, "vcol", "NPU vs GPU forward", h[PC_MCSV_PCMP_DET_RESULT], "num");
+        th_of(b, "vcol", "NPU vs GPU backward", h[PC_MCSV_PCMP_DET_RESULT], "num");
+        columns += 2;
     }
     if (run_ut) {
-        th(b, "output to look at", NULL, "text");
-        th(b, "dtype", pc_mcsv_column(PC_MCSV_DETAILS, PC_MCSV_DET_DEVICE_DTYPE), "text");
-        th(b, "shape", pc_mcsv_column(PC_MCSV_DETAILS, PC_MCSV_DET_SHAPE), "text");
-        th(b, "decided by", NULL, "num");
+        char dtype_shape[128];
+        snprintf(dtype_shape, sizeof dtype_shape, "%s, %s",
+                 pc_mcsv_column(PC_MCSV_DETAILS, PC_MCSV_DET_DEVICE_DTYPE),
+                 pc_mcsv_column(PC_MCSV_DETAILS, PC_MCSV_DET_SHAPE));
+        th(b, "output to look at: decided by", NULL, "num");
+        th(b, "dtype, shape", dtype_shape, "text");
         for (size_t j = 0; j < SHOWN_METRICS; j++)
-            th(b, pc_metric_name(shown_metrics[j]), pc_metric_column(shown_metrics[j]), "num");
+            th_of(b, "more", pc_metric_name(shown_metrics[j]), pc_metric_column(shown_metrics[j]),
+                  "num");
         th(b, "message", pc_mcsv_column(PC_MCSV_DETAILS, PC_MCSV_DET_MESSAGE), "text");
+        columns += 3 + SHOWN_METRICS;
     }
     if (compare) {
-        th(b, "compared output", NULL, "text");
-        th(b, "standard", h[PC_MCSV_PCMP_DET_ALGORITHM], "text");
+        th(b, "compared output, standard", h[PC_MCSV_PCMP_DET_ALGORITHM], "text");
         for (size_t j = 0; j < COMPARE_COLS; j++)
-            th(b, compare_cols[j].english, h[compare_cols[j].col], "num");
+            th_of(b, "more", compare_cols[j].english, h[compare_cols[j].col], "num");
         th(b, "compare message", h[PC_MCSV_PCMP_DETAILS_COLUMNS - 1], "text");
+        columns += 2 + COMPARE_COLS;
     }
     pc_hb_raw(b, "</tr></thead><tbody>");
     for (size_t i = 0; i < m->n_apis; i++) {
@@ -330,23 +350,13 @@ void pc_html_api_table(html_buf *b, const rep_model *m, const size_t *order)
                   i + 1, i + 1);
         pc_hb_text(b, a->name);
         pc_hb_raw(b, "\">");
-        if (a->n_rows || a->n_crows) {
+        /* the name opens the API's rows, in a row of their own under it that spans the table
+         * (tr.sub, shown by the style sheet while the <details> is open) */
+        bool listed = a->n_rows || a->n_crows;
+        if (listed) {
             pc_hb_raw(b, "<details><summary>");
             pc_hb_text(b, a->name);
-            pc_hb_raw(b, "</summary>");
-            rows_listing(b, a);
-            pc_html_api_extras(b, a);
-            if (m->info.dump &&
-                (pc_rep_verdict_severity(a->fwd) >= 2 || pc_rep_verdict_severity(a->bwd) >= 2)) {
-                /* the bundle that reproduces this API elsewhere (precheck repro) */
-                pc_hb_raw(b, "<p class=\"repro\">reproduce it on the device: <code>precheck "
-                             "repro -api_info ");
-                pc_hb_text(b, m->info.dump);
-                pc_hb_raw(b, " ");
-                pc_hb_text(b, a->name);
-                pc_hb_raw(b, " -o repro/</code></p>");
-            }
-            pc_hb_raw(b, "</details>");
+            pc_hb_raw(b, "</summary></details>");
         } else {
             pc_hb_text(b, a->name);
         }
@@ -360,7 +370,7 @@ void pc_html_api_table(html_buf *b, const rep_model *m, const size_t *order)
             pc_hb_raw(b, "</span>");
         }
         pc_hb_raw(b, "</td>");
-        td_text(b, a->type, NULL, 40);
+        td_text(b, a->type, "more", 40);
         if (run_ut) {
             td_verdict(b, a->fwd, a->fwd_text);
             td_verdict(b, a->bwd, a->bwd_text);
@@ -370,22 +380,30 @@ void pc_html_api_table(html_buf *b, const rep_model *m, const size_t *order)
             td_verdict(b, a->cbwd, a->cbwd_text);
         }
         if (run_ut) {
-            if (w) {
-                pc_hb_raw(b, "<td>");
-                output_text(b, w->backward, w->output);
-                pc_hb_raw(b, "</td>");
-            } else {
-                pc_hb_raw(b, "<td></td>");
-            }
-            td_text(b, w ? w->dtype : "", NULL, 40);
-            td_text(b, w ? w->shape : "", "mono", 60);
-            if (w && w->decision.metric >= 0) {
+            /* the output to look at, over what decided its Status */
+            if (w && w->decision.metric >= 0)
                 pc_hb_fmt(b, "<td class=\"why\" data-k=\"%.6g\">", w->badness);
-                decision_text(b, w);
-                pc_hb_raw(b, "</td>");
-            } else {
-                pc_hb_raw(b, "<td data-k=\"\"></td>");
+            else
+                pc_hb_raw(b, "<td class=\"why\" data-k=\"\">");
+            if (w) {
+                pc_hb_raw(b, "<div class=\"muted\">");
+                output_text(b, w->backward, w->output);
+                pc_hb_raw(b, "</div>");
+                if (w->decision.metric >= 0)
+                    decision_text(b, w);
             }
+            pc_hb_raw(b, "</td>");
+            /* its dtype over its shape */
+            pc_hb_raw(b, "<td data-k=\"");
+            pc_hb_text_cut(b, w ? w->dtype : "", 40);
+            pc_hb_raw(b, "\">");
+            if (w) {
+                pc_hb_text_cut(b, w->dtype, 40);
+                pc_hb_raw(b, "<div class=\"mono\">");
+                pc_hb_text_cut(b, w->shape, 60);
+                pc_hb_raw(b, "</div>");
+            }
+            pc_hb_raw(b, "</td>");
             for (size_t j = 0; j < SHOWN_METRICS; j++) {
                 bool bad = w && w->decision.metric == (int)shown_metrics[j] &&
                            pc_rep_verdict_severity(w->status) >= 2;
@@ -396,15 +414,18 @@ void pc_html_api_table(html_buf *b, const rep_model *m, const size_t *order)
             td_msg(b, msg, NULL);
         }
         if (compare) {
+            /* the compared output over its standard */
+            pc_hb_raw(b, "<td data-k=\"");
+            pc_hb_text_cut(b, cw ? cw->cell[CC_ALGORITHM] : "", 40);
+            pc_hb_raw(b, "\">");
             if (cw) {
-                pc_hb_raw(b, "<td>");
+                pc_hb_raw(b, "<div class=\"muted\">");
                 output_text(b, cw->backward, cw->output);
+                pc_hb_raw(b, "</div>");
                 pc_html_crow_mark(b, cw);
-                pc_hb_raw(b, "</td>");
-            } else {
-                pc_hb_raw(b, "<td></td>");
+                pc_hb_text_cut(b, cw->cell[CC_ALGORITHM], 40);
             }
-            td_text(b, cw ? cw->cell[CC_ALGORITHM] : "", "mono", 40);
+            pc_hb_raw(b, "</td>");
             for (size_t j = 0; j < COMPARE_COLS; j++) {
                 bool bad = cw && compare_cols[j].status_col >= 0 &&
                            strcmp(cw->cell[compare_cols[j].status_col], "error") == 0;
@@ -415,6 +436,23 @@ void pc_html_api_table(html_buf *b, const rep_model *m, const size_t *order)
             td_msg(b, a->cmessage, cw ? cw->cell[CC_MESSAGE] : NULL);
         }
         pc_hb_raw(b, "</tr>");
+        if (listed) {
+            /* the listing stays in view when the table is scrolled sideways */
+            pc_hb_fmt(b, "<tr class=\"sub\"><td colspan=\"%d\"><div class=\"sub-in\">", columns);
+            rows_listing(b, a);
+            pc_html_api_extras(b, a);
+            if (m->info.dump &&
+                (pc_rep_verdict_severity(a->fwd) >= 2 || pc_rep_verdict_severity(a->bwd) >= 2)) {
+                /* the bundle that reproduces this API elsewhere (precheck repro) */
+                pc_hb_raw(b, "<p class=\"repro\">reproduce it on the device: <code>precheck "
+                             "repro -api_info ");
+                pc_hb_text(b, m->info.dump);
+                pc_hb_raw(b, " ");
+                pc_hb_text(b, a->name);
+                pc_hb_raw(b, " -o repro/</code></p>");
+            }
+            pc_hb_raw(b, "</div></td></tr>");
+        }
     }
     pc_hb_raw(b, "</tbody></table></div></section>");
 }

@@ -392,6 +392,12 @@ pc_status pc_pcmp_report(const pc_pcmp_report_in *in, pc_fail_level fail_on, boo
         json_member(jw, "gpu_csv", in->gpu_csv);
         json_member(jw, "result_csv", in->result_csv);
         json_member(jw, "details_csv", in->details_csv);
+        if (in->started)
+            json_member(jw, "started", in->started);
+        if (in->seconds >= 0) {
+            pc_json_write_keyz(jw, "seconds");
+            pc_json_write_double(jw, in->seconds);
+        }
         pc_json_write_end_object(jw);
         pc_json_write_keyz(jw, "apis");
         pc_json_write_begin_array(jw);

@@ -171,6 +171,13 @@ typedef struct rep_run_info {
     long planned, done, earlier; /* -1 unknown */
     rep_setting settings[48];
     size_t n_settings;
+    /* a merged folder: the shards' runs (their summaries, beside the records merged_from
+     * names) */
+    struct {
+        const char *command, *started;
+        double seconds; /* < 0 unknown */
+    } shards[16];
+    size_t n_shards;
 } rep_run_info;
 
 /* What the api_precision_compare run's summary says (all optional). */

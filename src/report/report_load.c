@@ -14,6 +14,7 @@
 #include "precheck/io/csv_read.h"
 #include "precheck/io/json.h"
 #include "precheck/io/msprobe_csv.h"
+#include "precheck/io/path_check.h"
 #include "report_impl.h"
 #include "tally.h"
 
@@ -305,6 +306,44 @@ static void read_compare_summary(rep_model *m)
     pc_json_free(doc);
 }
 
+/* A merged folder's record names the shards' records ("a; b; ..."): each shard's run is in
+ * the summary beside its record (precheck_summary_<ts>.json of the record's <ts>). A shard
+ * whose files are gone is left out. */
+static void read_shards(rep_model *m, const char *list)
+{
+    rep_run_info *in = &m->info;
+    const char *p = list;
+    while (*p && in->n_shards < sizeof in->shards / sizeof in->shards[0]) {
+        size_t len = strcspn(p, ";");
+        char record[PC_PATH_BUFFER_SIZE + 128];
+        snprintf(record, sizeof record, "%.*s", (int)len, p);
+        p += len;
+        while (*p == ';' || *p == ' ')
+            p++;
+        char *name = strrchr(record, '/');
+        name = name ? name + 1 : record;
+        if (strncmp(name, "precheck_run_", 13) != 0)
+            continue;
+        char summary[sizeof record + 16];
+        snprintf(summary, sizeof summary, "%.*sprecheck_summary_%s", (int)(name - record), record,
+                 name + 13);
+        pc_json_doc *doc = NULL;
+        if (pc_path_check_not_link(summary) != PC_OK || pc_json_parse_file(&doc, summary) != PC_OK)
+            continue;
+        pc_json_ref run = pc_json_object_get(doc, pc_json_root(doc), "run");
+        size_t k = in->n_shards++;
+        in->shards[k].command = jstr(m, doc, run, "command");
+        in->shards[k].started = jstr(m, doc, run, "started");
+        double secs;
+        in->shards[k].seconds =
+            pc_json_get_double(doc, pc_json_object_get(doc, run, "seconds"), &secs) == PC_OK &&
+                    isfinite(secs) && secs >= 0
+                ? secs
+                : -1;
+        pc_json_free(doc);
+    }
+}
+
 static void read_record(rep_model *m)
 {
     rep_run_info *in = &m->info;
@@ -336,6 +375,8 @@ static void read_record(rep_model *m)
                 in->error_data = s->value;
             if (pass == 1 && strcmp(key, "backend") == 0 && !in->device)
                 in->device = s->value;
+            if (pass == 1 && strcmp(key, "merged_from") == 0)
+                read_shards(m, s->value);
         }
     }
     pc_json_free(doc);

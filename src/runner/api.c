@@ -376,7 +376,8 @@ static pc_status incoming_grad(api_run *x, pc_inputs *in, int out_index)
 static pc_status bench_forward(api_run *x, pc_cache_key *fkey, bool *keyed)
 {
     const pc_api_runner *r = x->r;
-    if (r->bench_cache && pc_cache_key_call(fkey, "bench", r->bench_key, &x->call) == PC_OK) {
+    if (r->bench_cache && pc_cache_worth_keeping(x->api) &&
+        pc_cache_key_call(fkey, "bench", r->bench_key, &x->call) == PC_OK) {
         *keyed = true;
         if (pc_cache_load_outputs(r->bench_cache, fkey, &x->bench_out) == PC_OK) {
             pc_log_debug("%s: bench outputs from the bench cache", x->api->full_name);

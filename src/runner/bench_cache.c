@@ -17,13 +17,26 @@
  * before it closes the file. It is written to a temporary name and renamed into place, so
  * readers (other workers, other runs) see whole files or none. A file that does not read back
  * (short, wrong magic or key, bad CRC) is ignored and recomputed, with a warning.
+ *
+ * Only the APIs whose bench is worth keeping are keyed: those with products (GEMMs,
+ * convolutions, attention: pc_api_cost_of's flops). An element-wise or data-movement API's
+ * bench costs about what reading its float64 results back would, and such results are most of
+ * a dump's bytes. An entry read is touched (its mtime set to now), so --bench-cache-max
+ * deletes the least recently used entries first. The counts of the run (hits, misses, entries
+ * written and their bytes) live in a shared anonymous mapping made before the workers fork,
+ * so that the parent can log them at the end.
  */
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdatomic.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -31,9 +44,19 @@
 #include "precheck/io/checksum.h"
 #include "precheck/io/file_out.h"
 #include "precheck/io/path_check.h"
+#include "precheck/runner/cost.h"
 #include "runner_impl.h"
 
 #define MAGIC "PCBENCH1"
+
+/* ---- the run's counts ---- */
+
+typedef struct cache_counts {
+    atomic_ullong hits, misses, written, written_bytes;
+} cache_counts;
+
+static cache_counts local_counts;            /* when the shared mapping could not be made */
+static cache_counts *counts = &local_counts; /* shared with the workers (pc_cache_dir_check) */
 
 /* ---- the key ---- */
 
@@ -223,9 +246,14 @@ static pc_status store(const char *dir, const pc_cache_key *k, const entry *e, i
         pc_file_out_free(&out);
         return st;
     }
+    long bytes = ftell(f);
     st = pc_file_out_commit(&out);
     pc_file_out_free(&out);
-    return st == PC_OK ? PC_OK : pc_error_prefix(st, "bench cache");
+    if (st != PC_OK)
+        return pc_error_prefix(st, "bench cache");
+    atomic_fetch_add(&counts->written, 1);
+    atomic_fetch_add(&counts->written_bytes, bytes > 0 ? (unsigned long long)bytes : 0);
+    return PC_OK;
 }
 
 static bool get(FILE *f, uint32_t *crc, void *p, size_t n)
@@ -245,8 +273,10 @@ static pc_status load(const char *dir, const pc_cache_key *k, take_fn take, void
     char path[PC_PATH_LENGTH_MAX];
     cache_path(path, sizeof path, dir, k);
     FILE *f = fopen(path, "rb");
-    if (!f)
+    if (!f) {
+        atomic_fetch_add(&counts->misses, 1);
         return PC_ERR_NOT_FOUND;
+    }
     uint32_t crc = 0, want;
     char magic[8];
     uint64_t h[2];
@@ -282,8 +312,11 @@ static pc_status load(const char *dir, const pc_cache_key *k, take_fn take, void
         return st;
     if (!ok) {
         pc_log_warning("bench cache: %s does not read back whole; computing again", path);
+        atomic_fetch_add(&counts->misses, 1);
         return PC_ERR_NOT_FOUND;
     }
+    atomic_fetch_add(&counts->hits, 1);
+    (void)utimensat(AT_FDCWD, path, NULL, 0); /* used now: the last to go (--bench-cache-max) */
     return PC_OK;
 }
 
@@ -386,6 +419,12 @@ pc_status pc_cache_store_grads(const char *dir, const pc_cache_key *k, const pc_
 
 pc_status pc_cache_dir_check(const char *dir)
 {
+    if (counts == &local_counts) {
+        void *m =
+            mmap(NULL, sizeof *counts, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+        if (m != MAP_FAILED)
+            counts = m; /* zeroed by the kernel; kept until exit */
+    }
     struct stat sb;
     if (stat(dir, &sb) != 0) {
         if (errno != ENOENT || mkdir(dir, 0750) != 0)
@@ -397,4 +436,138 @@ pc_status pc_cache_dir_check(const char *dir)
     if (access(dir, W_OK | R_OK | X_OK) != 0)
         return pc_error_set(PC_ERR_IO, "--bench-cache %s: %s", dir, strerror(errno));
     return PC_OK;
+}
+
+bool pc_cache_worth_keeping(const pc_dump_api *api)
+{
+    return pc_api_cost_of(api).flops > 0;
+}
+
+/* ---- the end of a run: the counts, and the bound on the directory's size ---- */
+
+typedef struct cache_file {
+    char name[40];
+    struct timespec used;
+    uint64_t bytes;
+} cache_file;
+
+static int older_first(const void *pa, const void *pb)
+{
+    const cache_file *a = pa, *b = pb;
+    if (a->used.tv_sec != b->used.tv_sec)
+        return a->used.tv_sec < b->used.tv_sec ? -1 : 1;
+    if (a->used.tv_nsec != b->used.tv_nsec)
+        return a->used.tv_nsec < b->used.tv_nsec ? -1 : 1;
+    return strcmp(a->name, b->name);
+}
+
+static bool is_entry_name(const char *n)
+{
+    size_t len = strlen(n);
+    if (len != 32 + 4 || strcmp(n + 32, ".pcb") != 0)
+        return false;
+    for (size_t i = 0; i < 32; i++)
+        if (!((n[i] >= '0' && n[i] <= '9') || (n[i] >= 'a' && n[i] <= 'f')))
+            return false;
+    return true;
+}
+
+/* The entries of dir (regular files named like entries), in *files (malloc'd), their count in
+ * *n and their bytes in *total. */
+static pc_status list_entries(const char *dir, cache_file **files, size_t *n, uint64_t *total)
+{
+    *files = NULL;
+    *n = 0;
+    *total = 0;
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+    if (!d) {
+        if (dfd >= 0)
+            close(dfd);
+        return pc_error_set(PC_ERR_IO, "--bench-cache %s: %s", dir, strerror(errno));
+    }
+    size_t cap = 0;
+    struct dirent *e;
+    pc_status st = PC_OK;
+    while ((e = readdir(d)) != NULL) {
+        struct stat sb;
+        if (!is_entry_name(e->d_name) || fstatat(dfd, e->d_name, &sb, AT_SYMLINK_NOFOLLOW) != 0 ||
+            !S_ISREG(sb.st_mode))
+            continue;
+        if (*n == cap) {
+            size_t c = cap ? cap * 2 : 256;
+            cache_file *f = realloc(*files, c * sizeof *f);
+            if (!f) {
+                st = pc_error_set(PC_ERR_NOMEM, "out of memory");
+                break;
+            }
+            *files = f;
+            cap = c;
+        }
+        cache_file *f = &(*files)[(*n)++];
+        memcpy(f->name, e->d_name, 37);
+        f->used = sb.st_mtim;
+        f->bytes = (uint64_t)sb.st_size;
+        *total += f->bytes;
+    }
+    closedir(d);
+    if (st != PC_OK) {
+        free(*files);
+        *files = NULL;
+        *n = 0;
+    }
+    return st;
+}
+
+static void format_bytes(char *buf, size_t size, uint64_t b)
+{
+    if (b >= (1ull << 30))
+        snprintf(buf, size, "%.1f GiB", (double)b / (double)(1ull << 30));
+    else if (b >= (1ull << 20))
+        snprintf(buf, size, "%.1f MiB", (double)b / (double)(1ull << 20));
+    else
+        snprintf(buf, size, "%.1f KiB", (double)b / 1024.0);
+}
+
+void pc_cache_finish(const char *dir, uint64_t max_bytes)
+{
+    cache_file *files;
+    size_t n;
+    uint64_t total;
+    char held[32], written[32];
+    format_bytes(written, sizeof written, (uint64_t)atomic_load(&counts->written_bytes));
+    if (list_entries(dir, &files, &n, &total) != PC_OK) {
+        pc_log_warning("%s", pc_error_message());
+        return;
+    }
+    size_t removed = 0;
+    uint64_t removed_bytes = 0;
+    if (max_bytes && total > max_bytes) {
+        qsort(files, n, sizeof *files, older_first);
+        char path[PC_PATH_LENGTH_MAX];
+        for (size_t i = 0; i < n && total - removed_bytes > max_bytes; i++) {
+            snprintf(path, sizeof path, "%s/%s", dir, files[i].name);
+            if (unlink(path) == 0) {
+                removed++;
+                removed_bytes += files[i].bytes;
+            }
+        }
+    }
+    free(files);
+    format_bytes(held, sizeof held, total - removed_bytes);
+    unsigned long long hits = atomic_load(&counts->hits), misses = atomic_load(&counts->misses),
+                       nw = atomic_load(&counts->written);
+    pc_log_info("bench cache %s: %llu of %llu lookups hit, %llu computed; %llu entr%s written "
+                "(%s); it holds %zu entr%s (%s). APIs without products (element-wise, data "
+                "movement) are not cached: computing them costs about what reading them would.",
+                dir, hits, hits + misses, misses, nw, nw == 1 ? "y" : "ies", written, n - removed,
+                n - removed == 1 ? "y" : "ies", held);
+    if (removed) {
+        char gone[32], max[32];
+        format_bytes(gone, sizeof gone, removed_bytes);
+        format_bytes(max, sizeof max, max_bytes);
+        pc_log_info("bench cache %s: deleted the %zu least recently used entr%s (%s) to stay "
+                    "within --bench-cache-max %s",
+                    dir, removed, removed == 1 ? "y" : "ies", gone, max);
+    }
 }

@@ -130,6 +130,11 @@ pc_status pc_run_identity_make(pc_run_identity *id, const pc_run_options *o, con
 
 void pc_run_identity_note(pc_run_identity *id, const char *key, const char *value)
 {
+    for (int i = 0; i < id->count; i++)
+        if (strcmp(id->fields[i].key, key) == 0) {
+            snprintf(id->fields[i].value, sizeof id->fields[i].value, "%s", value);
+            return;
+        }
     put(id, key, false, "%s", value);
 }
 

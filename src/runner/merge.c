@@ -10,6 +10,7 @@
  * rows. A shard that lacks a row of its share (interrupted) or holds a row of another share is
  * named with the command that resumes it. Rows are copied as bytes, never re-formatted.
  */
+#define _DEFAULT_SOURCE /* realpath */
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
@@ -364,9 +365,13 @@ static pc_status write_record(const shard_in *sh, size_t count, const char *path
         pc_run_identity_field *f = &id->fields[id->count++];
         snprintf(f->key, sizeof f->key, "merged_from");
         size_t used = 0;
-        for (size_t i = 0; i < count && used < sizeof f->value; i++)
+        /* absolute, so that the report finds the shards' runs from anywhere */
+        for (size_t i = 0; i < count && used < sizeof f->value; i++) {
+            char *abs = realpath(sh[i].record, NULL);
             used += (size_t)snprintf(f->value + used, sizeof f->value - used, "%s%s", i ? "; " : "",
-                                     sh[i].record);
+                                     abs ? abs : sh[i].record);
+            free(abs);
+        }
     }
     pc_status st = pc_run_identity_write(id, path, command);
     free(id);

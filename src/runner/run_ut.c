@@ -359,13 +359,6 @@ static pc_status error_data_dir(run_state *s, const char *base, const char *ts)
     return pc_path_make_dir(s->error_dir);
 }
 
-static int has_tensor_file(void *ctx, const pc_dump_api *api, const pc_dump_arg *arg)
-{
-    (void)ctx;
-    (void)api;
-    return pc_dump_tensor_file(arg->u.tensor) != NULL;
-}
-
 /*
  * What is wrong with the whole dump rather than with its APIs, said once before anything is
  * written (otherwise every API would get the same SKIP row, and the run exit 0): a tensor-mode
@@ -374,23 +367,9 @@ static int has_tensor_file(void *ctx, const pc_dump_api *api, const pc_dump_arg 
  */
 static pc_status check_dump_whole(const pc_dump *dump, bool replay)
 {
-    bool files = false;
-    for (size_t i = 0; i < dump->api_count && !files; i++)
-        files = pc_dump_visit_tensors(&dump->apis[i], has_tensor_file, NULL) != 0;
-    if (files && dump->has_real_data) {
-        char dir[PC_PATH_BUFFER_SIZE + 32];
-        const char *slash = strrchr(dump->path, '/');
-        int n = slash ? (int)(slash - dump->path) : 1;
-        snprintf(dir, sizeof dir, "%.*s/dump_tensor_data", n, slash ? dump->path : ".");
-        struct stat st;
-        if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
-            return pc_error_set(PC_ERR_NOT_FOUND,
-                                "The dump's tensor files are missing: %s does not exist. %s is a "
-                                "tensor-mode dump whose tensors live in the folder "
-                                "dump_tensor_data beside it: copy the whole rank folder "
-                                "(dump.json with dump_tensor_data/), not dump.json alone.",
-                                dir, dump->path);
-    }
+    size_t files = 0;
+    if (pc_dump_check_tensor_dir(dump, &files) != PC_OK)
+        return PC_ERR_NOT_FOUND;
     if (replay && !files && dump->api_count > 0)
         return pc_error_set(PC_ERR_INVALID,
                             "--backend replay needs what the device computed, and %s recorded "
@@ -810,6 +789,18 @@ static bool run_claim(run_ctx *r)
                        repaired, s->result_path, s->details_path);
     if (work_list(r->dump, r->keep, &r->done, &r->list, &r->count, &r->unsafe) != PC_OK)
         return stop(pc_error_message());
+    /* the workers for the work list (--jobs auto from the dump), decided before the record is
+     * written: it says how many ran */
+    r->cores = rank_cores(r->mpi);
+    r->mem_limit = api_limit(o->max_memory_mb) / (size_t)r->mpi->local_size;
+    if (o->workers_auto) {
+        r->opts.workers = auto_workers(r->dump, r->list, r->count, r->mem_limit, r->cores);
+        pc_log_info("%d worker process%s%s (--jobs N to choose).", o->workers,
+                    o->workers == 1 ? "" : "es", r->mpi->active ? " on each rank" : "");
+    }
+    char workers[16];
+    snprintf(workers, sizeof workers, "%d", o->workers);
+    pc_run_identity_note(r->ident, "workers", workers);
     if (r->created) {
         /* the record, with the command that resumes the run and how many APIs it writes: a run
          * killed with SIGKILL leaves both (run_ut --resume DIR reads them) */
@@ -864,13 +855,6 @@ static bool run_plan(run_ctx *r)
 {
     const pc_run_options *o = &r->opts;
     run_state *s = &r->s;
-    r->cores = rank_cores(r->mpi);
-    r->mem_limit = api_limit(o->max_memory_mb) / (size_t)r->mpi->local_size;
-    if (o->workers_auto) {
-        r->opts.workers = auto_workers(r->dump, r->list, r->count, r->mem_limit, r->cores);
-        pc_log_info("%d worker process%s%s (--jobs N to choose).", o->workers,
-                    o->workers == 1 ? "" : "es", r->mpi->active ? " on each rank" : "");
-    }
     r->runner = runner_of(o, r->dump, &r->device, &r->bench, &r->lists,
                           o->save_error_data ? s->error_dir : NULL, r->mem_limit);
     if (o->bench_cache && pc_cache_dir_check(o->bench_cache) != PC_OK)
@@ -998,6 +982,8 @@ static int run_finish(run_ctx *r)
     finish_sinks(s, &end, true);
     if (error_data_lost(s, error_dir_lost))
         return 1;
+    if (o->bench_cache)
+        pc_cache_finish(o->bench_cache, o->bench_cache_max);
     pc_log_info("Successfully completed run_ut/multi_run_ut.");
     if (!o->multi)
         pc_log_info("UT task completed.");

@@ -92,8 +92,15 @@ pc_status pc_cache_load_grads(const char *dir, const pc_cache_key *k, const pc_o
                               pc_op_grads *out);
 pc_status pc_cache_store_grads(const char *dir, const pc_cache_key *k, const pc_op_call *call,
                                const pc_op_grads *g);
-/* The cache directory exists (made when missing) and is readable and writable. */
+/* The cache directory exists (made when missing) and is readable and writable. Also sets up
+ * the run's counts, shared with the workers forked after it. */
 pc_status pc_cache_dir_check(const char *dir);
+/* Whether an API's bench results go through the cache: only APIs with products (GEMMs,
+ * convolutions, attention); the others cost about what reading their results back would. */
+bool pc_cache_worth_keeping(const pc_dump_api *api);
+/* The end of a run: logs the run's hits, misses and entries written and what the directory
+ * holds, after deleting its least recently used entries beyond max_bytes (0: no bound). */
+void pc_cache_finish(const char *dir, uint64_t max_bytes);
 
 /* Creates <out_dir>/accuracy_checking_{result,details}_<ts>.csv for a run started at start,
  * exclusively: when the names are taken, the next second's (run_ut.c). *ts (16 bytes) becomes

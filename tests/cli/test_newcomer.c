@@ -185,13 +185,66 @@ static void test_did_you_mean(void **state)
     pc_test_expect_in_log(log_path, want);
 }
 
+/* report and merge, whose parsers are their own, suggest the option meant too. */
+static void test_did_you_mean_report_merge(void **state)
+{
+    (void)state;
+    static const char *const cases[][2] = {
+        {"report out --error_data x", "--error_data (did you mean --error-data?)"},
+        {"report out --max_plots 3", "--max_plots (did you mean --max-plots?)"},
+        {"report --out x out", "--out (did you mean --output?)"},
+        {"merge a b --out x", "--out (did you mean --out_path?)"},
+        {"merge a b -api-info d.json", "-api-info (did you mean --api_info_file?)"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        assert_int_equal(pc_test_run_precheck(NULL, cases[i][0], log_path), 2);
+        pc_test_expect_in_log(log_path, cases[i][1]);
+    }
+    /* nothing close: no suggestion */
+    assert_int_equal(pc_test_run_precheck(NULL, "report out --zzz", log_path), 2);
+    char *text = pc_test_slurp(log_path, NULL);
+    assert_non_null(strstr(text, "unrecognized arguments: --zzz\n"));
+    assert_null(strstr(text, "did you mean"));
+    free(text);
+}
+
+/* The run record (and so the report's settings) names the workers the run used, the number
+ * the log announced, not the option's default before --jobs was worked out. */
+static void test_record_workers(void **state)
+{
+    (void)state;
+    char work[512], out[700], log[700], args[2048], path[1024];
+    pc_test_tmpdir(work, sizeof work);
+    PC_TEST_FMT(out, "%s/out", work);
+    PC_TEST_FMT(log, "%s/log", work);
+    PC_TEST_FMT(args,
+                "run_ut -api_info %s/msprobe/dumps/gpt_stats/step0/rank/dump.json -o %s "
+                "--no-progress",
+                PC_TEST_FIXTURES, out);
+    assert_int_equal(pc_test_run_precheck(NULL, args, log), 0);
+    char *text = pc_test_slurp(log, NULL);
+    const char *w = strstr(text, " worker process");
+    assert_non_null(w);
+    while (w > text && w[-1] >= '0' && w[-1] <= '9')
+        w--;
+    int workers = atoi(w);
+    assert_true(workers >= 1);
+    free(text);
+    pc_test_find_file(out, "precheck_run_", path, sizeof path);
+    text = pc_test_slurp(path, NULL);
+    char want[64];
+    PC_TEST_FMT(want, "\"workers\": \"%d\"", workers);
+    if (!strstr(text, want))
+        fail_msg("the record does not say %s: %.600s", want, strstr(text, "workers"));
+    free(text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_next_step),
-        cmocka_unit_test(test_error_data_missing),
-        cmocka_unit_test(test_log_figures),
-        cmocka_unit_test(test_did_you_mean),
+        cmocka_unit_test(test_next_step),      cmocka_unit_test(test_error_data_missing),
+        cmocka_unit_test(test_log_figures),    cmocka_unit_test(test_did_you_mean),
+        cmocka_unit_test(test_record_workers), cmocka_unit_test(test_did_you_mean_report_merge),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -375,7 +375,7 @@ static void test_missing_columns(void **state)
     char out[4096];
     assert_int_equal(run(npu, VEC "/e2e_gpu.csv", out, sizeof out, &sum), PC_ERR_FORMAT);
     assert_non_null(strstr(pc_error_message(), "The following columns {'小值域错误占比', "));
-    assert_non_null(strstr(pc_error_message(), "'双千指标'} are missing innpu_csv"));
+    assert_non_null(strstr(pc_error_message(), "'双千指标'} are missing in npu_csv ("));
     assert_no_outputs(out);
 }
 
@@ -389,8 +389,12 @@ static void test_result_csv_given(void **state)
     pc_pcmp_summary sum;
     char out[4096];
     assert_int_equal(run(VEC "/e2e_npu.csv", gpu, out, sizeof out, &sum), PC_ERR_FORMAT);
-    assert_non_null(strstr(pc_error_message(), "missing ingpu_csv"));
-    assert_non_null(strstr(pc_error_message(), "this is an accuracy_checking_result CSV"));
+    /* the hint comes first, the list of missing columns after it */
+    const char *m = pc_error_message();
+    assert_ptr_equal(strstr(m, "gpu_csv ("), m);
+    assert_non_null(strstr(m, ") is an accuracy_checking_result CSV: pass the "
+                              "accuracy_checking_details CSV of the same run"));
+    assert_non_null(strstr(m, "are missing in gpu_csv)"));
     assert_no_outputs(out);
 }
 

@@ -160,6 +160,7 @@ static void assert_page_is_ours(const char *page)
                                         "value",
                                         "type",
                                         "placeholder",
+                                        "colspan",
                                         NULL};
     static const char *const refs[] = {"&amp;", "&lt;",     "&gt;", "&quot;",
                                        "&#39;", "&middot;", NULL};

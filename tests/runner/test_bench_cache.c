@@ -2,7 +2,9 @@
  * run_ut --bench-cache DIR: the first run stores the bench's results, a second run (a "second
  * machine" on the same dump) reads them, and both write the same CSVs as a run without the
  * cache; another bench policy does not reuse them; a damaged entry is recomputed with a
- * warning; a cache path that is a file is an error of the run.
+ * warning; a cache path that is a file is an error of the run. Only APIs with products are
+ * cached; the run logs its hits and misses; --bench-cache-max deletes the least recently used
+ * entries beyond the bound.
  */
 #include "pc_test.h"
 
@@ -10,7 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <time.h>
 
 static const char *const dumps[] = {"gpt_tensor", "gpt_stats"};
 
@@ -104,6 +108,13 @@ static void test_reuse(void **state)
         assert_int_equal(count_entries(cache), stored); /* nothing new */
         assert_true(pc_test_file_contains(log, "bench outputs from the bench cache"));
         assert_true(pc_test_file_contains(log, "bench gradients from the bench cache"));
+        /* the counts of each run */
+        char line[200];
+        PC_TEST_FMT(line, "0 of %d lookups hit, %d computed; %d entries written", stored, stored,
+                    stored);
+        assert_true(pc_test_file_contains(log1, line));
+        PC_TEST_FMT(line, "%d of %d lookups hit, 0 computed; 0 entries written", stored, stored);
+        assert_true(pc_test_file_contains(log, line));
         assert_same_csvs(plain, first);
         assert_same_csvs(plain, second);
         /* another policy: its own entries, and its results differ from msprobe's policy */
@@ -168,12 +179,117 @@ static void test_cache_not_a_directory(void **state)
     assert_true(pc_test_file_contains(log, "not a directory"));
 }
 
+/* Only the APIs with products are cached: on gpt_stats, the 8 linear, 2 matmul and the
+ * cross_entropy... of which those with products: linear and matmul, forward and backward. */
+static void test_only_products(void **state)
+{
+    (void)state;
+    char tmp[512], cache[700], out[700], extra[800];
+    pc_test_tmpdir(tmp, sizeof tmp);
+    PC_TEST_FMT(cache, "%s/cache", tmp);
+    PC_TEST_FMT(out, "%s/out", tmp);
+    PC_TEST_FMT(extra, "--bench-cache %s", cache);
+    run("gpt_stats", out, extra, NULL);
+    /* 8 Functional.linear and 2 Torch.matmul, each with a backward: 20 entries (the 43 APIs
+     * with 39 backward runs would make 82) */
+    assert_int_equal(count_entries(cache), 20);
+}
+
+static void touch_all_old(const char *dir, time_t when)
+{
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.')
+            continue;
+        char p[1200];
+        PC_TEST_FMT(p, "%s/%s", dir, e->d_name);
+        struct timespec ts[2] = {{when, 0}, {when, 0}};
+        assert_int_equal(utimensat(AT_FDCWD, p, ts, 0), 0);
+    }
+    closedir(d);
+}
+
+static long long dir_bytes(const char *dir)
+{
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    struct dirent *e;
+    long long total = 0;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.')
+            continue;
+        char p[1200];
+        PC_TEST_FMT(p, "%s/%s", dir, e->d_name);
+        struct stat sb;
+        assert_int_equal(stat(p, &sb), 0);
+        total += sb.st_size;
+    }
+    closedir(d);
+    return total;
+}
+
+/* --bench-cache-max: the entries of gpt_stats (old) then of gpt_tensor (new, other inputs:
+ * other keys) under a bound that holds about one dump's worth: gpt_stats's go first, and a
+ * rerun of gpt_tensor still hits every entry. */
+static void test_max_size(void **state)
+{
+    (void)state;
+    char tmp[512], cache[700], a[700], b[700], c[700], extra[800], log[800];
+    pc_test_tmpdir(tmp, sizeof tmp);
+    PC_TEST_FMT(cache, "%s/cache", tmp);
+    PC_TEST_FMT(a, "%s/a", tmp);
+    PC_TEST_FMT(b, "%s/b", tmp);
+    PC_TEST_FMT(c, "%s/c", tmp);
+    PC_TEST_FMT(extra, "--bench-cache %s", cache);
+    run("gpt_stats", a, extra, NULL);
+    int old = count_entries(cache);
+    long long old_bytes = dir_bytes(cache);
+    touch_all_old(cache, time(NULL) - 3600);
+    /* a bound a little above the old entries' bytes: the new run's entries (as many, as
+     * large: the same shapes) make it overflow, and the old ones must go */
+    PC_TEST_FMT(extra, "--bench-cache %s --bench-cache-max %lld", cache, old_bytes + 1000);
+    PC_TEST_FMT(log, "%s/b.log", tmp);
+    run_env(NULL, "gpt_tensor", b, extra, log);
+    assert_true(pc_test_file_contains(log, "least recently used entries"));
+    assert_true(dir_bytes(cache) <= old_bytes + 1000);
+    assert_int_equal(count_entries(cache), old); /* gpt_tensor's, all of them */
+    PC_TEST_FMT(log, "%s/c.log", tmp);
+    run_env(NULL, "gpt_tensor", c, extra, log);
+    char line[200];
+    PC_TEST_FMT(line, "%d of %d lookups hit, 0 computed", old, old);
+    assert_true(pc_test_file_contains(log, line));
+    assert_same_csvs(b, c);
+}
+
+static void test_max_size_bad_value(void **state)
+{
+    (void)state;
+    const char *bad[] = {"0", "-5", "12X", "G", "20GiBs", ""};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char tmp[512], out[700], args[2048], log[800];
+        pc_test_tmpdir(tmp, sizeof tmp);
+        PC_TEST_FMT(out, "%s/out", tmp);
+        PC_TEST_FMT(log, "%s/log", tmp);
+        PC_TEST_FMT(args,
+                    "run_ut -api_info %s/msprobe/dumps/gpt_stats/step0/rank/dump.json -o %s "
+                    "--bench-cache %s/c --bench-cache-max '%s'",
+                    PC_TEST_FIXTURES, out, tmp, bad[i]);
+        assert_int_equal(pc_test_run_precheck(NULL, args, log), 2);
+        assert_true(pc_test_file_contains(log, "argument --bench-cache-max: invalid value"));
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_reuse),
         cmocka_unit_test(test_damaged_entry),
         cmocka_unit_test(test_cache_not_a_directory),
+        cmocka_unit_test(test_only_products),
+        cmocka_unit_test(test_max_size),
+        cmocka_unit_test(test_max_size_bad_value),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -14,8 +14,8 @@ _precheck_options()
     local run_ut="-api_info --api_info_file -o --out_path -save_error_data -j --jit_compile
         -d --device -csv_path --result_csv_path -f --filter_api -config --config_path
         --backend --python --bench --seed --timeout --max-memory --jobs --config_yaml
-        --no-progress --progress-interval --fail-on --bench-cache --shard --resume --junit -h
-        --help"
+        --no-progress --progress-interval --fail-on --bench-cache --bench-cache-max --shard --resume
+        --junit -h --help"
     case $1 in
     run_ut | acc_check) echo "$run_ut" ;;
     multi_run_ut | multi_acc_check) echo "$run_ut -n --num_splits" ;;

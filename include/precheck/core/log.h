@@ -81,6 +81,12 @@ const char *pc_log_level_name(pc_log_level level);
  * open until it is replaced. */
 void pc_log_set_stream(FILE *stream);
 
+/* A line that stays on the terminal below the log (a progress bar): while one is set, each log
+ * line written to a terminal is preceded by clear(ctx), which takes the line off the screen,
+ * and followed by redraw(ctx), so that log lines and the bar never share a screen line. NULL
+ * functions: none. Set by core/progress.c for a bar it draws; one at a time. */
+void pc_log_set_status_line(void (*clear)(void *ctx), void (*redraw)(void *ctx), void *ctx);
+
 /* Copies msg to dst with the replacements described at the top of this file. Works like
  * snprintf: writes at most size - 1 bytes and a NUL (nothing when size is 0, and dst may then
  * be NULL), and returns the length of the whole result, so a return >= size means it was cut.

@@ -85,6 +85,13 @@ pc_status pc_dump_verify_stats(const pc_dump_api *api, const pc_dump_arg *arg,
 pc_status pc_dump_check_tensor_file(const pc_dump *dump, const pc_dump_api *api,
                                     const pc_dump_arg *arg, unsigned *loose);
 
+/* A tensor-mode dump copied without its tensors: when some API's record names a tensor file
+ * and dump.json's folder has no dump_tensor_data/, PC_ERR_NOT_FOUND with a message that says
+ * to copy the whole rank folder (*named: how many tensor files dump.json names, when not
+ * NULL); PC_OK otherwise (also for a statistics-mode dump). run_ut and check_dump say it once
+ * instead of once per file. */
+pc_status pc_dump_check_tensor_dir(const pc_dump *dump, size_t *named);
+
 /* Calls fn for every tensor argument of api, depth first: the forward entry's input_args,
  * input_kwargs and output, then the paired backward entry's input and output. Stops at the
  * first non-zero return of fn and returns it; 0 when every call returned 0. */

@@ -15,6 +15,8 @@ typedef struct pc_pcmp_report_in {
     const char *npu_csv, *gpu_csv;        /* its inputs (NULL: no NPU/GPU figures) */
     const char *json_path;                /* NULL: no summary.json */
     const char *command;                  /* for summary.json; may be NULL */
+    const char *started; /* "YYYY-mm-dd HH:MM:SS" local, for summary.json; may be NULL */
+    double seconds;      /* how long the comparison took, for summary.json; < 0: unknown */
 } pc_pcmp_report_in;
 
 /* Logs the summary and writes summary.json; *fails: an API's verdict is at or above fail_on.

@@ -148,6 +148,9 @@ typedef struct pc_run_options {
      * machine) stored them for the same op, inputs and bench policy, and stored there
      * otherwise; NULL: no cache */
     const char *bench_cache;
+    /* --bench-cache-max SIZE: after the run, the oldest entries (by last use) are deleted until
+     * the directory's entries take at most this many bytes; 0: no bound */
+    uint64_t bench_cache_max;
     /* The command's arguments as the user gave them (after "precheck": "run_ut -api_info
      * ..."), for the command that resumes an interrupted run and the run's record; argc 0:
      * unknown (a resume command is then built from api_info alone). */
