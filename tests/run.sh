@@ -43,7 +43,8 @@ stage() { # stage NAME: ends the stage that runs and starts NAME ("" ends the la
     [[ -z $stage_name ]] || echo "== $stage_name"
 }
 # the stages' warnings are errors, and the benchmarks (off in a user's build) are built
-werror=(-DPRECHECK_WERROR=ON)
+werror=(-DPRECHECK_WERROR=ON -DPRECHECK_BUILD_TESTS=ON)
+# (PRECHECK_BUILD_TESTS=ON: a build folder the README's quick start configured has them off)
 
 if command -v clang-format >/dev/null && git rev-parse --git-dir >/dev/null 2>&1; then
     stage "clang-format"
@@ -55,6 +56,11 @@ cmake -S . -B build -DCMAKE_BUILD_TYPE=Release "${werror[@]}" -DPRECHECK_BUILD_B
 cmake --build build -j "$jobs"
 stage "Release tests"
 ctest --test-dir build --output-on-failure -j "$jobs"
+
+stage "docs: the README's and the guide's runnable commands"
+# (tests/docs_check.sh: every block marked <!-- runnable -->, as a reader pastes it; the quick
+# start installs the build's packages and builds precheck in a fresh copy of the files)
+bash tests/docs_check.sh build
 
 stage "ASan+UBSan build"
 # (no benchmarks: the Release and clang builds compile them, and none runs here)
