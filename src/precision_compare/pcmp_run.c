@@ -22,6 +22,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "precheck/core/arena.h"
+#include "precheck/core/hashmap.h"
 #include "precheck/core/log.h"
 #include "precheck/io/csv.h"
 #include "precheck/io/csv_read.h"
@@ -29,101 +31,13 @@
 #include "precheck/precision_compare/precision_compare.h"
 #include "precision_compare/pcmp_impl.h"
 
-/* ---- a bump allocator for strings that live as long as the run ---- */
-
-typedef struct chunk {
-    struct chunk *next;
-    size_t used, cap;
-    char data[];
-} chunk;
-
-typedef struct strpool {
-    chunk *head;
-} strpool;
+/* The strings that live as long as the run are in a pc_arena (64 KiB chunks); the names are
+ * found through pc_strmaps whose keys borrow them and whose values are indices. */
+typedef pc_arena strpool;
 
 static const char *pool_dup(strpool *p, const char *s)
 {
-    size_t n = strlen(s) + 1;
-    if (!p->head || p->head->cap - p->head->used < n) {
-        size_t cap = n > 60000 ? n : 60000;
-        chunk *c = malloc(sizeof *c + cap);
-        if (!c)
-            return NULL;
-        c->next = p->head;
-        c->used = 0;
-        c->cap = cap;
-        p->head = c;
-    }
-    char *d = p->head->data + p->head->used;
-    memcpy(d, s, n);
-    p->head->used += n;
-    return d;
-}
-
-static void pool_free(strpool *p)
-{
-    while (p->head) {
-        chunk *n = p->head->next;
-        free(p->head);
-        p->head = n;
-    }
-}
-
-/* ---- a string-keyed open-addressing table of indices ---- */
-
-typedef struct table_slot {
-    uint64_t hash;
-    size_t index; /* index + 1; 0 = empty */
-} table_slot;
-
-typedef struct table {
-    table_slot *slot;
-    size_t cap; /* power of two */
-    size_t count;
-} table;
-
-static uint64_t hash_str(const char *s)
-{
-    uint64_t h = 1469598103934665603u;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211u;
-    return h ^ (h >> 29);
-}
-
-/* key(ctx, i) gives the key of index i. */
-typedef const char *(*key_fn)(const void *ctx, size_t i);
-
-/* The slot holding name, or the empty slot where it would go. The hash is kept in the slot so
- * that probing past other names, and growing, read no key. */
-static size_t table_find(const table *t, const char *name, uint64_t h, key_fn key, const void *ctx)
-{
-    size_t mask = t->cap - 1, pos = (size_t)h & mask;
-    while (t->slot[pos].index &&
-           (t->slot[pos].hash != h || strcmp(key(ctx, t->slot[pos].index - 1), name) != 0))
-        pos = (pos + 1) & mask;
-    return pos;
-}
-
-static pc_status table_grow(table *t)
-{
-    if (t->cap && (t->count + 1) * 2 <= t->cap)
-        return PC_OK;
-    size_t cap = t->cap ? t->cap * 2 : 1024;
-    table_slot *slot = calloc(cap, sizeof *slot);
-    if (!slot)
-        return pc_error_set(PC_ERR_NOMEM, "out of memory");
-    for (size_t i = 0; i < t->cap; i++) {
-        if (!t->slot[i].index)
-            continue;
-        size_t pos = (size_t)t->slot[i].hash & (cap - 1);
-        while (slot[pos].index)
-            pos = (pos + 1) & (cap - 1);
-        slot[pos] = t->slot[i];
-    }
-    free(t->slot);
-    t->slot = slot;
-    t->cap = cap;
-    return PC_OK;
+    return pc_arena_strdup(p, s);
 }
 
 /* ---- the GPU index ---- */
@@ -142,13 +56,8 @@ typedef struct gpu_row {
 typedef struct gpu_index {
     gpu_row *rows;
     size_t n, cap;
-    table t;
+    pc_strmap t; /* name -> index in rows */
 } gpu_index;
-
-static const char *gpu_key(const void *ctx, size_t i)
-{
-    return ((const gpu_index *)ctx)->rows[i].name;
-}
 
 /* ---- the per-API result table ---- */
 
@@ -165,13 +74,8 @@ typedef struct api_entry {
 typedef struct api_table {
     api_entry *e;
     size_t n, cap;
-    table t;
+    pc_strmap t; /* name -> index in e */
 } api_table;
-
-static const char *api_key(const void *ctx, size_t i)
-{
-    return ((const api_table *)ctx)->e[i].name;
-}
 
 static pc_status api_push(api_table *a, api_entry entry)
 {
@@ -257,12 +161,12 @@ static pc_status gpu_load(const char *path, gpu_index *g, strpool *pool, size_t 
         pc_pcmp_row row;
         row_of(r, &cols, &row);
         (*rows)++;
-        if ((st = table_grow(&g->t)) != PC_OK)
-            goto done;
-        uint64_t h = hash_str(row.cell[PC_PCMP_COL_API_NAME]);
-        size_t pos = table_find(&g->t, row.cell[PC_PCMP_COL_API_NAME], h, gpu_key, g);
-        if (g->t.slot[pos].index) {
-            g->rows[g->t.slot[pos].index - 1].count++;
+        const char *key = row.cell[PC_PCMP_COL_API_NAME];
+        size_t klen = strlen(key);
+        uint64_t h = pc_hash_fnv1a64(key, klen);
+        pc_strmap_entry *found = pc_strmap_find_hashed(&g->t, key, klen, h);
+        if (found) {
+            g->rows[found->value.index].count++;
             continue;
         }
         if (g->n == g->cap) {
@@ -289,9 +193,13 @@ static pc_status gpu_load(const char *path, gpu_index *g, strpool *pool, size_t 
                 goto done;
             }
         }
-        g->n++;
-        g->t.slot[pos] = (table_slot){h, g->n};
-        g->t.count++;
+        /* the key borrows the arena's copy of the name */
+        pc_strmap_entry *e = pc_strmap_put_hashed(&g->t, gr->name, klen, h, NULL);
+        if (!e) {
+            st = pc_error_set(PC_ERR_NOMEM, "out of memory reading %s", path);
+            goto done;
+        }
+        e->value.index = g->n++;
     }
 done:
     pc_csv_reader_free(r);
@@ -493,9 +401,8 @@ static pc_status npu_loop(run_state *s, const char *path, pc_pcmp_summary *sum)
         const char *name = npu.cell[PC_PCMP_COL_API_NAME];
         if ((st = check_formula(r, path, name)) != PC_OK)
             goto done;
-        size_t pos = table_find(&s->gpu.t, name, hash_str(name), gpu_key, &s->gpu);
-        const gpu_row *g =
-            s->gpu.t.slot[pos].index ? &s->gpu.rows[s->gpu.t.slot[pos].index - 1] : NULL;
+        const pc_strmap_entry *ge = pc_strmap_find(&s->gpu.t, name, strlen(name));
+        const gpu_row *g = ge ? &s->gpu.rows[ge->value.index] : NULL;
         pcmp_name parts;
         if (!pc_mcsv_pcmp_name_parse(name, &parts)) {
             char msg[1200];
@@ -538,11 +445,10 @@ static pc_status npu_loop(run_state *s, const char *path, pc_pcmp_summary *sum)
         /* the API's entry, made on its first row */
         char full[4096];
         snprintf(full, sizeof full, "%.*s", (int)parts.full_len, name);
-        if ((st = table_grow(&s->apis.t)) != PC_OK)
-            goto done;
-        uint64_t fh = hash_str(full);
-        size_t ap = table_find(&s->apis.t, full, fh, api_key, &s->apis);
-        bool created = !s->apis.t.slot[ap].index;
+        size_t flen = strlen(full);
+        uint64_t fh = pc_hash_fnv1a64(full, flen);
+        pc_strmap_entry *ae = pc_strmap_find_hashed(&s->apis.t, full, flen, fh);
+        bool created = !ae;
         if (created) {
             const char *n = pool_dup(&s->pool, full), *a = pool_dup(&s->pool, parts.api);
             if (!n || !a) {
@@ -551,10 +457,14 @@ static pc_status npu_loop(run_state *s, const char *path, pc_pcmp_summary *sum)
             }
             if ((st = api_push(&s->apis, (api_entry){.name = n, .api = a})) != PC_OK)
                 goto done;
-            s->apis.t.slot[ap] = (table_slot){fh, s->apis.n};
-            s->apis.t.count++;
+            /* the key borrows the arena's copy of the name */
+            if (!(ae = pc_strmap_put_hashed(&s->apis.t, n, flen, fh, NULL))) {
+                st = pc_error_set(PC_ERR_NOMEM, "out of memory");
+                goto done;
+            }
+            ae->value.index = s->apis.n - 1;
         }
-        size_t idx = s->apis.t.slot[ap].index - 1;
+        size_t idx = ae->value.index;
         s->first_run_open = created || (s->first_run_open && idx == s->apis.n - 1);
         api_entry *e = &s->apis.e[idx];
         if ((st = api_update(e, &npu, &parts, v)) != PC_OK)
@@ -776,7 +686,7 @@ static pc_status stream_pass(run_state *s, const pc_pcmp_options *opt, pc_pcmp_s
             }
             memcpy(cur->name, name, parts.full_len);
             cur->name[parts.full_len] = 0;
-            if (!seen_open(seen, hash_str(cur->name))) { /* cannot be checked here */
+            if (!seen_open(seen, pc_hash_fnv1a64_str(cur->name))) { /* cannot be checked here */
                 *fallback = true;
                 break;
             }
@@ -845,6 +755,7 @@ pc_status pc_pcmp_run(const pc_pcmp_options *opt, pc_pcmp_summary *summary)
     run_state *s = calloc(1, sizeof *s);
     if (!s)
         return pc_error_set(PC_ERR_NOMEM, "out of memory");
+    pc_arena_init(&s->pool, 64 * 1024, 0); /* names and cells: small chunks */
     const char *dir = opt->out_dir ? opt->out_dir : "./";
     pc_status st;
     /* both headers first, as msprobe checks both before it writes anything */
@@ -874,7 +785,6 @@ pc_status pc_pcmp_run(const pc_pcmp_options *opt, pc_pcmp_summary *summary)
                      sum->npu_rows);
         if ((st = restart_outputs(s, sum)) != PC_OK ||
             (st = gpu_load(opt->gpu_path, &s->gpu, &s->pool, &sum->gpu_rows)) != PC_OK ||
-            (st = table_grow(&s->gpu.t)) != PC_OK ||
             (st = npu_loop(s, opt->npu_path, sum)) != PC_OK)
             goto done;
         if (sum->unmatched_rows)
@@ -927,10 +837,10 @@ done:
         free((char *)(uintptr_t)s->apis.e[i].message);
     free(s->apis.e);
     free(s->directs.e);
-    free(s->apis.t.slot);
+    pc_strmap_free(&s->apis.t);
     free(s->gpu.rows);
-    free(s->gpu.t.slot);
-    pool_free(&s->pool);
+    pc_strmap_free(&s->gpu.t);
+    pc_arena_free(&s->pool);
     pc_csv_buffer_free(&s->details.buf);
     pc_csv_buffer_free(&s->result.buf);
     free(s);
