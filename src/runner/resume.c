@@ -18,78 +18,24 @@
 
 /* ---- name set ---- */
 
-static uint64_t hash(const char *s, size_t n)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
-    return h;
-}
-
-static bool slot_is(const char *slot, const char *name, size_t len)
-{
-    return strlen(slot) == len && memcmp(slot, name, len) == 0;
-}
-
 bool pc_name_set_has(const pc_name_set *s, const char *name, size_t len)
 {
-    if (s->cap == 0)
-        return false;
-    for (size_t i = hash(name, len) & (s->cap - 1);; i = (i + 1) & (s->cap - 1)) {
-        if (!s->slots[i])
-            return false;
-        if (slot_is(s->slots[i], name, len))
-            return true;
-    }
-}
-
-static pc_status grow(pc_name_set *s)
-{
-    size_t cap = s->cap ? s->cap * 2 : 64;
-    char **slots = calloc(cap, sizeof *slots);
-    if (!slots)
-        return pc_error_set(PC_ERR_NOMEM, "out of memory");
-    for (size_t k = 0; k < s->cap; k++) {
-        if (!s->slots[k])
-            continue;
-        size_t i = hash(s->slots[k], strlen(s->slots[k])) & (cap - 1);
-        while (slots[i])
-            i = (i + 1) & (cap - 1);
-        slots[i] = s->slots[k];
-    }
-    free(s->slots);
-    s->slots = slots;
-    s->cap = cap;
-    return PC_OK;
+    return pc_strmap_find(&s->map, name, len) != NULL;
 }
 
 pc_status pc_name_set_add(pc_name_set *s, const char *name, size_t len)
 {
-    if (pc_name_set_has(s, name, len))
-        return PC_OK;
-    if ((s->count + 1) * 2 > s->cap) {
-        pc_status st = grow(s);
-        if (st != PC_OK)
-            return st;
-    }
-    char *copy = malloc(len + 1);
-    if (!copy)
+    s->map.own_keys = true; /* the set keeps copies of the names */
+    bool added = false;
+    if (!pc_strmap_put(&s->map, name, len, &added))
         return pc_error_set(PC_ERR_NOMEM, "out of memory");
-    memcpy(copy, name, len);
-    copy[len] = 0;
-    size_t i = hash(name, len) & (s->cap - 1);
-    while (s->slots[i])
-        i = (i + 1) & (s->cap - 1);
-    s->slots[i] = copy;
-    s->count++;
+    s->count += added;
     return PC_OK;
 }
 
 void pc_name_set_free(pc_name_set *s)
 {
-    for (size_t i = 0; i < s->cap; i++)
-        free(s->slots[i]);
-    free(s->slots);
+    pc_strmap_free(&s->map);
     *s = (pc_name_set){0};
 }
 

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "precheck/core/hashmap.h"
 #include "precheck/inputs/bind.h"
 #include "precheck/inputs/inputs.h"
 #include "precheck/io/csv.h"
@@ -160,9 +161,10 @@ void pc_run_command_line(char *out, size_t size, int argc, char *const *argv, co
 
 /* ---- a set of API names ---- */
 
+/* A zeroed pc_name_set is empty. The names are owned copies in core's map. */
 typedef struct pc_name_set {
-    char **slots; /* open addressing, NULL = empty; owned strings */
-    size_t cap, count;
+    pc_strmap map;
+    size_t count;
 } pc_name_set;
 
 pc_status pc_name_set_add(pc_name_set *s, const char *name, size_t len);
