@@ -55,9 +55,13 @@ pc_status pc_rep_junit_write(const char *path, const char *title, const rep_juni
             continue;
         pc_hb_raw(&b, "  <testsuite");
         attr(&b, "name", suite);
-        pc_hb_fmt(&b, " tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"%zu\" time=\"0\"",
+        double suite_seconds = 0;
+        for (size_t j = i; j < n; j++)
+            if (strcmp(cases[j].suite, suite) == 0 && cases[j].seconds > 0)
+                suite_seconds += cases[j].seconds;
+        pc_hb_fmt(&b, " tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"%zu\" time=\"%.3f\"",
                   count_of(cases, n, suite, -1), count_of(cases, n, suite, RJ_FAILURE),
-                  count_of(cases, n, suite, RJ_SKIPPED));
+                  count_of(cases, n, suite, RJ_SKIPPED), suite_seconds);
         if (timestamp && timestamp[0])
             attr(&b, "timestamp", timestamp);
         pc_hb_raw(&b, ">\n");
@@ -68,7 +72,7 @@ pc_status pc_rep_junit_write(const char *path, const char *title, const rep_juni
             pc_hb_raw(&b, "    <testcase");
             attr(&b, "classname", c->classname);
             attr(&b, "name", c->name);
-            pc_hb_raw(&b, " time=\"0\"");
+            pc_hb_fmt(&b, " time=\"%.3f\"", c->seconds > 0 ? c->seconds : 0.0);
             if (c->outcome == RJ_PASSED && !c->out) {
                 pc_hb_raw(&b, "/>\n");
                 continue;
@@ -152,6 +156,8 @@ void pc_rep_junit_api(pc_arena *a, const rep_api *api, bool compare, bool warnin
     rep_verdict f = compare ? api->cfwd : api->fwd, k = compare ? api->cbwd : api->bwd;
     pc_rep_junit_names(a, compare ? "api_precision_compare" : "run_ut", api->name, c);
     c->outcome = RJ_PASSED;
+    /* run_ut's per-API wall time, from its summary (api_precision_compare's rows have none) */
+    c->seconds = !compare && api->has_times ? api->device_seconds + api->bench_seconds : 0;
     c->type = f == RV_ERROR || k == RV_ERROR ? "error" : "Warning";
     bool error = f == RV_ERROR || k == RV_ERROR;
     bool warning = f == RV_WARNING || k == RV_WARNING;

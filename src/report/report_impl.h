@@ -344,6 +344,7 @@ typedef struct rep_junit_case {
     const char *message; /* the failure's or skip's message */
     const char *body;    /* the failure's text, NULL: the message */
     const char *out;     /* <system-out>, or NULL */
+    double seconds;      /* the API's wall time (device and bench); 0: unknown */
 } rep_junit_case;
 
 /* Writes cases (grouped in one <testsuite> per suite, in the order of their first case) to path

@@ -287,6 +287,18 @@ static void test_run_ut_and_precision_compare(void **state)
     assert_int_equal(m->outcome, 1);
     assert_non_null(strstr(m->message, "cosine similarity"));
     assert_non_null(strstr(m->message, "must be &gt; 0.99"));
+    /* the cases carry run_ut's per-API wall times (device and bench, from its summary) */
+    {
+        char *xml = pc_test_slurp(junit, NULL);
+        bool timed = false;
+        for (const char *t = strstr(xml, "<testcase"); t && !timed;
+             t = strstr(t + 1, "<testcase")) {
+            const char *tm = strstr(t, " time=\"");
+            timed = tm && strtod(tm + 7, NULL) > 0;
+        }
+        free(xml);
+        assert_true(timed);
+    }
     /* an existing file is replaced (a CI workspace reused) */
     PC_TEST_FMT(args, "run_ut -api_info %s -o %s --no-progress --junit %s", DUMP("gpt_tensor"), b,
                 junit);
