@@ -254,7 +254,12 @@ static void test_error_data_folder_replaced(void **state)
     fclose(f);
     assert_int_equal(finish(pid, 300, log), 1);
     pc_test_expect_in_log(log, "error data files of this run could not be saved in");
-    pc_test_expect_in_log(log, "Not a directory");
+    /* the first cause: a save into the path that is a file now ("Not a directory"), or, when
+     * a save fell between the rename and the file's creation (a loaded machine), into a path
+     * that was gone for that moment */
+    if (!pc_test_file_contains(log, "Not a directory") &&
+        !pc_test_file_contains(log, "No such file or directory"))
+        fail_msg("the log names neither cause (%s)", log);
     expect_not_in_log(log, "Successfully completed");
     expect_complete_csv(out);
 }
