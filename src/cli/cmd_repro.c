@@ -20,6 +20,7 @@
 #include "precheck/core/log.h"
 #include "precheck/inputs/inputs.h"
 #include "precheck/io/csv_read.h"
+#include "precheck/io/file_out.h"
 #include "precheck/io/path_check.h"
 #include "precheck/repro/repro.h"
 
@@ -232,9 +233,13 @@ static void write_readme(const repro_args *a, const char *dir, const char *api, 
 {
     char path[PC_PATH_BUFFER_SIZE * 2];
     snprintf(path, sizeof path, "%s/README.md", dir);
-    FILE *f = fopen(path, "w");
-    if (!f)
+    /* written whole through the one safe writer (a temporary beside it, no link followed) */
+    pc_file_out out;
+    if (pc_file_out_open(&out, path, PC_FILE_OUT_REPLACE | PC_FILE_OUT_NO_SYNC) != PC_OK) {
+        pc_log_warning("the bundle's README is not written: %s", pc_error_message());
         return;
+    }
+    FILE *f = out.f;
     fprintf(f, "# %s: a reproduction bundle\n\n", api);
     fprintf(f, "Made by `precheck repro -api_info %s %s -o ...` from that dump.\n\n", a->api_info,
             api);
@@ -277,7 +282,9 @@ static void write_readme(const repro_args *a, const char *dir, const char *api, 
                "A device error against a CPU bench is not yet a bug: judge the NPU's rows "
                "against a GPU's\n(run the script on both, then `precheck api_precision_compare "
                "-npu npu.csv -gpu gpu.csv -o cmp/`).\n");
-    fclose(f);
+    if (pc_file_out_commit(&out) != PC_OK)
+        pc_log_warning("the bundle's README is not written: %s", pc_error_message());
+    pc_file_out_free(&out);
 }
 
 static int bundle(const repro_args *a, const char *api)
@@ -323,14 +330,19 @@ static int bundle(const repro_args *a, const char *api)
     snprintf(log, sizeof log, "%s/run.log", row);
     fflush(NULL);
     int saved = dup(STDERR_FILENO);
-    FILE *lf = fopen(log, "w");
-    if (lf)
-        dup2(fileno(lf), STDERR_FILENO);
+    pc_file_out lf;
+    bool logged = pc_file_out_open(&lf, log, PC_FILE_OUT_REPLACE | PC_FILE_OUT_NO_SYNC) == PC_OK;
+    if (!logged)
+        pc_log_warning("run_ut's log of the bundle goes to the terminal: %s", pc_error_message());
+    else
+        dup2(fileno(lf.f), STDERR_FILENO);
     int urc = run_ut(a, json, row);
-    if (lf) {
+    if (logged) {
         fflush(NULL);
         dup2(saved, STDERR_FILENO);
-        fclose(lf);
+        if (pc_file_out_commit(&lf) != PC_OK)
+            pc_log_warning("%s", pc_error_message());
+        pc_file_out_free(&lf);
     }
     close(saved);
     verdict v;
