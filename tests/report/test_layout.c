@@ -24,9 +24,6 @@
 
 #define FIXTURES PC_TEST_FIXTURES "/msprobe"
 
-FILE *popen(const char *command, const char *type);
-int pclose(FILE *stream);
-
 static const char measure_js[] =
     "addEventListener('load', function () {\n"
     "  document.querySelectorAll('#api-table details').forEach(function (d) { d.open = true; });\n"
@@ -94,24 +91,12 @@ static const char measure_js[] =
     "  })();\n"
     "});\n";
 
-static char chromium[1024];
+static const char *chromium; /* pc_test_chromium() */
 
 static bool have_chromium(void)
 {
-    FILE *p = popen("command -v chromium || command -v chromium-browser", "r");
-    if (p) {
-        if (!fgets(chromium, sizeof chromium, p))
-            chromium[0] = 0;
-        pclose(p);
-    }
-    chromium[strcspn(chromium, "\n")] = 0;
-    if (chromium[0])
-        return true;
-    const char *req = getenv("PRECHECK_REQUIRE_CHROMIUM");
-    if (req && strcmp(req, "1") == 0)
-        fail_msg("chromium is not installed, and PRECHECK_REQUIRE_CHROMIUM=1 (tests/run.sh): "
-                 "install Debian's chromium (tools/install-deps.sh does)");
-    return false;
+    chromium = pc_test_chromium();
+    return chromium != NULL;
 }
 
 static void run_ok(const char *env, const char *args, const char *log)

@@ -151,3 +151,29 @@ const char *pc_test_torch_python(void)
                  python);
     return NULL;
 }
+
+FILE *popen(const char *command, const char *type); /* POSIX; not declared under strict C11 */
+int pclose(FILE *stream);
+
+const char *pc_test_chromium(void)
+{
+    static char path[1024];
+    static int looked;
+    if (!looked) {
+        looked = 1;
+        FILE *p = popen("command -v chromium || command -v chromium-browser", "r");
+        if (p) {
+            if (!fgets(path, sizeof path, p))
+                path[0] = 0;
+            pclose(p);
+        }
+        path[strcspn(path, "\n")] = 0;
+    }
+    if (path[0])
+        return path;
+    const char *req = getenv("PRECHECK_REQUIRE_CHROMIUM");
+    if (req && strcmp(req, "1") == 0)
+        fail_msg("chromium is not installed, and PRECHECK_REQUIRE_CHROMIUM=1 (tests/run.sh): "
+                 "install Debian's chromium (tools/install-deps.sh does)");
+    return NULL;
+}

@@ -54,4 +54,9 @@ int pc_test_file_contains(const char *path, const char *text);
  * PRECHECK_TEST_TORCH=0 skips them in any case (tests/run.sh's clang stage). */
 const char *pc_test_torch_python(void);
 
+/* Debian's chromium for the browser tests: its path, or NULL when it is not installed (the test
+ * then skips); with PRECHECK_REQUIRE_CHROMIUM=1 (tests/run.sh, CI) a missing browser fails the
+ * test instead. Looked up once. */
+const char *pc_test_chromium(void);
+
 #endif
