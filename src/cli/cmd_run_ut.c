@@ -446,36 +446,23 @@ static const int run_ut_flags[] = {
     PC_FLAG_JUNIT,
     -1,
 };
-/* msprobe adds -n after the run_ut flags */
-static const int multi_run_ut_flags[] = {
-    PC_FLAG_HELP,
-    PC_FLAG_API_INFO,
-    PC_FLAG_OUT_PATH,
-    PC_FLAG_SAVE_ERROR_DATA,
-    PC_FLAG_JIT_COMPILE,
-    PC_FLAG_DEVICE,
-    PC_FLAG_RESULT_CSV_PATH,
-    PC_FLAG_FILTER_API,
-    PC_FLAG_CONFIG_PATH,
-    PC_FLAG_NUM_SPLITS,
-    PC_FLAG_BACKEND,
-    PC_FLAG_PYTHON,
-    PC_FLAG_BENCH,
-    PC_FLAG_SEED,
-    PC_FLAG_TIMEOUT,
-    PC_FLAG_MAX_MEMORY,
-    PC_FLAG_JOBS,
-    PC_FLAG_CONFIG_YAML,
-    PC_FLAG_NO_PROGRESS,
-    PC_FLAG_BENCH_CACHE,
-    PC_FLAG_BENCH_CACHE_MAX,
-    PC_FLAG_PROGRESS_INTERVAL,
-    PC_FLAG_FAIL_ON,
-    PC_FLAG_SHARD,
-    PC_FLAG_RESUME,
-    PC_FLAG_JUNIT,
-    -1,
-};
+/* multi_run_ut's: run_ut's with msprobe's -n after -config (derived, so that a flag added to
+ * run_ut is multi_run_ut's too) */
+static const int *multi_run_ut_flags(void)
+{
+    static int flags[sizeof run_ut_flags / sizeof run_ut_flags[0] + 1];
+    static bool made;
+    if (!made) {
+        made = true;
+        size_t n = 0;
+        for (size_t i = 0; i < sizeof run_ut_flags / sizeof run_ut_flags[0]; i++) {
+            flags[n++] = run_ut_flags[i];
+            if (run_ut_flags[i] == PC_FLAG_CONFIG_PATH)
+                flags[n++] = PC_FLAG_NUM_SPLITS;
+        }
+    }
+    return flags;
+}
 
 static int run(int argc, char **argv, bool multi)
 {
@@ -485,7 +472,7 @@ static int run(int argc, char **argv, bool multi)
     pc_args_command cmd = {
         .prog = prog,
         .table = pc_flags,
-        .options = multi ? multi_run_ut_flags : run_ut_flags,
+        .options = multi ? multi_run_ut_flags() : run_ut_flags,
         .print_usage = print_usage,
         .print_help = print_help,
         .data = &info,
