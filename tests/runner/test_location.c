@@ -219,10 +219,13 @@ static void test_library_frames(void **state)
         if (!pc_location_frame_is_library(library[i]))
             fail_msg("%s: should be a library's", library[i]);
     static const char *const user[] = {
-        "/home/user/llm/dump_model.py", "/srv/models/torchvision_models/resnet.py", /* "torch" inside a
-                                                                                 name, not a folder
-                                                                               */
-        "/srv/my_torch/train.py",       "/home/u/lib/pythonic/model.py",      "train.py",
+        "/home/user/llm/dump_model.py",
+        "/srv/models/torchvision_models/resnet.py", /* "torch" inside a
+                                                 name, not a folder
+                                               */
+        "/srv/my_torch/train.py",
+        "/home/u/lib/pythonic/model.py",
+        "train.py",
     };
     for (size_t i = 0; i < sizeof user / sizeof user[0]; i++)
         if (pc_location_frame_is_library(user[i]))
