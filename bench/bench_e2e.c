@@ -43,101 +43,12 @@
 #endif
 
 #include "bench_run.h"
+#include "calib.h"
 #include "llama_dump.h"
 #include "precheck/core/clock.h"
 #include "precheck/core/log.h"
 #include "precheck/core/threads.h"
 #include "precheck/runner/runner.h"
-
-typedef struct calib {
-    double sgemm, dgemm, bandwidth; /* FLOP/s, FLOP/s, bytes/s */
-} calib;
-
-static double gemm_rate(int dbl)
-{
-    const int n = 2048;
-    size_t es = dbl ? sizeof(double) : sizeof(float);
-    void *a = malloc((size_t)n * (size_t)n * es), *b = malloc((size_t)n * (size_t)n * es),
-         *c = malloc((size_t)n * (size_t)n * es);
-    if (!a || !b || !c)
-        exit(1);
-    for (size_t i = 0; i < (size_t)n * (size_t)n; i++) {
-        double v = (double)((i * 2654435761u) % 1000) / 1000.0 - 0.5;
-        if (dbl) {
-            ((double *)a)[i] = v;
-            ((double *)b)[i] = -v;
-        } else {
-            ((float *)a)[i] = (float)v;
-            ((float *)b)[i] = (float)-v;
-        }
-    }
-    double best = 1e30;
-    for (int r = 0; r < 4; r++) { /* the first warms up */
-        double t = pc_clock_seconds();
-        if (dbl)
-            cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0, a, n, b, n, 0.0, c,
-                        n);
-        else
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a, n, b, n, 0.0f,
-                        c, n);
-        t = pc_clock_seconds() - t;
-        if (r > 0 && t < best)
-            best = t;
-    }
-    free(a);
-    free(b);
-    free(c);
-    return 2.0 * n * (double)n * n / best;
-}
-
-static double stream_rate(void)
-{
-    const size_t n = (size_t)32 << 20; /* doubles: 256 MB per buffer */
-    double *src = malloc(n * sizeof *src), *dst = malloc(n * sizeof *dst);
-    if (!src || !dst)
-        exit(1);
-#pragma omp parallel for schedule(static)
-    for (size_t i = 0; i < n; i++) {
-        src[i] = (double)i;
-        dst[i] = 0;
-    }
-    double best = 1e30;
-    for (int r = 0; r < 5; r++) {
-        double t = pc_clock_seconds();
-#pragma omp parallel for schedule(static)
-        for (size_t i = 0; i < n; i++)
-            dst[i] = src[i] * 1.0000001;
-        t = pc_clock_seconds() - t;
-        if (t < best)
-            best = t;
-    }
-    volatile double sink = dst[n / 2];
-    (void)sink;
-    free(src);
-    free(dst);
-    return 2.0 * (double)n * sizeof(double) / best;
-}
-
-static int calibrate(calib *out)
-{
-    int fd[2];
-    if (pipe(fd) != 0)
-        return -1;
-    fflush(stdout);
-    pid_t pid = fork();
-    if (pid == 0) {
-        close(fd[0]);
-        calib c = {gemm_rate(0), gemm_rate(1), stream_rate()};
-        _exit(write(fd[1], &c, sizeof c) == (ssize_t)sizeof c ? 0 : 1);
-    }
-    close(fd[1]);
-    ssize_t got = pid > 0 ? read(fd[0], out, sizeof *out) : -1;
-    close(fd[0]);
-    int status = 0;
-    if (pid > 0)
-        waitpid(pid, &status, 0);
-    return got == (ssize_t)sizeof *out && WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
-}
 
 static double run_into(const char *dump, const char *out, const char *cache)
 {
@@ -204,7 +115,7 @@ int main(int argc, char **argv)
             cache = 1;
         else if (strcmp(argv[i], "--medium") == 0) {
             medium = 1;
-            c = (llama_cfg){512, 8, 64, 1376, 2048, 256, 2, 4, 1, 1};
+            c = (llama_cfg){512, 8, 64, 1376, 2048, 256, 2, 4, 1, 1, 0};
         } else if (strcmp(argv[i], "--keep") == 0 && i + 1 < argc)
             keep = argv[++i];
         else {
@@ -216,8 +127,9 @@ int main(int argc, char **argv)
     if (c.layers < 1 || c.seq < 1)
         return 2;
     pc_log_set_level(PC_LOG_WARNING);
-    calib cal;
-    if (calibrate(&cal) != 0) {
+    fflush(stdout);
+    bench_calib cal;
+    if (bench_calib_forked(0, &cal) != 0) {
         fprintf(stderr, "bench_e2e: calibration failed\n");
         return 1;
     }
@@ -302,10 +214,8 @@ int main(int argc, char **argv)
     /* calibrated again after the run (here: the process is done with forking), and the best
      * of the two kept: the machine's rates drift by 10-20% over minutes, and the faster rate
      * gives the smaller (stricter) limit */
-    calib before = cal, after = {gemm_rate(0), gemm_rate(1), stream_rate()};
-    cal.sgemm = after.sgemm > cal.sgemm ? after.sgemm : cal.sgemm;
-    cal.dgemm = after.dgemm > cal.dgemm ? after.dgemm : cal.dgemm;
-    cal.bandwidth = after.bandwidth > cal.bandwidth ? after.bandwidth : cal.bandwidth;
+    bench_calib before = cal, after = bench_calib_measure(0);
+    bench_calib_best(&cal, &after);
 
     double t_gemm = k.flops32 / cal.sgemm + k.flops64 / cal.dgemm;
     double t_mem = k.bytes / cal.bandwidth;

@@ -78,6 +78,11 @@ static void lt_put(llama_gen *g, const ltensor *t, int grad_record)
     }
     if (strcmp(t->dtype, "torch.bool") == 0)
         fprintf(f, "], \"Max\": true, \"Min\": false, \"Mean\": null, \"Norm\": null, ");
+    else if (lo < -1e300) /* a masked score: msprobe writes -Infinity, and a mean and norm of inf */
+        fprintf(f,
+                "], \"Max\": %.9g, \"Min\": -Infinity, \"Mean\": -Infinity, \"Norm\": "
+                "Infinity, ",
+                hi);
     else
         fprintf(f, "], \"Max\": %.9g, \"Min\": %.9g, \"Mean\": %.9g, \"Norm\": %.9g, ", hi, lo,
                 (hi + lo) / 2, (hi - lo) * 0.3 * (lt_numel(t) > 1 ? 64.0 : 1.0));
@@ -443,6 +448,179 @@ static void lg_residual(llama_gen *g, const ltensor *x, ltensor *y)
     lg_api(g, "Tensor.__add__", a, LG_COUNT(a), NULL, y, 1, 0);
 }
 
+/* ---- the GPT-2-shaped model (llama_dump.h) ---- */
+
+static const char *const J_INT[] = {
+    "{\"type\": \"int\", \"value\": -2}", "{\"type\": \"int\", \"value\": -1}",
+    "{\"type\": \"int\", \"value\": 0}", "{\"type\": \"int\", \"value\": 1}",
+    "{\"type\": \"int\", \"value\": 2}"};
+#define JI(v) J_INT[(v) + 2]
+
+static void gpt_linear(llama_gen *g, const ltensor *x, long out, int bias, double lo, double hi,
+                       ltensor *y)
+{
+    ltensor w = LT(lg_dt(g), 2, out, x->shape[2], 0, 0, -0.05, 0.05, 1);
+    ltensor b = LT(lg_dt(g), 1, out, 0, 0, 0, -0.02, 0.02, 1);
+    *y = lg_act(g, out, lo, hi, 1);
+    larg a[] = {LA_T(*x), LA_T(w), bias ? LA_T(b) : LA_J("null")};
+    lg_api(g, "Functional.linear", a, LG_COUNT(a), NULL, y, 1,
+           lg_linear_flops(g, x->shape[2], out));
+}
+
+static void gpt_layer_norm(llama_gen *g, const ltensor *x, ltensor *y)
+{
+    long h = g->c.hidden;
+    ltensor w = LT(lg_dt(g), 1, h, 0, 0, 0, 0.9, 1.1, 1);
+    ltensor b = LT(lg_dt(g), 1, h, 0, 0, 0, -0.05, 0.05, 1);
+    *y = lg_act(g, h, -4.0, 4.0, 1);
+    char shape[80];
+    snprintf(shape, sizeof shape, "[{\"type\": \"int\", \"value\": %ld}]", h);
+    larg a[] = {LA_T(*x), LA_J(shape), LA_T(w), LA_T(b),
+                LA_J("{\"type\": \"float\", \"value\": 1e-05}")};
+    lg_api(g, "Functional.layer_norm", a, LG_COUNT(a), NULL, y, 1, 0);
+}
+
+static void gpt_dropout(llama_gen *g, ltensor *x)
+{
+    ltensor y = *x;
+    y.hi = x->hi / 0.9;
+    y.lo = x->lo < 0 ? x->lo / 0.9 : 0.0;
+    larg a[] = {LA_T(*x), LA_J("{\"type\": \"float\", \"value\": 0.1}"),
+                LA_J("{\"type\": \"bool\", \"value\": true}"),
+                LA_J("{\"type\": \"bool\", \"value\": false}")};
+    lg_api(g, "Functional.dropout", a, LG_COUNT(a), NULL, &y, 1, 0);
+    *x = y;
+}
+
+static void gpt_attention(llama_gen *g, const ltensor *x, ltensor *o)
+{
+    const llama_cfg *c = &g->c;
+    long h = c->hidden, s = c->seq, b = c->batch, n = c->heads, d = c->head_dim;
+    ltensor qkv;
+    gpt_linear(g, x, 3 * h, 1, -3.0, 3.0, &qkv);
+    ltensor part = lg_act(g, h, -3.0, 3.0, 1);
+    ltensor parts[3] = {part, part, part};
+    char split[64];
+    snprintf(split, sizeof split, "{\"type\": \"int\", \"value\": %ld}", h);
+    larg sp[] = {LA_T(qkv), LA_J(split)};
+    lg_api(g, "Tensor.split", sp, LG_COUNT(sp), "\"dim\": {\"type\": \"int\", \"value\": -1}",
+           parts, 3, 0);
+    /* q, k, v: view(B, S, n, d).transpose(1, 2) */
+    ltensor bsnd = LT(lg_dt(g), 4, b, s, n, d, -3.0, 3.0, 1);
+    ltensor bnsd = LT(lg_dt(g), 4, b, n, s, d, -3.0, 3.0, 1);
+    for (int i = 0; i < 3; i++) {
+        larg a[] = {LA_T(bsnd), LA_J(JI(1)), LA_J(JI(2))};
+        lg_api(g, "Tensor.transpose", a, LG_COUNT(a), NULL, &bnsd, 1, 0);
+    }
+    ltensor kt = LT(lg_dt(g), 4, b, n, d, s, -3.0, 3.0, 1);
+    larg tk[] = {LA_T(bnsd), LA_J(JI(-2)), LA_J(JI(-1))};
+    lg_api(g, "Tensor.transpose", tk, LG_COUNT(tk), NULL, &kt, 1, 0);
+    double mm = 2.0 * (double)b * (double)n * (double)s * (double)s * (double)d;
+    ltensor sc = LT(lg_dt(g), 4, b, n, s, s, -25.0, 25.0, 1);
+    larg m1[] = {LA_T(bnsd), LA_T(kt)};
+    lg_api(g, "Torch.matmul", m1, LG_COUNT(m1), NULL, &sc, 1, mm);
+    char sq[80];
+    snprintf(sq, sizeof sq, "{\"type\": \"float\", \"value\": %.17g}", __builtin_sqrt((double)d));
+    ltensor scd = sc;
+    scd.lo = -3.2;
+    scd.hi = 3.2;
+    larg dv[] = {LA_T(sc), LA_J(sq)};
+    lg_api(g, "Tensor.__truediv__", dv, LG_COUNT(dv), NULL, &scd, 1, 0);
+    /* the causal mask: tril(ones(S, S)) == 0, made in the forward as nanoGPT-style code does */
+    ltensor ones = LT("torch.bool", 2, s, s, 0, 0, 0, 1, 0);
+    ltensor tril = ones;
+    larg tr[] = {LA_T(ones)};
+    lg_api(g, "Torch.tril", tr, LG_COUNT(tr), NULL, &tril, 1, 0);
+    ltensor masked = scd;
+    masked.lo = -__builtin_inf();
+    larg mf[] = {LA_T(scd), LA_T(tril), LA_J("{\"type\": \"float\", \"value\": -Infinity}")};
+    lg_api(g, "Tensor.masked_fill", mf, LG_COUNT(mf), NULL, &masked, 1, 0);
+    ltensor p = LT(lg_dt(g), 4, b, n, s, s, 0.0, 1.0, 1);
+    larg sm[] = {LA_T(masked)};
+    lg_api(g, "Functional.softmax", sm, LG_COUNT(sm), "\"dim\": {\"type\": \"int\", \"value\": -1}",
+           &p, 1, 0);
+    gpt_dropout(g, &p);
+    ltensor y = bnsd;
+    larg m2[] = {LA_T(p), LA_T(bnsd)};
+    lg_api(g, "Torch.matmul", m2, LG_COUNT(m2), NULL, &y, 1, mm);
+    larg tb[] = {LA_T(y), LA_J(JI(1)), LA_J(JI(2))};
+    lg_api(g, "Tensor.transpose", tb, LG_COUNT(tb), NULL, &bsnd, 1, 0);
+    /* .contiguous().view(B, S, H) is not wrapped: the projection reads [B, S, H] */
+    ltensor flat = lg_act(g, h, -2.5, 2.5, 1);
+    gpt_linear(g, &flat, h, 1, -2.0, 2.0, o);
+    gpt_dropout(g, o);
+}
+
+static void gpt_mlp(llama_gen *g, const ltensor *x, ltensor *y)
+{
+    ltensor up, act;
+    gpt_linear(g, x, g->c.ffn, 1, -4.0, 4.0, &up);
+    act = up;
+    act.lo = -0.17;
+    larg ge[] = {LA_T(up)};
+    lg_api(g, "Functional.gelu", ge, LG_COUNT(ge), NULL, &act, 1, 0);
+    gpt_linear(g, &act, g->c.hidden, 1, -2.0, 2.0, y);
+    gpt_dropout(g, y);
+}
+
+static void gpt_model(llama_gen *g)
+{
+    const llama_cfg *c = &g->c;
+    long s = c->seq;
+    char sv[64];
+    snprintf(sv, sizeof sv, "{\"type\": \"int\", \"value\": %ld}", s);
+    ltensor pos = LT("torch.int64", 1, s, 0, 0, 0, 0.0, (double)(s - 1), 0);
+    larg ar[] = {LA_J(sv)};
+    lg_api(g, "Torch.arange", ar, LG_COUNT(ar),
+           "\"device\": {\"type\": \"torch.device\", \"value\": \"cpu:None\"}", &pos, 1, 0);
+    ltensor ids = LT("torch.int64", 2, c->batch, s, 0, 0, 0.0, (double)(c->vocab - 1), 0);
+    ltensor wte = LT(lg_dt(g), 2, c->vocab, c->hidden, 0, 0, -0.1, 0.1, 1);
+    ltensor wpe = LT(lg_dt(g), 2, s, c->hidden, 0, 0, -0.1, 0.1, 1);
+    ltensor tok = lg_act(g, c->hidden, -0.1, 0.1, 1);
+    ltensor pe = LT(lg_dt(g), 2, s, c->hidden, 0, 0, -0.1, 0.1, 1);
+    const char *tail[] = {"null", "null", "{\"type\": \"float\", \"value\": 2.0}",
+                          "{\"type\": \"bool\", \"value\": false}",
+                          "{\"type\": \"bool\", \"value\": false}"};
+    larg e1[] = {LA_T(ids),     LA_T(wte),     LA_J(tail[0]), LA_J(tail[1]),
+                 LA_J(tail[2]), LA_J(tail[3]), LA_J(tail[4])};
+    lg_api(g, "Functional.embedding", e1, LG_COUNT(e1), NULL, &tok, 1, 0);
+    larg e2[] = {LA_T(pos),     LA_T(wpe),     LA_J(tail[0]), LA_J(tail[1]),
+                 LA_J(tail[2]), LA_J(tail[3]), LA_J(tail[4])};
+    lg_api(g, "Functional.embedding", e2, LG_COUNT(e2), NULL, &pe, 1, 0);
+    ltensor x = lg_act(g, c->hidden, -0.2, 0.2, 1);
+    larg ad[] = {LA_T(tok), LA_T(pe)};
+    lg_api(g, "Tensor.__add__", ad, LG_COUNT(ad), NULL, &x, 1, 0);
+    gpt_dropout(g, &x);
+    for (int l = 0; l < c->layers; l++) {
+        ltensor n1, att, n2, mlp;
+        gpt_layer_norm(g, &x, &n1);
+        gpt_attention(g, &n1, &att);
+        lg_residual(g, &x, &att);
+        x = att;
+        x.lo -= 1.0;
+        x.hi += 1.0;
+        gpt_layer_norm(g, &x, &n2);
+        gpt_mlp(g, &n2, &mlp);
+        lg_residual(g, &x, &mlp);
+        x = mlp;
+    }
+    ltensor nf, logits;
+    gpt_layer_norm(g, &x, &nf);
+    gpt_linear(g, &nf, c->vocab, 0, -12.0, 12.0, &logits);
+    /* logits.view(-1, V) is not wrapped */
+    ltensor l2 = LT(lg_dt(g), 2, s * c->batch, c->vocab, 0, 0, -12.0, 12.0, 1);
+    ltensor labels = LT("torch.int64", 1, s * c->batch, 0, 0, 0, 0.0, (double)(c->vocab - 1), 0);
+    ltensor loss = LT(lg_dt(g), 0, 0, 0, 0, 0, 7.5, 7.5, 1);
+    larg ce[] = {LA_T(l2), LA_T(labels)};
+    lg_api(g, "Functional.cross_entropy", ce, LG_COUNT(ce), NULL, &loss, 1, 0);
+    ltensor one = LT(lg_dt(g), 0, 0, 0, 0, 0, 1.0, 1.0, 0);
+    larg ol[] = {LA_T(loss)};
+    lg_api(g, "Torch.ones_like", ol, LG_COUNT(ol),
+           "\"memory_format\": {\"type\": \"torch.memory_format\", \"format\": "
+           "\"preserve_format\"}",
+           &one, 1, 0);
+}
+
 /* Writes the dump to f (NULL: only the cost); returns the cost. */
 llama_cost llama_dump_write(FILE *f, const llama_cfg *cfg)
 {
@@ -451,6 +629,12 @@ llama_cost llama_dump_write(FILE *f, const llama_cfg *cfg)
     if (f)
         fprintf(f, "{\n \"task\": \"statistics\",\n \"level\": \"L1\",\n \"framework\": "
                    "\"pytorch\",\n \"dump_data_dir\": null,\n \"data\": {");
+    if (c->gpt) {
+        gpt_model(&g);
+        if (f)
+            fprintf(f, "\n }\n}\n");
+        return g.cost;
+    }
     /* embedding: ids [B, S] -> [B, S, H] */
     ltensor ids = LT("torch.int64", 2, c->batch, c->seq, 0, 0, 2.0, (double)(c->vocab - 1), 0);
     ltensor emb = LT(lg_dt(&g), 2, c->vocab, c->hidden, 0, 0, -0.1, 0.1, 1);

@@ -13,6 +13,13 @@
  *   eager: what a plain Hugging Face LlamaModel dumps: RMSNorm as pow/mean/add/rsqrt/mul,
  *     rotate_half with cat, attention as matmul/div/add/softmax/matmul, SwiGLU as silu and mul;
  *     activations [B, S, H].
+ * gpt (a GPT-2-small-like model, the shape of a model trained from nanoGPT-style code): token
+ * and position embedding (Torch.arange, two embeddings, add), per layer a pre-LN block:
+ * layer_norm, one fused QKV linear with bias, split, three head transposes and the key's,
+ * matmul, divide by sqrt(head_dim), a causal mask (Torch.tril, masked_fill with -inf), softmax,
+ * dropout (p 0.1), matmul, transpose back, the output linear, dropout, residual add, layer_norm,
+ * linear, GELU, linear, dropout, residual add; then a final layer_norm, the LM head (no bias),
+ * cross_entropy and the loss's ones_like: 23 APIs a layer and 8 more; activations [B, S, H].
  * Statistics are plausible ranges (msprobe's Max/Min drive run_ut's random inputs); values of
  * Mean/Norm do not matter to run_ut.
  *
@@ -36,11 +43,19 @@ typedef struct llama_cfg {
     int layers;
     int fp32;  /* 1: float32 model, 0: bfloat16 */
     int eager; /* 1: Hugging Face eager ops, 0: torch_npu fused ops */
+    int gpt;   /* 1: a GPT-2-shaped model instead (see above); eager and fp32 as given */
 } llama_cfg;
 
 static inline llama_cfg llama_7b(void)
 {
-    return (llama_cfg){4096, 32, 128, 11008, 32000, 2048, 1, 1, 0, 0};
+    return (llama_cfg){4096, 32, 128, 11008, 32000, 2048, 1, 1, 0, 0, 0};
+}
+
+/* The GPT-2-small-like medium shape of issue #31: hidden 512, 8 heads of 64, FFN 2048,
+ * vocabulary 2048, sequence 256, batch 2, 4 layers, float32. */
+static inline llama_cfg llama_gpt_medium(void)
+{
+    return (llama_cfg){512, 8, 64, 2048, 2048, 256, 2, 4, 1, 1, 1};
 }
 
 /* What run_ut must do for the dump (sums over its records). */

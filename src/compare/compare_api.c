@@ -234,6 +234,26 @@ static int64_t count_zeros(const pc_tensor *t)
     int64_t n = pc_tensor_numel(t), zeros = 0;
     if (n == 0)
         return 0;
+    if (pc_tensor_is_contiguous(t)) { /* the usual case, without the element-wise walk */
+        const void *data = pc_tensor_data(t);
+        switch (t->dtype) {
+        case PC_DTYPE_F32:
+            for (int64_t k = 0; k < n; k++)
+                zeros += ((const float *)data)[k] == 0.0f;
+            return zeros;
+        case PC_DTYPE_F64:
+            for (int64_t k = 0; k < n; k++)
+                zeros += ((const double *)data)[k] == 0.0;
+            return zeros;
+        case PC_DTYPE_F16:
+        case PC_DTYPE_BF16: /* +0 and -0: every bit but the sign clear */
+            for (int64_t k = 0; k < n; k++)
+                zeros += (((const uint16_t *)data)[k] & 0x7FFFu) == 0;
+            return zeros;
+        default:
+            break;
+        }
+    }
     int64_t index[PC_TENSOR_MAX_DIMS] = {0};
     for (int64_t k = 0; k < n; k++) {
         double re, im;

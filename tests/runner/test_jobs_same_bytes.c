@@ -45,7 +45,7 @@ static void check_style(int fp32, int eager, bool multi)
     PC_TEST_FMT(dump, "%s/dump.json", dir);
     FILE *f = fopen(dump, "w");
     assert_non_null(f);
-    llama_cfg c = {256, 4, 64, 688, 1000, 128, 1, 1, fp32, eager};
+    llama_cfg c = {256, 4, 64, 688, 1000, 128, 1, 1, fp32, eager, 0};
     llama_cost k = llama_dump_write(f, &c);
     assert_int_equal(fclose(f), 0);
     assert_true(k.records > 10);

@@ -251,31 +251,47 @@ static pc_status drop_plan_make(const pc_op_call *call, drop_plan *d)
     return PC_OK;
 }
 
-/* The multiplier of every element: 0 or 1 / (1 - p) (all 0 when p is 1), NULL when the
- * op is the identity. */
-static pc_status drop_mask(const pc_op_call *call, const drop_plan *d, pc_compute compute,
-                           pc_dtype cd, pc_tensor *out)
+/* x *= the mask, in place: every element of a unit kept (times 1 / (1 - p)) or zeroed (all
+ * zeroed when p is 1). The keep draw of unit u is pc_rng_uniform(u, float64) >= p, drawn in
+ * blocks by the SIMD fill (the same values, bit for bit). */
+static void drop_mask_apply(const pc_op_call *call, const drop_plan *d, pc_compute compute,
+                            pc_dtype cd, void *x)
 {
-    pc_status st = pc_tensor_alloc(out, cd, d->x->shape, d->x->rank);
-    if (st != PC_OK)
-        return pc_error_prefix(st, "%s", call->full_name);
     char key[512];
     snprintf(key, sizeof key, "%s/dropout/%s", call->full_name ? call->full_name : "",
              compute == PC_COMPUTE_BENCH ? "bench" : "device");
     pc_rng_stream s;
     pc_rng_stream_init(&s, call->seed, key);
-    double scale = d->p >= 1 ? 0.0 : 1.0 / (1.0 - d->p);
-    float fscale = d->p >= 1 ? 0.0f : 1.0f / (float)(1.0 - d->p);
-    for (int64_t u = 0; u * d->unit < d->n; u++) {
-        bool keep = d->p < 1 && pc_rng_uniform(&s, (uint64_t)u, PC_DTYPE_F64) >= d->p;
-        for (int64_t i = u * d->unit; i < (u + 1) * d->unit && i < d->n; i++) {
-            if (cd == PC_DTYPE_F64)
-                ((double *)pc_tensor_data(out))[i] = keep ? scale : 0.0;
-            else
-                ((float *)pc_tensor_data(out))[i] = keep ? fscale : 0.0f;
+    const double scale = d->p >= 1 ? 0.0 : 1.0 / (1.0 - d->p);
+    const float fscale = d->p >= 1 ? 0.0f : 1.0f / (float)(1.0 - d->p);
+    const int64_t units = (d->n + d->unit - 1) / d->unit;
+    enum { BLOCK = 256 };
+    double u[BLOCK];
+    for (int64_t u0 = 0; u0 < units; u0 += BLOCK) {
+        int64_t m = units - u0 < BLOCK ? units - u0 : BLOCK;
+        if (d->p < 1)
+            pc_rng_fill_uniform_f64(&s, (uint64_t)u0, u, (size_t)m);
+        int64_t first = u0 * d->unit, last = (u0 + m) * d->unit;
+        if (last > d->n)
+            last = d->n;
+        if (d->unit == 1 && d->p < 1 && cd == PC_DTYPE_F64) {
+            double *v = (double *)x + first;
+            for (int64_t j = 0; j < m; j++)
+                v[j] *= u[j] >= d->p ? scale : 0.0;
+        } else if (d->unit == 1 && d->p < 1) {
+            float *v = (float *)x + first;
+            for (int64_t j = 0; j < m; j++)
+                v[j] *= u[j] >= d->p ? fscale : 0.0f;
+        } else {
+            for (int64_t i = first; i < last; i++) {
+                bool keep = d->p < 1 && u[(i - first) / d->unit] >= d->p;
+                if (cd == PC_DTYPE_F64)
+                    ((double *)x)[i] *= keep ? scale : 0.0;
+                else
+                    ((float *)x)[i] *= keep ? fscale : 0.0f;
+            }
         }
     }
-    return PC_OK;
 }
 
 /* y = x m (x itself, copied, when not active), rounded to x's dtype. */
@@ -283,20 +299,13 @@ static pc_status drop_apply(const pc_op_call *call, const drop_plan *d, pc_compu
                             const pc_tensor *x, pc_tensor *out)
 {
     pc_dtype cd = pc_kernel_compute_dtype(compute, d->x->dtype);
-    pc_tensor b = PC_TENSOR_NULL, m = PC_TENSOR_NULL;
+    pc_tensor b = PC_TENSOR_NULL;
     pc_status st = pc_kernel_load(call, x, cd, &b);
-    if (st == PC_OK && d->active && (st = drop_mask(call, d, compute, cd, &m)) == PC_OK) {
-        if (cd == PC_DTYPE_F64)
-            for (int64_t i = 0; i < d->n; i++)
-                ((double *)pc_tensor_data(&b))[i] *= ((const double *)pc_tensor_data(&m))[i];
-        else
-            for (int64_t i = 0; i < d->n; i++)
-                ((float *)pc_tensor_data(&b))[i] *= ((const float *)pc_tensor_data(&m))[i];
-    }
+    if (st == PC_OK && d->active)
+        drop_mask_apply(call, d, compute, cd, pc_tensor_data(&b));
     if (st == PC_OK)
         st = pc_kernel_store(call, &b, d->x->dtype, d->x->shape, d->x->rank, out);
     pc_tensor_free(&b);
-    pc_tensor_free(&m);
     return st;
 }
 

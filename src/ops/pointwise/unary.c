@@ -304,19 +304,45 @@ pc_status pc_k_unary_forward(const pc_op_call *call, pc_compute compute, pc_op_r
     return PC_OK;
 }
 
+/* Whether the derivative of k reads the forward result (unary_bwd's r); the others take it
+ * from x alone, and the backward need not compute the forward again (GELU's erf). */
+static bool unary_bwd_uses_result(pc_unary k)
+{
+    switch (k) {
+    case PC_UNARY_EXP:
+    case PC_UNARY_SQRT:
+    case PC_UNARY_RSQRT:
+    case PC_UNARY_RECIPROCAL:
+    case PC_UNARY_SIGMOID:
+    case PC_UNARY_TANH:
+    case PC_UNARY_RELU:
+    case PC_UNARY_EXP2:
+    case PC_UNARY_EXPM1:
+    case PC_UNARY_TAN:
+    case PC_UNARY_ERFINV:
+        return true;
+    default:
+        return false;
+    }
+}
+
 /* in: x, dy; out: dx; tmp: the forward result, rounded to the output dtype as autograd saw
- * it. */
+ * it, where the derivative reads it (else x stands in, unread). */
 static int unary_bwd_chunk(const ew_loop *l, void *const *in, void *const *out, void *tmp,
                            int64_t len)
 {
     const unary_plan *p = l->arg;
+    bool uses = unary_bwd_uses_result(p->k);
     if (l->c->kind == EW_FLOAT) {
-        unary_fwd_f(p->k, &p->up, in[0], tmp, len);
-        round_chunk_f(p->od, tmp, len);
-        unary_bwd_f(p->k, &p->up, in[0], tmp, in[1], out[0], len);
+        if (uses) {
+            unary_fwd_f(p->k, &p->up, in[0], tmp, len);
+            round_chunk_f(p->od, tmp, len);
+        }
+        unary_bwd_f(p->k, &p->up, in[0], uses ? tmp : in[0], in[1], out[0], len);
     } else {
-        unary_fwd_d(p->k, &p->up, in[0], tmp, len);
-        unary_bwd_d(p->k, &p->up, in[0], tmp, in[1], out[0], len);
+        if (uses)
+            unary_fwd_d(p->k, &p->up, in[0], tmp, len);
+        unary_bwd_d(p->k, &p->up, in[0], uses ? tmp : in[0], in[1], out[0], len);
     }
     pc_ew_round_device(l->c, out[0], len);
     return 0;
