@@ -420,15 +420,41 @@ static void grad_store(const ew_ctx *c, const ew_sink *k, void *g, int64_t i0, i
             d[j] += 0.0;
         if (k->round)
             round_chunk_d(c->cd, d, len);
-        store_run_d(d, k->dtype, dst, len);
+        if ((char *)g != dst) /* else computed in place (direct_out) */
+            store_run_d(d, k->dtype, dst, len);
     }
 }
 
 /* Bytes of one chunk's buffer (of any compute type). */
 #define EW_BUF_BYTES ((size_t)EW_CHUNK * 8)
 
+/* Where chunk [i0, i0 + len) of s already lies in its tensor as the gathered buffer would
+ * hold it: float64 values computed in double, one run of stride 1. NULL otherwise. */
+static void *direct_in(const ew_iter *it, const ew_src *s, int64_t i0, int64_t len)
+{
+    if (s->kind != EW_DOUBLE || s->load != EW_LOAD_F64 || it->rank == 0)
+        return NULL;
+    int64_t idx[PC_TENSOR_MAX_DIMS];
+    int64_t off = walk_start(it, s, i0, idx);
+    if (walk_inner_stride(it, s) != 1 || walk_run(it, idx, len) < len)
+        return NULL;
+    return (void *)(uintptr_t)(s->data + (size_t)off * s->esz);
+}
+
+/* Where the chunk's output k can be computed in place: a float64 tensor of a double loop
+ * (a store would copy the values unchanged). NULL otherwise. */
+static void *direct_out(const ew_loop *l, const ew_sink *sk, int64_t i0)
+{
+    if (l->c->kind != EW_DOUBLE || sk->dtype != PC_DTYPE_F64 ||
+        (sk->kind != EW_SINK_STORE && sk->kind != EW_SINK_GRAD))
+        return NULL;
+    return (char *)pc_tensor_data(&sk->t) + (size_t)i0 * sizeof(double);
+}
+
 /* Gathers, computes and stores chunk ci: the gathered operands and tmp in the buffers at s,
- * the outputs in the nout buffers at o; returns fn's code. */
+ * the outputs in the nout buffers at o; returns fn's code. A bench (double) loop reads float64
+ * operands and writes float64 results in their tensors where they lie in one run (direct_in,
+ * direct_out): fn reads in[] only, so the values and the results are the same. */
 static int loop_chunk(const ew_loop *l, char *s, char *o, int64_t ci)
 {
     const ew_ctx *c = l->c;
@@ -437,19 +463,30 @@ static int loop_chunk(const ew_loop *l, char *s, char *o, int64_t ci)
     for (int k = 0; k < l->nin; k++) {
         if (!l->has_in[k])
             continue;
-        in[k] = s + (size_t)k * EW_BUF_BYTES;
-        gather(&l->it, &l->in[k], i0, len, in[k]);
+        in[k] = direct_in(&l->it, &l->in[k], i0, len);
+        if (!in[k]) {
+            in[k] = s + (size_t)k * EW_BUF_BYTES;
+            gather(&l->it, &l->in[k], i0, len, in[k]);
+        }
     }
-    for (int k = 0; k < l->nout; k++)
-        if (l->out[k].kind != EW_SINK_NONE)
+    bool direct[EW_MAX_OUT] = {false};
+    for (int k = 0; k < l->nout; k++) {
+        if (l->out[k].kind == EW_SINK_NONE)
+            continue;
+        out[k] = direct_out(l, &l->out[k], i0);
+        direct[k] = out[k] != NULL;
+        if (!direct[k])
             out[k] = o + (size_t)k * EW_BUF_BYTES;
+    }
     void *tmp = l->tmp ? s + (size_t)l->nin * EW_BUF_BYTES : NULL;
     int e = l->fn(l, in, out, tmp, len);
     if (e)
         return e;
     for (int k = 0; k < l->nout; k++) {
         const ew_sink *sk = &l->out[k];
-        if (sk->kind == EW_SINK_STORE) {
+        if (sk->kind == EW_SINK_STORE && direct[k]) {
+            continue;
+        } else if (sk->kind == EW_SINK_STORE) {
             char *dst = (char *)pc_tensor_data(&sk->t) + (size_t)i0 * pc_dtype_size(sk->dtype);
             if (c->kind == EW_FLOAT)
                 store_run_f(out[k], sk->dtype, dst, len);

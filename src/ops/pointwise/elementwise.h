@@ -93,9 +93,10 @@ enum { EW_MAX_IN = 4, EW_MAX_OUT = 3 };
 
 typedef struct ew_loop ew_loop;
 
-/* One chunk of an op: in[k] holds len gathered values of operand k (NULL for an absent one),
- * the function writes out[k] (NULL where the sink is NONE) and may use tmp (when the loop asked
- * for it). Returns 0, or an op-specific error code (the first one in index order wins). */
+/* One chunk of an op: in[k] holds len gathered values of operand k (NULL for an absent one;
+ * it may point into the operand's tensor itself: read only), the function writes out[k] (NULL
+ * where the sink is NONE; it may be the result tensor's memory) and may use tmp (when the loop
+ * asked for it). Returns 0, or an op-specific error code (the first one in index order wins). */
 typedef int (*ew_chunk_fn)(const ew_loop *l, void *const *in, void *const *out, void *tmp,
                            int64_t len);
 
