@@ -168,7 +168,9 @@ static pc_status sm_run(const pc_op_call *call, const sm_plan *p, pc_compute com
 {
     bool bwd = grad_out != NULL, lanes = p->inner == 1;
     pc_dtype cd = pc_kernel_compute_dtype(compute, p->od);
-    pc_status st = pc_tensor_alloc(out, bwd ? p->x->dtype : p->od, p->x->shape, p->x->rank);
+    /* (every block writes its rows whole) */
+    pc_status st =
+        pc_tensor_alloc_uninit(out, bwd ? p->x->dtype : p->od, p->x->shape, p->x->rank);
     if (st != PC_OK)
         return pc_error_prefix(st, "%s", call->full_name);
     if (pc_tensor_numel(p->x) == 0)

@@ -413,7 +413,8 @@ static void grad_store(const ew_ctx *c, const ew_sink *k, void *g, int64_t i0, i
             f[j] += 0.0f;
         if (k->round)
             round_chunk_f(c->cd, f, len);
-        store_run_f(f, k->dtype, dst, len);
+        if ((char *)g != dst) /* else computed in place (direct_out) */
+            store_run_f(f, k->dtype, dst, len);
     } else {
         double *d = g;
         for (int64_t j = 0; j < len; j++)
@@ -429,32 +430,45 @@ static void grad_store(const ew_ctx *c, const ew_sink *k, void *g, int64_t i0, i
 #define EW_BUF_BYTES ((size_t)EW_CHUNK * 8)
 
 /* Where chunk [i0, i0 + len) of s already lies in its tensor as the gathered buffer would
- * hold it: float64 values computed in double, one run of stride 1. NULL otherwise. */
+ * hold it: float64 values computed in double or float32 values computed in float (without a
+ * signalling NaN), one run of stride 1. NULL otherwise. */
 static void *direct_in(const ew_iter *it, const ew_src *s, int64_t i0, int64_t len)
 {
-    if (s->kind != EW_DOUBLE || s->load != EW_LOAD_F64 || it->rank == 0)
+    bool f64 = s->kind == EW_DOUBLE && s->load == EW_LOAD_F64;
+    bool f32 = s->kind == EW_FLOAT && s->load == EW_LOAD_F32;
+    if (!(f64 || f32) || it->rank == 0)
         return NULL;
     int64_t idx[PC_TENSOR_MAX_DIMS];
     int64_t off = walk_start(it, s, i0, idx);
     if (walk_inner_stride(it, s) != 1 || walk_run(it, idx, len) < len)
         return NULL;
-    return (void *)(uintptr_t)(s->data + (size_t)off * s->esz);
+    const char *p = s->data + (size_t)off * s->esz;
+    if (f32) { /* the gathered values quiet signalling NaNs: only a run without one is as is */
+        const uint32_t *u = (const uint32_t *)(const void *)p;
+        uint32_t snan = 0;
+        for (int64_t j = 0; j < len; j++)
+            snan |= (u[j] & 0x7fffffffu) > 0x7f800000u && !(u[j] & 0x00400000u);
+        if (snan)
+            return NULL;
+    }
+    return (void *)(uintptr_t)p;
 }
 
-/* Where the chunk's output k can be computed in place: a float64 tensor of a double loop
- * (a store would copy the values unchanged). NULL otherwise. */
+/* Where the chunk's output k can be computed in place: a float64 tensor of a double loop, a
+ * float32 one of a float loop (a store would copy the values unchanged). NULL otherwise. */
 static void *direct_out(const ew_loop *l, const ew_sink *sk, int64_t i0)
 {
-    if (l->c->kind != EW_DOUBLE || sk->dtype != PC_DTYPE_F64 ||
-        (sk->kind != EW_SINK_STORE && sk->kind != EW_SINK_GRAD))
+    bool f64 = l->c->kind == EW_DOUBLE && sk->dtype == PC_DTYPE_F64;
+    bool f32 = l->c->kind == EW_FLOAT && sk->dtype == PC_DTYPE_F32;
+    if (!(f64 || f32) || (sk->kind != EW_SINK_STORE && sk->kind != EW_SINK_GRAD))
         return NULL;
-    return (char *)pc_tensor_data(&sk->t) + (size_t)i0 * sizeof(double);
+    return (char *)pc_tensor_data(&sk->t) + (size_t)i0 * pc_dtype_size(sk->dtype);
 }
 
 /* Gathers, computes and stores chunk ci: the gathered operands and tmp in the buffers at s,
- * the outputs in the nout buffers at o; returns fn's code. A bench (double) loop reads float64
- * operands and writes float64 results in their tensors where they lie in one run (direct_in,
- * direct_out): fn reads in[] only, so the values and the results are the same. */
+ * the outputs in the nout buffers at o; returns fn's code. Operands and results of the loop's
+ * own compute type are read and written in their tensors where they lie in one run
+ * (direct_in, direct_out): fn reads in[] only, so the values and the results are the same. */
 static int loop_chunk(const ew_loop *l, char *s, char *o, int64_t ci)
 {
     const ew_ctx *c = l->c;
@@ -536,11 +550,11 @@ pc_status pc_ew_loop_run(ew_loop *l)
     for (int k = 0; k < l->nout && st == PC_OK; k++) {
         ew_sink *sk = &l->out[k];
         switch (sk->kind) {
-        case EW_SINK_STORE:
-            st = pc_tensor_alloc(&sk->t, sk->dtype, c->shape, c->rank);
+        case EW_SINK_STORE: /* (every chunk writes its elements whole) */
+            st = pc_tensor_alloc_uninit(&sk->t, sk->dtype, c->shape, c->rank);
             break;
         case EW_SINK_GRAD:
-            st = pc_tensor_alloc(&sk->t, sk->dtype, sk->like->shape, sk->like->rank);
+            st = pc_tensor_alloc_uninit(&sk->t, sk->dtype, sk->like->shape, sk->like->rank);
             break;
         case EW_SINK_SUM: {
             int64_t tn = pc_tensor_numel(sk->like);
