@@ -32,6 +32,13 @@ pc_status pc_kernel_store(const pc_op_call *call, pc_tensor *buf, pc_dtype od, c
 /* Elements start .. start + count - 1 of t (any strides), in row-major index order, converted
  * to dtype cd (float32/float64: exactly or RNE, as pc_tensor_cast does) into dst. */
 void pc_kernel_read(const pc_tensor *t, int64_t start, int64_t count, pc_dtype cd, void *dst);
+/* The same values where t holds them already (contiguous, of dtype cd): a pointer into t, else
+ * dst, read into. Read only; valid while t is. */
+const void *pc_kernel_read_ro(const pc_tensor *t, int64_t start, int64_t count, pc_dtype cd,
+                              void *dst);
+/* Where elements start .. of out (contiguous) can be computed in place: out's memory when its
+ * dtype is cd (pc_kernel_write would copy them as they are), else scratch. */
+void *pc_kernel_write_at(pc_tensor *out, int64_t start, pc_dtype cd, void *scratch);
 /* The same through dtype via (t -> via -> cd, each step as pc_tensor_cast rounds: torch's
  * cast before an op); stage holds count elements of via. via may be t's dtype. */
 void pc_kernel_read_via(const pc_tensor *t, int64_t start, int64_t count, pc_dtype via, void *stage,

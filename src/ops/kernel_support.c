@@ -77,6 +77,22 @@ static void convert_run(void *dst, pc_dtype dd, const void *src, pc_dtype sd, in
         pc_convert_buffer(dst, dd, src, sd, (size_t)n); /* float dtypes: cannot fail */
 }
 
+const void *pc_kernel_read_ro(const pc_tensor *t, int64_t start, int64_t count, pc_dtype cd,
+                              void *dst)
+{
+    if (t->dtype == cd && pc_tensor_is_contiguous(t))
+        return (const unsigned char *)pc_tensor_data(t) + (size_t)start * pc_dtype_size(cd);
+    pc_kernel_read(t, start, count, cd, dst);
+    return dst;
+}
+
+void *pc_kernel_write_at(pc_tensor *out, int64_t start, pc_dtype cd, void *scratch)
+{
+    if (out->dtype == cd && pc_tensor_is_contiguous(out))
+        return (unsigned char *)pc_tensor_data(out) + (size_t)start * pc_dtype_size(cd);
+    return scratch;
+}
+
 void pc_kernel_read(const pc_tensor *t, int64_t start, int64_t count, pc_dtype cd, void *dst)
 {
     size_t ss = pc_dtype_size(t->dtype), ds = pc_dtype_size(cd);

@@ -277,9 +277,10 @@ static pc_status linear_bench_panels(const pc_op_call *call, const linear_plan *
     }
     for (int64_t n0 = 0; n0 < p->N; n0 += rows) {
         int64_t nb = p->N - n0 < rows ? p->N - n0 : rows;
-        double *W = pc_tensor_data(&wp), *C = pc_tensor_data(&cp);
-        if (need_w)
-            pc_kernel_read(p->w, n0 * p->K, nb * p->K, cd, W);
+        const double *W = pc_tensor_data(&wp);
+        double *C = pc_tensor_data(&cp);
+        if (need_w) /* in place where the weight is float64 already */
+            W = pc_kernel_read_ro(p->w, n0 * p->K, nb * p->K, cd, pc_tensor_data(&wp));
         if (y) {
             pc_blas_gemm(cd, false, true, p->M, nb, p->K, 1.0, pc_tensor_data(&x), p->K, W, p->K,
                          0.0, C, nb);
@@ -777,25 +778,30 @@ static pc_status mm_forward_batched(const pc_op_call *call, const mm_plan *q, pc
         goto fail;
     }
     for (int64_t k = 0; k < q->nb; k++) {
-        pc_kernel_read(q->a, mm_batch_of(q, q->ash, q->arank, k) * na, na, cd, s.a);
-        pc_kernel_read(q->b, mm_batch_of(q, q->bsh, q->brank, k) * nbm, nbm, cd, s.b);
+        /* operands read where they lie already, the result computed where it goes, when the
+         * dtypes allow (pc_kernel_read_ro, pc_kernel_write_at: the same values) */
+        const void *A = pc_kernel_read_ro(q->a, mm_batch_of(q, q->ash, q->arank, k) * na, na, cd,
+                                          s.a);
+        const void *B = pc_kernel_read_ro(q->b, mm_batch_of(q, q->bsh, q->brank, k) * nbm, nbm,
+                                          cd, s.b);
+        void *C = pc_kernel_write_at(out, k * nc, cd, s.c);
         if (add)
-            pc_kernel_read(&in, k * nc, nc, cd, s.c);
+            pc_kernel_read(&in, k * nc, nc, cd, C);
         else
-            memset(s.c, 0, (size_t)nc * es);
+            memset(C, 0, (size_t)nc * es);
         if (q->kind == PC_LINALG_MATMUL && q->a->rank == 1) {
             /* torch folds a 1-D x N-D matmul into a matrix-vector product of B^T */
-            if ((st = fold_mv(call, q, 1, cd, s.a, s.b, s.c)) != PC_OK)
+            if ((st = fold_mv(call, q, 1, cd, A, B, C)) != PC_OK)
                 goto fail;
         } else if (q->kind == PC_LINALG_MATMUL && q->a->rank == 2) {
             /* torch folds a 2-D x N-D matmul into one GEMM: per batch, the same sums */
-            pc_blas_gemm(cd, false, false, q->n, q->p, q->m, 1.0, s.a, q->m, s.b, q->p, 0.0, s.c,
-                         q->p);
+            pc_blas_gemm(cd, false, false, q->n, q->p, q->m, 1.0, A, q->m, B, q->p, 0.0, C, q->p);
         } else {
-            bmm_run(cd, 1, q->n, q->p, q->m, s.a, false, s.b, false, s.c, q->in != NULL, q->alpha,
+            bmm_run(cd, 1, q->n, q->p, q->m, A, false, B, false, C, q->in != NULL, q->alpha,
                     q->beta);
         }
-        pc_kernel_write(out, k * nc, nc, s.c, cd);
+        if (C == s.c)
+            pc_kernel_write(out, k * nc, nc, s.c, cd);
     }
     free(s.a);
     pc_tensor_free(&in);
@@ -845,21 +851,23 @@ static pc_status mm_grad_batched(const pc_op_call *call, const mm_plan *q, pc_co
         pc_tensor_free(out);
         return st;
     }
-    for (int64_t k = 0; k < q->nb; k++) {
-        pc_kernel_read(grad_out, k * ng, ng, cd, s.b);
+    for (int64_t k = 0; k < q->nb; k++) { /* (as mm_forward_batched: in place where it can) */
+        const void *G = pc_kernel_read_ro(grad_out, k * ng, ng, cd, s.b), *O;
+        void *C = pc_kernel_write_at(out, k * nr, cd, s.c);
         if (which == 0) {
-            pc_kernel_read(q->b, mm_batch_of(q, q->bsh, q->brank, k) * nbm, nbm, cd, s.a);
-            bmm_run(cd, 1, q->n, q->m, q->p, s.b, false, s.a, true, s.c, false, 1.0, 0.0);
+            O = pc_kernel_read_ro(q->b, mm_batch_of(q, q->bsh, q->brank, k) * nbm, nbm, cd, s.a);
+            bmm_run(cd, 1, q->n, q->m, q->p, G, false, O, true, C, false, 1.0, 0.0);
         } else {
-            pc_kernel_read(q->a, mm_batch_of(q, q->ash, q->arank, k) * na, na, cd, s.a);
+            O = pc_kernel_read_ro(q->a, mm_batch_of(q, q->ash, q->arank, k) * na, na, cd, s.a);
             if (q->kind == PC_LINALG_MATMUL && q->a->rank <= 2)
-                pc_blas_gemm(cd, true, false, q->m, q->p, q->n, 1.0, s.a, q->m, s.b, q->p, 0.0, s.c,
+                pc_blas_gemm(cd, true, false, q->m, q->p, q->n, 1.0, O, q->m, G, q->p, 0.0, C,
                              q->p);
             else
-                bmm_run(cd, 1, q->m, q->p, q->n, s.a, true, s.b, false, s.c, false, 1.0, 0.0);
+                bmm_run(cd, 1, q->m, q->p, q->n, O, true, G, false, C, false, 1.0, 0.0);
         }
-        mm_scale_n(s.c, cd, nr, q->alpha, compute, t->dtype);
-        pc_kernel_write(out, k * nr, nr, s.c, cd);
+        mm_scale_n(C, cd, nr, q->alpha, compute, t->dtype);
+        if (C == s.c)
+            pc_kernel_write(out, k * nr, nr, s.c, cd);
     }
     free(s.a);
     return PC_OK;
