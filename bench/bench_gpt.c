@@ -21,7 +21,10 @@
  * (target >= 0.8 on 2 cores), --jobs 1's wall and CPU, and whether every run wrote the same
  * CSVs (the determinism promise across --jobs).
  *
- * usage: bench_gpt [--bf16] [--tensor] [--layers N] [--seq N] [--keep DIR]
+ * --precheck PATH runs another build's executable instead (an older one, for a before/after
+ * figure on the same machine).
+ *
+ * usage: bench_gpt [--bf16] [--tensor] [--layers N] [--seq N] [--keep DIR] [--precheck PATH]
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -153,7 +156,7 @@ static int same_csvs(const char *a, const char *b)
 int main(int argc, char **argv)
 {
     llama_cfg c = llama_gpt_medium();
-    const char *keep = NULL;
+    const char *keep = NULL, *precheck = PC_BENCH_PRECHECK;
     int tensor = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--bf16") == 0)
@@ -166,9 +169,11 @@ int main(int argc, char **argv)
             c.seq = atol(argv[++i]);
         else if (strcmp(argv[i], "--keep") == 0 && i + 1 < argc)
             keep = argv[++i];
+        else if (strcmp(argv[i], "--precheck") == 0 && i + 1 < argc)
+            precheck = argv[++i];
         else {
             fprintf(stderr, "usage: bench_gpt [--bf16] [--tensor] [--layers N] [--seq N] "
-                            "[--keep DIR]\n");
+                            "[--keep DIR] [--precheck PATH]\n");
             return 2;
         }
     }
@@ -201,7 +206,7 @@ int main(int argc, char **argv)
         snprintf(cmd, sizeof cmd,
                  "rm -rf '%s/tensor' && '%s' materialize -api_info '%s' -o '%s/tensor' "
                  ">'%s/materialize.log' 2>&1",
-                 dir, PC_BENCH_PRECHECK, dump, dir, dir);
+                 dir, precheck, dump, dir, dir);
         if (sh(cmd) != 0) {
             fprintf(stderr, "bench_gpt: precheck materialize failed (%s/materialize.log)\n", dir);
             return 1;
@@ -220,9 +225,11 @@ int main(int argc, char **argv)
             snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s'", out, out);
             if (sh(cmd) != 0)
                 return 1;
-            char *args[] = {
-                (char *)PC_BENCH_PRECHECK, "run_ut", "-api_info", dump, "-o", out, "--no-progress",
-                one_job ? "--jobs" : NULL, "1",      NULL};
+            char prog[1024];
+            snprintf(prog, sizeof prog, "%s", precheck);
+            char *args[] = {prog, "run_ut", "-api_info",     dump,
+                            "-o", out,      "--no-progress", one_job ? "--jobs" : NULL,
+                            "1",  NULL};
             run_figures r = run_sampled(args, log);
             if (!r.ok) {
                 fprintf(stderr, "bench_gpt: run_ut failed (%s)\n", log);
@@ -241,9 +248,9 @@ int main(int argc, char **argv)
     double limit = k.flops32 / all.sgemm + k.flops64 / all.dgemm + k.bytes / all.bandwidth;
     double cpu_limit = k.flops32 / one.sgemm + k.flops64 / one.dgemm + k.bytes / one.bandwidth;
     printf("bench_gpt: GPT-2-shaped dump, %s, %s mode, %d layers, sequence %ld: %ld forward and "
-           "%ld backward records; %ld cores\n",
+           "%ld backward records; %ld cores; %s\n",
            c.fp32 ? "float32" : "bfloat16", tensor ? "tensor" : "statistics", c.layers, c.seq,
-           k.records, k.backwards, cores);
+           k.records, k.backwards, cores, precheck);
     printf("  calibration (best of before and after): all threads SGEMM %.1f, DGEMM %.1f "
            "GFLOP/s, stream %.1f GB/s; one thread %.1f, %.1f GFLOP/s, %.1f GB/s\n",
            all.sgemm / 1e9, all.dgemm / 1e9, all.bandwidth / 1e9, one.sgemm / 1e9, one.dgemm / 1e9,
