@@ -169,8 +169,7 @@ static pc_status sm_run(const pc_op_call *call, const sm_plan *p, pc_compute com
     bool bwd = grad_out != NULL, lanes = p->inner == 1;
     pc_dtype cd = pc_kernel_compute_dtype(compute, p->od);
     /* (every block writes its rows whole) */
-    pc_status st =
-        pc_tensor_alloc_uninit(out, bwd ? p->x->dtype : p->od, p->x->shape, p->x->rank);
+    pc_status st = pc_tensor_alloc_uninit(out, bwd ? p->x->dtype : p->od, p->x->shape, p->x->rank);
     if (st != PC_OK)
         return pc_error_prefix(st, "%s", call->full_name);
     if (pc_tensor_numel(p->x) == 0)
@@ -329,7 +328,7 @@ pc_status pc_k_layer_norm_forward(const pc_op_call *call, pc_compute compute, pc
     ln_params u;
     pc_tensor *y = &out->tensors[0];
     if ((st = ln_params_load(call, &p, cd, &u)) != PC_OK ||
-        (st = pc_tensor_alloc(y, p.x->dtype, p.x->shape, p.x->rank)) != PC_OK) {
+        (st = pc_tensor_alloc_uninit(y, p.x->dtype, p.x->shape, p.x->rank)) != PC_OK) {
         ln_params_free(&u);
         return st;
     }
@@ -352,9 +351,12 @@ pc_status pc_k_layer_norm_forward(const pc_op_call *call, pc_compute compute, pc
             char *xs = buf, *ys = buf + bytes, *mean = ys + bytes;
             char *rstd = mean + (size_t)(per + 1) * es;
             int64_t r0 = k * per, nr = p.rows - r0 < per ? p.rows - r0 : per;
-            pc_kernel_read(p.x, r0 * p.n, nr * p.n, cd, xs);
-            ln_fwd(cd, xs, w, b, ys, nr, p.n, p.eps, mean, rstd);
-            pc_kernel_write(y, r0 * p.n, nr * p.n, ys, cd);
+            /* in place where the dtypes allow (the same values) */
+            const void *X = pc_kernel_read_ro(p.x, r0 * p.n, nr * p.n, cd, xs);
+            void *Y = pc_kernel_write_at(y, r0 * p.n, cd, ys);
+            ln_fwd(cd, X, w, b, Y, nr, p.n, p.eps, mean, rstd);
+            if (Y == ys)
+                pc_kernel_write(y, r0 * p.n, nr * p.n, ys, cd);
         }
         free(buf);
     }
@@ -400,21 +402,25 @@ pc_status pc_k_layer_norm_backward(const pc_op_call *call, pc_compute compute,
     /* in row order: dw and db sum over the rows */
     for (int64_t r0 = 0; r0 < p.rows; r0 += per) {
         int64_t nr = p.rows - r0 < per ? p.rows - r0 : per, len = nr * p.n;
-        pc_kernel_read(p.x, r0 * p.n, len, cd, xs);
-        pc_kernel_read(grad_out, r0 * p.n, len, cd, gs);
-        if (compute == PC_COMPUTE_DEVICE)
+        /* x, and on the bench (nothing rounded) the gradient, read in place where the dtypes
+         * allow; y and then dx computed where dx goes */
+        const void *X = pc_kernel_read_ro(p.x, r0 * p.n, len, cd, xs), *G = gs;
+        if (compute == PC_COMPUTE_DEVICE) {
+            pc_kernel_read(grad_out, r0 * p.n, len, cd, gs);
             pc_kernel_round_n(gs, cd, len, p.x->dtype);
-        ln_fwd(cd, xs, w, b, ys, nr, p.n, p.eps, mean, rstd); /* the statistics */
-        void *dx = gx ? ys : NULL;                            /* dx overwrites y */
+        } else {
+            G = pc_kernel_read_ro(grad_out, r0 * p.n, len, cd, gs);
+        }
+        void *Y = gx ? pc_kernel_write_at(&out->grads[0], r0 * p.n, cd, ys) : ys;
+        ln_fwd(cd, X, w, b, Y, nr, p.n, p.eps, mean, rstd); /* the statistics */
+        void *dx = gx ? Y : NULL;                           /* dx overwrites y */
         if (cd == PC_DTYPE_F64)
-            layer_norm_bwd_d((const double *)(void *)xs, w, (const double *)(void *)gs,
-                             (const double *)(void *)mean, (const double *)(void *)rstd, nr, p.n,
-                             dx, dwp, dbp);
+            layer_norm_bwd_d((const double *)X, w, (const double *)G, (const double *)(void *)mean,
+                             (const double *)(void *)rstd, nr, p.n, dx, dwp, dbp);
         else
-            layer_norm_bwd_f((const float *)(void *)xs, w, (const float *)(void *)gs,
-                             (const float *)(void *)mean, (const float *)(void *)rstd, nr, p.n, dx,
-                             dwp, dbp);
-        if (gx)
+            layer_norm_bwd_f((const float *)X, w, (const float *)G, (const float *)(void *)mean,
+                             (const float *)(void *)rstd, nr, p.n, dx, dwp, dbp);
+        if (gx && Y == ys)
             pc_kernel_write(&out->grads[0], r0 * p.n, len, ys, cd);
     }
     if (gw && (st = pc_kernel_store(call, &dw, p.w->dtype, p.w->shape, p.w->rank,
