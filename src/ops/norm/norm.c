@@ -193,20 +193,39 @@ static pc_status sm_run(const pc_op_call *call, const sm_plan *p, pc_compute com
             char *xs = buf, *ys = buf + bytes, *gs = buf + 2 * bytes, *stage = buf + 3 * bytes;
             int64_t o0, no, c0, nc;
             sm_block_at(p, &b, k, &o0, &no, &c0, &nc);
-            int64_t len = no * p->n * nc;
-            sm_block_read(p, p->x, o0, no, c0, nc, p->od, stage, cd, xs);
-            sm_fwd(cd, p->logsm, lanes, xs, ys, no, p->n, nc);
+            int64_t len = no * p->n * nc, at = o0 * p->n * p->inner;
+            /* a block of whole rows read in place, and written where it goes, where the
+             * dtypes allow (no cast through od): the same values */
+            bool rows = nc == p->inner, x_as_is = rows && p->od == p->x->dtype;
+            const void *X = xs;
+            if (x_as_is)
+                X = pc_kernel_read_ro(p->x, at, len, cd, xs);
+            else
+                sm_block_read(p, p->x, o0, no, c0, nc, p->od, stage, cd, xs);
             if (!bwd) {
-                sm_block_write(p, out, o0, no, c0, nc, ys, cd, out->dtype, stage);
+                void *Y = rows ? pc_kernel_write_at(out, at, cd, ys) : ys;
+                sm_fwd(cd, p->logsm, lanes, X, Y, no, p->n, nc);
+                if (Y == ys)
+                    sm_block_write(p, out, o0, no, c0, nc, ys, cd, out->dtype, stage);
                 continue;
             }
-            sm_block_read(p, grad_out, o0, no, c0, nc, grad_out->dtype, stage, cd, gs);
+            sm_fwd(cd, p->logsm, lanes, X, ys, no, p->n, nc);
+            const void *G = gs;
+            void *D = gs;
             if (compute == PC_COMPUTE_DEVICE) {
+                sm_block_read(p, grad_out, o0, no, c0, nc, grad_out->dtype, stage, cd, gs);
                 pc_kernel_round_n(ys, cd, len, p->od);
                 pc_kernel_round_n(gs, cd, len, p->od);
+            } else if (rows) {
+                G = pc_kernel_read_ro(grad_out, at, len, cd, gs);
+                if (p->od == out->dtype)
+                    D = pc_kernel_write_at(out, at, cd, gs);
+            } else {
+                sm_block_read(p, grad_out, o0, no, c0, nc, grad_out->dtype, stage, cd, gs);
             }
-            sm_bwd(cd, p->logsm, lanes, ys, gs, gs, no, p->n, nc);
-            sm_block_write(p, out, o0, no, c0, nc, gs, cd, p->od, stage);
+            sm_bwd(cd, p->logsm, lanes, ys, G, D, no, p->n, nc);
+            if (D == gs)
+                sm_block_write(p, out, o0, no, c0, nc, gs, cd, p->od, stage);
         }
         free(buf);
     }
