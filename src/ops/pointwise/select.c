@@ -41,13 +41,17 @@ static void select_chunk(ew_kind kind, const int64_t *cnd, const void *a, const 
     if (kind == EW_FLOAT) {
         const float *fa = a, *fb = b;
         float *fy = y;
-        for (int64_t i = 0; i < n; i++)
-            fy[i] = cnd[i] ? fa[i] : fb[i];
+        for (int64_t i = 0; i < n; i++) { /* both read: a select the compiler vectorises */
+            float av = fa[i], bv = fb[i];
+            fy[i] = cnd[i] ? av : bv;
+        }
     } else {
         const int64_t *ia = a, *ib = b;
         int64_t *iy = y;
-        for (int64_t i = 0; i < n; i++)
-            iy[i] = cnd[i] ? ia[i] : ib[i];
+        for (int64_t i = 0; i < n; i++) {
+            int64_t av = ia[i], bv = ib[i];
+            iy[i] = cnd[i] ? av : bv;
+        }
     }
 }
 
@@ -60,13 +64,17 @@ static void mask_chunk(ew_kind kind, const int64_t *cnd, bool keep, const void *
     if (kind == EW_FLOAT) {
         const float *s = dy;
         float *d = g;
-        for (int64_t i = 0; i < n; i++)
-            d[i] = (cnd[i] != 0) == keep ? s[i] : 0;
+        for (int64_t i = 0; i < n; i++) { /* read unconditionally: vectorised */
+            float v = s[i];
+            d[i] = (cnd[i] != 0) == keep ? v : 0.0f;
+        }
     } else {
         const double *s = dy;
         double *d = g;
-        for (int64_t i = 0; i < n; i++)
-            d[i] = (cnd[i] != 0) == keep ? s[i] : 0;
+        for (int64_t i = 0; i < n; i++) {
+            double v = s[i];
+            d[i] = (cnd[i] != 0) == keep ? v : 0.0;
+        }
     }
 }
 
@@ -163,21 +171,28 @@ static int masked_fill_chunk(const ew_loop *l, void *const *in, void *const *out
 {
     const fill_plan *p = l->arg;
     const int64_t *cnd = in[0];
+    /* the fill value held and x read unconditionally: a select the compiler vectorises */
     if (l->c->kind == EW_FLOAT) {
-        const float *x = in[1];
+        const float *x = in[1], f = p->f;
         float *y = out[0];
-        for (int64_t i = 0; i < len; i++)
-            y[i] = cnd[i] ? p->f : x[i];
+        for (int64_t i = 0; i < len; i++) {
+            float v = x[i];
+            y[i] = cnd[i] ? f : v;
+        }
     } else if (l->c->kind == EW_DOUBLE) {
-        const double *x = in[1];
+        const double *x = in[1], d = p->d;
         double *y = out[0];
-        for (int64_t i = 0; i < len; i++)
-            y[i] = cnd[i] ? p->d : x[i];
+        for (int64_t i = 0; i < len; i++) {
+            double v = x[i];
+            y[i] = cnd[i] ? d : v;
+        }
     } else {
-        const int64_t *x = in[1];
+        const int64_t *x = in[1], f = p->i;
         int64_t *y = out[0];
-        for (int64_t i = 0; i < len; i++)
-            y[i] = cnd[i] ? p->i : x[i];
+        for (int64_t i = 0; i < len; i++) {
+            int64_t v = x[i];
+            y[i] = cnd[i] ? f : v;
+        }
     }
     return 0;
 }
