@@ -141,7 +141,7 @@ static int real(void)
     char dump[128], cmd[2048];
     snprintf(dump, sizeof dump, "%s/dump.json", dir);
     llama_cfg c = {512, 8, 64, 1376, 2048, 256, 2, 4, 1, 1, 0}; /* bench_e2e --medium's */
-    llama_cfg small = {64, 2, 32, 128, 256, 8, 1, 1, 1, 1, 0}; /* a tiny one */
+    llama_cfg small = {64, 2, 32, 128, 256, 8, 1, 1, 1, 1, 0};  /* a tiny one */
     char tiny[128];
     snprintf(tiny, sizeof tiny, "%s/tiny.json", dir);
     FILE *f = fopen(dump, "w"), *g = fopen(tiny, "w");

@@ -290,7 +290,8 @@ void *pc_block_alloc(size_t size, int zeroed, size_t *len)
     }
     if (!p) {
         pthread_mutex_unlock(&blocks.lock);
-        void *q = mmap(NULL, want, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+        void *q = mmap(NULL, want, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
         if (q == MAP_FAILED)
             return NULL;
         pthread_mutex_lock(&blocks.lock);

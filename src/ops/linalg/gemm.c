@@ -780,10 +780,10 @@ static pc_status mm_forward_batched(const pc_op_call *call, const mm_plan *q, pc
     for (int64_t k = 0; k < q->nb; k++) {
         /* operands read where they lie already, the result computed where it goes, when the
          * dtypes allow (pc_kernel_read_ro, pc_kernel_write_at: the same values) */
-        const void *A = pc_kernel_read_ro(q->a, mm_batch_of(q, q->ash, q->arank, k) * na, na, cd,
-                                          s.a);
-        const void *B = pc_kernel_read_ro(q->b, mm_batch_of(q, q->bsh, q->brank, k) * nbm, nbm,
-                                          cd, s.b);
+        const void *A =
+            pc_kernel_read_ro(q->a, mm_batch_of(q, q->ash, q->arank, k) * na, na, cd, s.a);
+        const void *B =
+            pc_kernel_read_ro(q->b, mm_batch_of(q, q->bsh, q->brank, k) * nbm, nbm, cd, s.b);
         void *C = pc_kernel_write_at(out, k * nc, cd, s.c);
         if (add)
             pc_kernel_read(&in, k * nc, nc, cd, C);
