@@ -156,7 +156,7 @@ bool pc_config_py_float(const char *s, size_t n, double *out)
         return true;
     }
     if (strcmp(p, "nan") == 0) {
-        *out = NAN;
+        *out = (double)NAN;
         return true;
     }
     const char *q = p;

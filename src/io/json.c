@@ -662,7 +662,7 @@ static double slow_strtod(pc_json_doc *doc, const char *p, size_t n)
     char small[128];
     char *buf = n < sizeof small ? small : malloc(n + 1);
     if (!buf)
-        return NAN; /* unreachable in practice; a literal that long is pathological */
+        return (double)NAN; /* unreachable in practice; a literal that long is pathological */
     memcpy(buf, p, n);
     buf[n] = '\0';
     if (doc->decimal_point != '.') {
@@ -741,7 +741,7 @@ static pc_status parse_number(pc_json_doc *doc, size_t pos, size_t end, json_tok
         if (i < end && d[i] == 'I') {
             if (end - i >= 8 && memcmp(d + i, "Infinity", 8) == 0) {
                 tok->type = PC_JSON_FLOAT;
-                tok->v.d = -INFINITY;
+                tok->v.d = -HUGE_VAL;
                 *next = i + 8;
                 return PC_OK;
             }
@@ -957,11 +957,11 @@ static pc_status tokenize(pc_json_doc *doc, size_t begin, size_t end, size_t *st
                 pos += 4;
             } else if (c == 'N' && avail >= 3 && memcmp(p, "NaN", 3) == 0) {
                 t->type = PC_JSON_FLOAT;
-                t->v.d = NAN;
+                t->v.d = (double)NAN;
                 pos += 3;
             } else if (c == 'I' && avail >= 8 && memcmp(p, "Infinity", 8) == 0) {
                 t->type = PC_JSON_FLOAT;
-                t->v.d = INFINITY;
+                t->v.d = HUGE_VAL;
                 pos += 8;
             } else {
                 return syntax_error(name, d, doc->size, pos, "a value");
@@ -1267,12 +1267,12 @@ double pc_json_number(const pc_json_doc *doc, pc_json_ref v)
 {
     const json_token *t = tok_at(doc, v);
     if (!t)
-        return NAN;
+        return (double)NAN;
     if (t->type == PC_JSON_INT)
         return (double)t->v.i;
     if (t->type == PC_JSON_FLOAT)
         return t->v.d;
-    return NAN;
+    return (double)NAN;
 }
 
 bool pc_json_is_big_integer(const pc_json_doc *doc, pc_json_ref v)

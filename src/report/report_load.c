@@ -59,11 +59,11 @@ bool pc_rep_number(const char *cell, double *out)
     if (!*cell)
         return false;
     if (strcmp(cell, "nan") == 0 || strcmp(cell, "NaN") == 0 || strcmp(cell, "-nan") == 0) {
-        *out = NAN;
+        *out = (double)NAN;
         return true;
     }
     if (strcmp(cell, "inf") == 0 || strcmp(cell, "-inf") == 0) {
-        *out = cell[0] == '-' ? -INFINITY : INFINITY;
+        *out = cell[0] == '-' ? -HUGE_VAL : HUGE_VAL;
         return true;
     }
     /* digits, a sign, a point and an exponent only: strtod would also take "infinity", hex */
