@@ -296,7 +296,7 @@ static void read_summary(rep_model *m)
     in->planned = jlong(doc, run, "apis_planned");
     in->done = jlong(doc, run, "apis_done");
     in->earlier = jlong(doc, run, "apis_from_earlier_run");
-    pc_json_free(doc);
+    m->summary_doc = doc;
 }
 
 static void read_compare_summary(rep_model *m)
@@ -320,7 +320,7 @@ static void read_compare_summary(rep_model *m)
     if (pc_json_get_double(doc, pc_json_object_get(doc, run, "seconds"), &secs) == PC_OK &&
         isfinite(secs) && secs >= 0)
         in->seconds = secs;
-    pc_json_free(doc);
+    m->csummary_doc = doc;
 }
 
 /* A merged folder's record names the shards' records ("a; b; ..."): each shard's run is in
@@ -765,6 +765,8 @@ void pc_rep_model_free(rep_model *m)
         free(m->apis[i].crows);
     }
     free(m->apis);
+    pc_json_free(m->summary_doc);
+    pc_json_free(m->csummary_doc);
     pc_strmap_free(&m->index);
     pc_arena_free(&m->arena);
     memset(m, 0, sizeof *m);
