@@ -79,12 +79,12 @@ static void synth_tensor(synth_out *o, synth_rng *r, int depth, const char *dtyp
     double vmax = synth_f32(r, 0.0, scale), vmin = -synth_f32(r, 0.0, scale);
     double vmean = synth_f32(r, -0.01, 0.01), vnorm = synth_f32(r, 1.0, 5000.0);
     if (serial % 41 == 7) {
-        vmax = INFINITY;
-        vmin = -INFINITY;
-        vnorm = INFINITY;
-        vmean = NAN;
+        vmax = HUGE_VAL;
+        vmin = -HUGE_VAL;
+        vnorm = HUGE_VAL;
+        vmean = (double)NAN;
     } else if (serial % 97 == 11) {
-        vmax = vmin = vmean = vnorm = NAN;
+        vmax = vmin = vmean = vnorm = (double)NAN;
     }
     synth_repr(mx, sizeof mx, vmax);
     synth_repr(mn, sizeof mn, vmin);

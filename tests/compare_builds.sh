@@ -70,16 +70,17 @@ run_all() {
     mv run "$label"
 }
 
-# a file's text with the moment and duration of its run replaced, and the slowest APIs (the log's
-# and the report's lists, whose order is the machine's timing) left out
+# a file's text with the moment and duration of its run replaced, and the lists of the slowest
+# APIs (the log's ranked lines, the page's table), which time orders, left out: two runs of one
+# binary differ there
 normalize() {
     sed -E -e 's/"(seconds|wall_s|elapsed|duration|device_seconds|bench_seconds)": ?[0-9.eE+-]+/"\1": <S>/g' \
         -e 's/(^|[^0-9])20[0-9]{12}([^0-9]|$)/\1<TS>\2/g' \
         -e 's/[0-9]{4}-[0-9]{2}-[0-9]{2}[ T][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?/<DATE>/g' \
         -e 's/[0-9]+(\.[0-9]+)? ?(s|ms|seconds?)\b/<S>/g' \
-        -e 's/<DATE> \([0-9]+\)/<DATE> (<PID>)/g' -e 's/pid [0-9]+/pid <PID>/g' \
-        -e 's/^(.*\] +[0-9]+\. )[^ ]+(  device <S>, bench <S>)$/\1<API>\2/' \
-        -e 's/(<table class="rows" id="slowest">).*(<\/table>)/\1<SLOWEST>\2/' "$1"
+        -e 's/<DATE> \([0-9]+\)/<DATE> (<PID>)/g' -e 's/pid [0-9]+/pid <PID>/g' "$1" |
+        sed -E -e '/\[INFO\] +[0-9]+\. \S+ +device <S>, bench <S>$/d' |
+        perl -pe 's#<table class="rows" id="slowest">.*?</table>#<table id="slowest"></table>#g'
 }
 
 echo "compare_builds: old $old"

@@ -165,16 +165,16 @@ static double trunc_to(pc_dtype d, double x)
         float f = (float)x;
         if (fabs((double)f) > fabs(x))
             f = nextafterf(f, 0.0f);
-        return f;
+        return (double)f;
     }
     case PC_DTYPE_F16:
     case PC_DTYPE_BF16: {
         bool h = d == PC_DTYPE_F16;
         uint16_t b = h ? pc_f64_to_f16(x) : pc_f64_to_bf16(x);
-        double back = h ? pc_f16_to_f32(b) : pc_bf16_to_f32(b);
+        double back = h ? (double)pc_f16_to_f32(b) : (double)pc_bf16_to_f32(b);
         if (fabs(back) > fabs(x) && (b & 0x7fff) != 0)
             b = (uint16_t)((b & 0x8000) | ((b & 0x7fff) - 1)); /* one step toward zero */
-        return h ? pc_f16_to_f32(b) : pc_bf16_to_f32(b);
+        return h ? (double)pc_f16_to_f32(b) : (double)pc_bf16_to_f32(b);
     }
     default:
         return x;
@@ -186,7 +186,7 @@ static double ulp_step(pc_dtype d, double x, int dir)
 {
     switch (d) {
     case PC_DTYPE_F32:
-        return nextafterf((float)x, dir > 0 ? INFINITY : -INFINITY);
+        return (double)nextafterf((float)x, dir > 0 ? INFINITY : -INFINITY);
     case PC_DTYPE_F16:
     case PC_DTYPE_BF16: {
         bool h = d == PC_DTYPE_F16;
@@ -200,10 +200,10 @@ static double ulp_step(pc_dtype d, double x, int dir)
         else
             neg = !neg, mag = 1; /* from +-0 across zero */
         b = (uint16_t)((neg ? 0x8000 : 0) | mag);
-        return h ? pc_f16_to_f32(b) : pc_bf16_to_f32(b);
+        return h ? (double)pc_f16_to_f32(b) : (double)pc_bf16_to_f32(b);
     }
     default:
-        return nextafter(x, dir > 0 ? INFINITY : -INFINITY);
+        return nextafter(x, dir > 0 ? HUGE_VAL : -HUGE_VAL);
     }
 }
 
@@ -279,7 +279,7 @@ static double fast_exp(double x)
     /* exp(x) = 2^(x log2 e); 2^f on [0, 1) by a 3-term polynomial (~1e-3 relative error) */
     double y = x * 1.4426950408889634;
     if (y > 1023)
-        return INFINITY;
+        return HUGE_VAL;
     if (y < -1074)
         return 0;
     double n = floor(y), f = y - n;
@@ -306,7 +306,7 @@ static pc_status fast_exp_outputs(const pc_op_call *call, pc_op_result *r)
             y = 1.0 / (1.0 + fast_exp(-v));
         else
             y = v / (1.0 + fast_exp(-v)); /* silu */
-        put(t, i, pc_round_to_dtype((float)y, t->dtype));
+        put(t, i, pc_round_to_dtype((double)(float)y, t->dtype));
     }
     pc_tensor_free(&xc);
     return PC_OK;
@@ -416,7 +416,7 @@ static pc_status softmax_nomax_outputs(const pc_op_call *call, pc_op_result *r)
             sum += expf((float)get(&xc, o * inner + i));
         for (int64_t i = 0; i < inner; i++)
             put(t, o * inner + i,
-                pc_round_to_dtype(expf((float)get(&xc, o * inner + i)) / sum, t->dtype));
+                pc_round_to_dtype((double)(expf((float)get(&xc, o * inner + i)) / sum), t->dtype));
     }
     pc_tensor_free(&xc);
     return PC_OK;

@@ -32,6 +32,7 @@
 #include "precheck/backends/host_api.h"
 #include "precheck/core/clock.h"
 #include "precheck/core/log.h"
+#include "precheck/core/strbuf.h"
 
 typedef struct plugin_info {
     const char *name;
@@ -127,25 +128,19 @@ static char py_command[PATH_MAX];
 static char py_version[32];
 static bool py_loaded;
 
-/* Appends what fd has to *buf (malloc'ed, NUL-terminated); false at its end or on an error. */
-static bool drain(int fd, char **buf, size_t *len, size_t *cap)
+/* Appends what fd has to b; false at its end or on an error (an out-of-memory stays in b). */
+static bool drain(int fd, pc_strbuf *b)
 {
-    if (*len + 4096 > *cap) {
-        size_t ncap = *cap * 2;
-        char *nb = realloc(*buf, ncap);
-        if (!nb)
-            return false;
-        *buf = nb;
-        *cap = ncap;
-    }
-    ssize_t r = read(fd, *buf + *len, *cap - *len - 1);
-    if (r < 0 && errno == EINTR)
-        return true;
-    if (r <= 0)
+    enum { CHUNK = 4096 };
+    char *room = pc_strbuf_extend(b, CHUNK);
+    if (!room)
         return false;
-    *len += (size_t)r;
-    (*buf)[*len] = 0;
-    return true;
+    ssize_t r = read(fd, room, CHUNK);
+    int e = errno;
+    pc_strbuf_truncate(b, pc_strbuf_len(b) - CHUNK + (r > 0 ? (size_t)r : 0));
+    if (r < 0 && e == EINTR)
+        return true;
+    return r > 0;
 }
 
 /* Runs argv and returns its stdout (malloc'ed) with its wait status; NULL with errno when it
@@ -187,18 +182,17 @@ char *pc_backend_capture(char *const argv[], int *status, char **err)
         errno = fork_errno;
         return NULL;
     }
-    size_t len = 0, cap = 4096, elen = 0, ecap = 4096;
-    char *buf = calloc(cap, 1), *ebuf = calloc(ecap, 1);
+    pc_strbuf out_text = PC_STRBUF_INIT, err_text = PC_STRBUF_INIT;
     struct pollfd fds[2] = {{out[0], POLLIN, 0}, {errp[0], POLLIN, 0}};
-    while (buf && ebuf && (fds[0].fd >= 0 || fds[1].fd >= 0)) {
+    while (fds[0].fd >= 0 || fds[1].fd >= 0) {
         if (poll(fds, 2, -1) < 0) {
             if (errno == EINTR)
                 continue;
             break;
         }
-        if (fds[0].fd >= 0 && fds[0].revents && !drain(out[0], &buf, &len, &cap))
+        if (fds[0].fd >= 0 && fds[0].revents && !drain(out[0], &out_text))
             fds[0].fd = -1;
-        if (fds[1].fd >= 0 && fds[1].revents && !drain(errp[0], &ebuf, &elen, &ecap))
+        if (fds[1].fd >= 0 && fds[1].revents && !drain(errp[0], &err_text))
             fds[1].fd = -1;
     }
     close(out[0]), close(errp[0]);
@@ -209,7 +203,14 @@ char *pc_backend_capture(char *const argv[], int *status, char **err)
     while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
         ;
     *status = st;
-    if (got == (ssize_t)sizeof e || !buf || !ebuf) {
+    char *buf = NULL, *ebuf = NULL;
+    if (got != (ssize_t)sizeof e && !pc_strbuf_error(&out_text) && !pc_strbuf_error(&err_text)) {
+        buf = pc_strbuf_finish(&out_text, NULL);
+        ebuf = pc_strbuf_finish(&err_text, NULL);
+    }
+    pc_strbuf_reset(&out_text);
+    pc_strbuf_reset(&err_text);
+    if (!buf || !ebuf) {
         free(buf);
         free(ebuf);
         errno = got == (ssize_t)sizeof e ? e : ENOMEM;

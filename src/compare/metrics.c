@@ -109,14 +109,14 @@ double pc_cmp_load_value(const void *data, pc_dtype dtype, int64_t i)
     case PC_DTYPE_F64:
         return ((const double *)data)[i];
     default:
-        return NAN;
+        return (double)NAN;
     }
 }
 
 void pc_cmp_chunk_acc_init(chunk_acc *a)
 {
     memset(a, 0, sizeof *a);
-    a->max_ae = a->max_ad = a->max_ab = a->max_relb = a->max_ulp = -INFINITY;
+    a->max_ae = a->max_ad = a->max_ab = a->max_relb = a->max_ulp = -HUGE_VAL;
 }
 
 double pc_np_floor_log2(np_type t, double x)
@@ -519,7 +519,7 @@ static void finish_cosine(const pc_metrics_input *in, const chunk_acc *m, pc_met
     }
     double cos;
     if (!isfinite(md) || !isfinite(mb))
-        cos = NAN; /* an inf or NaN anywhere makes numpy's scaled vectors hold NaN */
+        cos = (double)NAN; /* an inf or NaN anywhere makes numpy's scaled vectors hold NaN */
     else if (!in->cosine_blas_order && md >= 0x1p-400 && md <= 0x1p400 && mb >= 0x1p-400 &&
              mb <= 0x1p400)
         cos = m->dot_db / (sqrt(m->dot_dd) * sqrt(m->dot_bb));

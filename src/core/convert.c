@@ -213,15 +213,15 @@ double pc_round_to_dtype(double v, pc_dtype dtype)
 {
     switch (dtype) {
     case PC_DTYPE_F16:
-        return pc_f16_to_f32(pc_f64_to_f16(v));
+        return (double)pc_f16_to_f32(pc_f64_to_f16(v));
     case PC_DTYPE_BF16:
-        return pc_bf16_to_f32(pc_f64_to_bf16(v));
+        return (double)pc_bf16_to_f32(pc_f64_to_bf16(v));
     case PC_DTYPE_F32:
-        return (float)v;
+        return (double)(float)v;
     case PC_DTYPE_F8E4M3FN:
-        return pc_f8e4m3fn_to_f32(pc_f64_to_f8e4m3fn(v));
+        return (double)pc_f8e4m3fn_to_f32(pc_f64_to_f8e4m3fn(v));
     case PC_DTYPE_F8E5M2:
-        return pc_f8e5m2_to_f32(pc_f64_to_f8e5m2(v));
+        return (double)pc_f8e5m2_to_f32(pc_f64_to_f8e5m2(v));
     default:
         return v;
     }
@@ -460,19 +460,19 @@ void pc_element_load(const void *p, pc_dtype dtype, double *re, double *im)
     case PC_DTYPE_F16: {
         uint16_t h;
         memcpy(&h, p, 2);
-        r = pc_f16_to_f32(h);
+        r = (double)pc_f16_to_f32(h);
         break;
     }
     case PC_DTYPE_BF16: {
         uint16_t h;
         memcpy(&h, p, 2);
-        r = pc_bf16_to_f32(h);
+        r = (double)pc_bf16_to_f32(h);
         break;
     }
     case PC_DTYPE_F32: {
         float f;
         memcpy(&f, p, 4);
-        r = f;
+        r = (double)f;
         break;
     }
     case PC_DTYPE_F64:
@@ -481,8 +481,8 @@ void pc_element_load(const void *p, pc_dtype dtype, double *re, double *im)
     case PC_DTYPE_C64: {
         float f[2];
         memcpy(f, p, 8);
-        r = f[0];
-        i = f[1];
+        r = (double)f[0];
+        i = (double)f[1];
         break;
     }
     case PC_DTYPE_C128: {
@@ -493,10 +493,10 @@ void pc_element_load(const void *p, pc_dtype dtype, double *re, double *im)
         break;
     }
     case PC_DTYPE_F8E4M3FN:
-        r = pc_f8e4m3fn_to_f32(*(const uint8_t *)p);
+        r = (double)pc_f8e4m3fn_to_f32(*(const uint8_t *)p);
         break;
     case PC_DTYPE_F8E5M2:
-        r = pc_f8e5m2_to_f32(*(const uint8_t *)p);
+        r = (double)pc_f8e5m2_to_f32(*(const uint8_t *)p);
         break;
     default:
         r = (double)load_i64(p, dtype);
@@ -589,7 +589,7 @@ static void convert_serial(void *dst, pc_dtype dst_dtype, const void *src, pc_dt
         const float *s = src;
         double *d = dst;
         for (size_t i = 0; i < n; i++)
-            d[i] = s[i];
+            d[i] = (double)s[i];
         return;
     }
     if (src_dtype == PC_DTYPE_F64 && dst_dtype == PC_DTYPE_F32) {
@@ -614,7 +614,7 @@ static void convert_serial(void *dst, pc_dtype dst_dtype, const void *src, pc_dt
             else
                 pc_convert_f16_to_f32(stage, s + i, m);
             for (size_t j = 0; j < m; j++)
-                d[i + j] = stage[j];
+                d[i + j] = (double)stage[j];
         }
         return;
     }

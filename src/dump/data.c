@@ -141,7 +141,7 @@ pc_status pc_tensor_stats_compute(const pc_tensor *t, pc_tensor_stats *out)
     if (st)
         return st;
     const double *v = pc_tensor_data(&vals);
-    double max = -INFINITY, min = INFINITY, sum_pos = 0.0, sum_neg = 0.0, sumsq = 0.0;
+    double max = -HUGE_VAL, min = HUGE_VAL, sum_pos = 0.0, sum_neg = 0.0, sumsq = 0.0;
     double max_abs = 0.0;
     int64_t nonzero = 0;
     bool any_nan = false;
@@ -163,10 +163,10 @@ pc_status pc_tensor_stats_compute(const pc_tensor *t, pc_tensor_stats *out)
     }
     pc_tensor_free(&vals);
     if (any_nan)
-        max = min = NAN;
+        max = min = (double)NAN;
     double sum = sum_pos + sum_neg;
     if (any_nan)
-        sum = sum_pos = sum_neg = sumsq = max_abs = NAN;
+        sum = sum_pos = sum_neg = sumsq = max_abs = (double)NAN;
     s.max = max;
     s.min = min;
     s.sum_pos = sum_pos;
@@ -498,7 +498,7 @@ pc_status pc_dump_verify_stats(const pc_dump_api *api, const pc_dump_arg *arg,
     if (!s->present) {
         if (rec->max.kind == PC_DUMP_VALUE_NULL || rec->max.kind == PC_DUMP_VALUE_ABSENT)
             return PC_OK;
-        return mismatch(api, arg, "Max of an empty tensor", &rec->max, NAN, NULL);
+        return mismatch(api, arg, "Max of an empty tensor", &rec->max, (double)NAN, NULL);
     }
     if (!pc_dump_value_is_number(&rec->max) ||
         !same_value(pc_dump_value_as_double(&rec->max), s->max))

@@ -41,7 +41,7 @@ bool pc_dump_value_is_number(const pc_dump_value *v)
 double pc_dump_value_as_double(const pc_dump_value *v)
 {
     if (!v)
-        return NAN;
+        return (double)NAN;
     switch (v->kind) {
     case PC_DUMP_VALUE_BOOL:
         return v->u.b ? 1.0 : 0.0;
@@ -50,7 +50,7 @@ double pc_dump_value_as_double(const pc_dump_value *v)
     case PC_DUMP_VALUE_FLOAT:
         return v->u.f;
     default:
-        return NAN;
+        return (double)NAN;
     }
 }
 

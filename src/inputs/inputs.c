@@ -174,7 +174,7 @@ static pc_status random_float(pc_tensor *t, const pc_rng_stream *s, double low, 
     pc_dtype dt = t->dtype;
     /* fp8: drawn and computed in float32, cast at the end (the caller casts) */
     if (isnan(high)) {
-        pc_tensor_fill(t, NAN);
+        pc_tensor_fill(t, (double)NAN);
         return PC_OK;
     }
     if (high_origin_truthy && isinf(high)) {
@@ -197,10 +197,10 @@ static pc_status random_float(pc_tensor *t, const pc_rng_stream *s, double low, 
         return PC_OK;
     if (high_origin_truthy && isnan(high_origin)) {
         if (n <= 2) {
-            store_flat(t, 0, NAN);
+            store_flat(t, 0, (double)NAN);
         } else {
             store_flat(t, 0, low);
-            store_flat(t, 1, NAN);
+            store_flat(t, 1, (double)NAN);
         }
         store_flat(t, n - 1, high);
         return PC_OK;

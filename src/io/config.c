@@ -156,7 +156,7 @@ bool pc_config_py_float(const char *s, size_t n, double *out)
         return true;
     }
     if (strcmp(p, "nan") == 0) {
-        *out = NAN;
+        *out = (double)NAN;
         return true;
     }
     const char *q = p;
@@ -239,27 +239,18 @@ pc_status pc_config_out_of_memory(void)
 }
 
 /* A whole file into memory (malloc'd, NUL-terminated). */
-pc_status pc_config_read_file(const char *path, const char *what, char **data, size_t *size)
+/* A whole file into memory (malloc'd, NUL-terminated). */
+static pc_status read_file(const char *path, const char *what, char **data, size_t *size)
 {
     FILE *fp = fopen(path, "rb");
     if (!fp)
         return pc_error_set(PC_ERR_IO, "Load %s file %s failed: %s", what, path, strerror(errno));
-    char *all = NULL;
-    size_t len = 0, cap = 0;
-    for (;;) {
-        if (len + 65536 + 1 > cap) {
-            size_t grown = cap ? cap * 2 : 65536 + 1;
-            char *bigger = realloc(all, grown);
-            if (!bigger) {
-                free(all);
-                fclose(fp);
-                return pc_config_out_of_memory();
-            }
-            all = bigger;
-            cap = grown;
-        }
-        size_t n = fread(all + len, 1, cap - len - 1, fp);
-        len += n;
+    enum { CHUNK = 65536 };
+    pc_strbuf all = PC_STRBUF_INIT;
+    char *room;
+    while ((room = pc_strbuf_extend(&all, CHUNK)) != NULL) {
+        size_t n = fread(room, 1, CHUNK, fp);
+        pc_strbuf_truncate(&all, pc_strbuf_len(&all) - CHUNK + n);
         if (n == 0)
             break;
     }
@@ -267,13 +258,32 @@ pc_status pc_config_read_file(const char *path, const char *what, char **data, s
     int err = errno;
     fclose(fp);
     if (failed) {
-        free(all);
+        pc_strbuf_reset(&all);
         return pc_error_set(PC_ERR_IO, "Load %s file %s failed: %s", what, path, strerror(err));
     }
-    all[len] = '\0';
-    *data = all;
-    *size = len;
+    if (pc_strbuf_error(&all) || !(*data = pc_strbuf_finish(&all, size))) {
+        pc_strbuf_reset(&all);
+        return pc_config_out_of_memory();
+    }
     return PC_OK;
+}
+
+pc_status pc_config_load_file(pc_config *out, const char *path, const char *what,
+                              pc_config_parse_fn parse, pc_config_api_check is_api)
+{
+    char real[PC_PATH_BUFFER_SIZE], ext[16];
+    snprintf(ext, sizeof ext, ".%s", what);
+    pc_status s = pc_path_check(path, PC_PATH_FILE, PC_PATH_READ, ext, real, sizeof real);
+    if (s != PC_OK)
+        return s;
+    char *data;
+    size_t size;
+    s = read_file(real, what, &data, &size);
+    if (s != PC_OK)
+        return s;
+    s = parse(out, data, size, real, is_api);
+    free(data);
+    return s;
 }
 
 pc_status pc_config_check_api_list(const char *key, const str_items *items,

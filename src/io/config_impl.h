@@ -41,8 +41,14 @@ bool pc_config_list_push(pc_string_list *list, const char *s, size_t n);
 /* os.path.exists of the len bytes at path (a NUL inside: false, as Python says). */
 bool pc_config_path_exists(const char *path, size_t len);
 pc_status pc_config_out_of_memory(void);
-/* A whole file into memory (malloc'd, NUL-terminated). */
-pc_status pc_config_read_file(const char *path, const char *what, char **data, size_t *size);
+/* pc_config_parse_yaml or pc_config_parse_json. */
+typedef pc_status (*pc_config_parse_fn)(pc_config *out, const char *data, size_t size,
+                                        const char *name, pc_config_api_check is_api);
+/* Loads the config file at path, whose kind what ("yaml", "json") is also its extension: the
+ * path checked (a readable file, not a link), read whole and given to parse under its real
+ * path. */
+pc_status pc_config_load_file(pc_config *out, const char *path, const char *what,
+                              pc_config_parse_fn parse, pc_config_api_check is_api);
 
 /* check_filter_list_config's element checks on a list whose items are strings (or not). */
 typedef struct str_items {

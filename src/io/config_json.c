@@ -4,7 +4,6 @@
 #include "config_impl.h"
 #include "precheck/core/log.h"
 #include "precheck/io/json.h"
-#include "precheck/io/path_check.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -362,18 +361,7 @@ done:
 
 pc_status pc_config_load_json(pc_config *out, const char *path, pc_config_api_check is_api)
 {
-    char real[PC_PATH_BUFFER_SIZE];
-    pc_status s = pc_path_check(path, PC_PATH_FILE, PC_PATH_READ, ".json", real, sizeof real);
-    if (s != PC_OK)
-        return s;
-    char *data;
-    size_t size;
-    s = pc_config_read_file(real, "json", &data, &size);
-    if (s != PC_OK)
-        return s;
-    s = pc_config_parse_json(out, data, size, real, is_api);
-    free(data);
-    return s;
+    return pc_config_load_file(out, path, "json", pc_config_parse_json, is_api);
 }
 
 pc_status pc_config_load(pc_config *out, const char *yaml_path, const char *json_path,

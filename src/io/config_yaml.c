@@ -3,7 +3,6 @@
 #include "precheck/io/config.h"
 
 #include "config_impl.h"
-#include "precheck/io/path_check.h"
 #include "yaml11_impl.h"
 
 #include <stdio.h>
@@ -181,16 +180,5 @@ pc_status pc_config_parse_yaml(pc_config *out, const char *data, size_t size, co
 
 pc_status pc_config_load_yaml(pc_config *out, const char *path, pc_config_api_check is_api)
 {
-    char real[PC_PATH_BUFFER_SIZE];
-    pc_status s = pc_path_check(path, PC_PATH_FILE, PC_PATH_READ, ".yaml", real, sizeof real);
-    if (s != PC_OK)
-        return s;
-    char *data;
-    size_t size;
-    s = pc_config_read_file(real, "yaml", &data, &size);
-    if (s != PC_OK)
-        return s;
-    s = pc_config_parse_yaml(out, data, size, real, is_api);
-    free(data);
-    return s;
+    return pc_config_load_file(out, path, "yaml", pc_config_parse_yaml, is_api);
 }

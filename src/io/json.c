@@ -12,6 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "precheck/core/strbuf.h"
+
 /*
  * One flat array of tokens in document order. A container's subtree is the run of tokens
  * after it up to `end`; an object's members are key, value, key, value, ... Every token knows
@@ -41,8 +43,7 @@ struct pc_json_doc {
     char *owned_data;
     json_token *tok;
     uint32_t ntok, captok;
-    char *pool;
-    size_t npool, cappool;
+    pc_strbuf pool; /* the decoded strings, each NUL-terminated, found by offset */
     uint32_t stack[PC_JSON_MAX_DEPTH];
     char decimal_point;       /* of the C library's current locale, for strtod */
     struct json_locator *loc; /* for positions in messages; behind a pointer: see below */
@@ -528,23 +529,27 @@ static pc_status grow_tokens(pc_json_doc *doc)
     return PC_OK;
 }
 
-static pc_status reserve_pool(pc_json_doc *doc, size_t extra)
+/* Room for extra bytes at the end of the pool, for a string to be decoded into: *at is where
+ * they start. The pool keeps them only when keep_pooled says so. */
+static pc_status reserve_pool(pc_json_doc *doc, size_t extra, char **at)
 {
-    if (doc->cappool - doc->npool >= extra)
-        return PC_OK;
-    size_t cap = doc->cappool ? doc->cappool : 4096;
-    while (cap - doc->npool < extra) {
-        if (cap > SIZE_MAX / 2)
-            return pc_error_set(PC_ERR_NOMEM, "%s: strings too large", doc_name(doc));
-        cap *= 2;
-    }
-    char *p = realloc(doc->pool, cap);
-    if (!p)
+    size_t n = pc_strbuf_len(&doc->pool);
+    if (!pc_strbuf_extend(&doc->pool, extra))
         return pc_error_set(PC_ERR_NOMEM, "%s: out of memory for %zu bytes of strings",
-                            doc_name(doc), cap);
-    doc->pool = p;
-    doc->cappool = cap;
+                            doc_name(doc), n + extra);
+    pc_strbuf_truncate(&doc->pool, n);
+    *at = doc->pool.data + n;
     return PC_OK;
+}
+
+/* Keeps the len bytes decoded at the pool's end (reserved: nothing moves) and a NUL after them;
+ * their offset. */
+static uint64_t keep_pooled(pc_json_doc *doc, size_t len)
+{
+    size_t at = pc_strbuf_len(&doc->pool);
+    pc_strbuf_extend(&doc->pool, len + 1);
+    doc->pool.data[at + len] = '\0';
+    return at;
 }
 
 pc_status pc_json_doc_new(pc_json_doc **out, const char *name)
@@ -571,7 +576,7 @@ void pc_json_free(pc_json_doc *doc)
     free(doc->name);
     free(doc->owned_data);
     free(doc->tok);
-    free(doc->pool);
+    pc_strbuf_reset(&doc->pool);
     locator_free(doc->loc);
     free(doc);
 }
@@ -662,7 +667,7 @@ static double slow_strtod(pc_json_doc *doc, const char *p, size_t n)
     char small[128];
     char *buf = n < sizeof small ? small : malloc(n + 1);
     if (!buf)
-        return NAN; /* unreachable in practice; a literal that long is pathological */
+        return (double)NAN; /* unreachable in practice; a literal that long is pathological */
     memcpy(buf, p, n);
     buf[n] = '\0';
     if (doc->decimal_point != '.') {
@@ -741,7 +746,7 @@ static pc_status parse_number(pc_json_doc *doc, size_t pos, size_t end, json_tok
         if (i < end && d[i] == 'I') {
             if (end - i >= 8 && memcmp(d + i, "Infinity", 8) == 0) {
                 tok->type = PC_JSON_FLOAT;
-                tok->v.d = -INFINITY;
+                tok->v.d = -HUGE_VAL;
                 *next = i + 8;
                 return PC_OK;
             }
@@ -855,16 +860,17 @@ static pc_status parse_string_token(pc_json_doc *doc, size_t pos, size_t end, ui
     const char *d = doc->data;
     size_t len = 0, stop;
     size_t probe_end = end - pos > PROBE + 1 ? pos + PROBE + 1 : end;
-    pc_status st = reserve_pool(doc, PROBE + 1);
+    char *at = NULL;
+    pc_status st = reserve_pool(doc, PROBE + 1, &at);
     if (st)
         return st;
-    str_result r = decode_string_raw(d, pos, probe_end, doc->pool + doc->npool, &len, &stop);
+    str_result r = decode_string_raw(d, pos, probe_end, at, &len, &stop);
     if (r == STR_UNTERMINATED && probe_end < end) {
         size_t raw_end = string_end(d, pos, end);
-        st = reserve_pool(doc, raw_end - pos + 1);
+        st = reserve_pool(doc, raw_end - pos + 1, &at);
         if (st)
             return st;
-        r = decode_string_raw(d, pos, raw_end, doc->pool + doc->npool, &len, &stop);
+        r = decode_string_raw(d, pos, raw_end, at, &len, &stop);
     }
     if (r != STR_OK)
         return string_error(doc_name(doc), d, doc->size, pos, r, stop);
@@ -876,9 +882,7 @@ static pc_status parse_string_token(pc_json_doc *doc, size_t pos, size_t end, ui
         return st;
     t->flags = is_key ? TOK_KEY : 0;
     t->count = (uint32_t)len;
-    t->v.s = doc->npool;
-    doc->pool[doc->npool + len] = '\0';
-    doc->npool += len + 1;
+    t->v.s = keep_pooled(doc, len);
     *next = stop;
     return PC_OK;
 }
@@ -957,11 +961,11 @@ static pc_status tokenize(pc_json_doc *doc, size_t begin, size_t end, size_t *st
                 pos += 4;
             } else if (c == 'N' && avail >= 3 && memcmp(p, "NaN", 3) == 0) {
                 t->type = PC_JSON_FLOAT;
-                t->v.d = NAN;
+                t->v.d = (double)NAN;
                 pos += 3;
             } else if (c == 'I' && avail >= 8 && memcmp(p, "Infinity", 8) == 0) {
                 t->type = PC_JSON_FLOAT;
-                t->v.d = INFINITY;
+                t->v.d = HUGE_VAL;
                 pos += 8;
             } else {
                 return syntax_error(name, d, doc->size, pos, "a value");
@@ -1018,7 +1022,10 @@ static void doc_reset(pc_json_doc *doc, const char *data, size_t size)
     doc->data = data;
     doc->size = size;
     doc->ntok = 0;
-    doc->npool = 0;
+    if (pc_strbuf_error(&doc->pool))
+        pc_strbuf_reset(&doc->pool); /* an out-of-memory sticks: start afresh */
+    else
+        pc_strbuf_truncate(&doc->pool, 0);
     const struct lconv *lc = localeconv();
     doc->decimal_point =
         lc && lc->decimal_point && lc->decimal_point[0] ? lc->decimal_point[0] : '.';
@@ -1218,7 +1225,7 @@ pc_json_ref pc_json_array_at(const pc_json_doc *doc, pc_json_ref array, size_t i
 
 static int key_equals(const pc_json_doc *doc, const json_token *k, const char *key, size_t len)
 {
-    return k->count == len && memcmp(doc->pool + k->v.s, key, len) == 0;
+    return k->count == len && memcmp(doc->pool.data + k->v.s, key, len) == 0;
 }
 
 pc_json_ref pc_json_object_get(const pc_json_doc *doc, pc_json_ref obj, const char *key)
@@ -1240,7 +1247,8 @@ bool pc_json_member_is_last_of_key(const pc_json_doc *doc, pc_json_ref key_ref)
         return false;
     for (pc_json_ref k = pc_json_next(doc, key_ref); k != PC_JSON_NONE; k = pc_json_next(doc, k)) {
         const json_token *o = &doc->tok[k];
-        if (o->count == t->count && memcmp(doc->pool + o->v.s, doc->pool + t->v.s, t->count) == 0)
+        if (o->count == t->count &&
+            memcmp(doc->pool.data + o->v.s, doc->pool.data + t->v.s, t->count) == 0)
             return false;
     }
     return true;
@@ -1260,19 +1268,19 @@ const char *pc_json_string(const pc_json_doc *doc, pc_json_ref v, size_t *len)
         return NULL;
     if (len)
         *len = t->count;
-    return doc->pool + t->v.s;
+    return doc->pool.data + t->v.s;
 }
 
 double pc_json_number(const pc_json_doc *doc, pc_json_ref v)
 {
     const json_token *t = tok_at(doc, v);
     if (!t)
-        return NAN;
+        return (double)NAN;
     if (t->type == PC_JSON_INT)
         return (double)t->v.i;
     if (t->type == PC_JSON_FLOAT)
         return t->v.d;
-    return NAN;
+    return (double)NAN;
 }
 
 bool pc_json_is_big_integer(const pc_json_doc *doc, pc_json_ref v)

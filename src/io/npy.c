@@ -501,12 +501,11 @@ pc_status pc_npy_write_buffer(const pc_tensor *t, void **data, size_t *size)
     pc_byte_sink sink = {.fd = -1, .origin = "<memory>"};
     pc_status st = write_npy(t, &sink);
     if (st != PC_OK) {
-        free(sink.buf);
+        pc_strbuf_reset(&sink.mem);
         return st;
     }
-    *data = sink.buf;
-    *size = sink.len;
-    return PC_OK;
+    *data = pc_strbuf_finish(&sink.mem, size);
+    return *data ? PC_OK : pc_error_set(PC_ERR_NOMEM, "writing a .npy to memory: out of memory");
 }
 
 pc_status pc_npy_write_file(const char *path, const pc_tensor *t, unsigned flags)

@@ -729,12 +729,11 @@ pc_status pc_pt_write_buffer_limit(const pc_tensor *t, const char *archive, uint
     pc_byte_sink sink = {.fd = -1, .origin = "<memory>"};
     pc_status st = write_archive(t, archive ? archive : "archive", &sink, zip64_limit);
     if (st != PC_OK) {
-        free(sink.buf);
+        pc_strbuf_reset(&sink.mem);
         return st;
     }
-    *data = sink.buf;
-    *size = sink.len;
-    return PC_OK;
+    *data = pc_strbuf_finish(&sink.mem, size);
+    return *data ? PC_OK : pc_error_set(PC_ERR_NOMEM, "writing a .pt to memory: out of memory");
 }
 
 pc_status pc_pt_write_buffer(const pc_tensor *t, const char *archive, void **data, size_t *size)

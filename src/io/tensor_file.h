@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "precheck/core/dtype.h"
+#include "precheck/core/strbuf.h"
 #include "precheck/core/status.h"
 #include "precheck/core/tensor.h"
 
@@ -207,33 +208,18 @@ static inline pc_status pc_file_map_wrap(pc_file_map *map, size_t offset, size_t
 typedef struct pc_byte_sink {
     int fd;
     const char *origin; /* for messages */
-    unsigned char *buf; /* memory sink: malloc'ed, owned by the sink until taken */
-    size_t len, cap;
-    uint64_t offset; /* bytes written so far */
+    pc_strbuf mem;      /* memory sink: the bytes, owned by the sink until taken (finish) */
+    uint64_t offset;    /* bytes written so far */
 } pc_byte_sink;
 
 static inline pc_status pc_byte_sink_write(pc_byte_sink *s, const void *data, size_t n)
 {
     const unsigned char *p = data;
     if (s->fd < 0) {
-        if (n > s->cap - s->len) {
-            size_t cap = s->cap ? s->cap : 4096;
-            while (n > cap - s->len) {
-                if (cap > SIZE_MAX / 2)
-                    return pc_error_set(PC_ERR_NOMEM, "%s: output too big", s->origin);
-                cap *= 2;
-            }
-            unsigned char *nb = realloc(s->buf, cap);
-            if (!nb)
-                return pc_error_set(PC_ERR_NOMEM,
-                                    "%s: out of memory growing the output to %zu bytes", s->origin,
-                                    cap);
-            s->buf = nb;
-            s->cap = cap;
-        }
-        if (n)
-            memcpy(s->buf + s->len, p, n);
-        s->len += n;
+        pc_strbuf_append(&s->mem, p, n);
+        if (pc_strbuf_error(&s->mem))
+            return pc_error_set(PC_ERR_NOMEM, "%s: out of memory growing the output past %zu bytes",
+                                s->origin, pc_strbuf_len(&s->mem));
     } else {
         size_t done = 0;
         while (done < n) {

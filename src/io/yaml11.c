@@ -423,7 +423,7 @@ static bool construct_float(const char *s, size_t n, double *out)
         return true;
     }
     if (strcmp(p, ".nan") == 0) {
-        *out = NAN;
+        *out = (double)NAN;
         return true;
     }
     if (strchr(p, ':')) {

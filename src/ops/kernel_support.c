@@ -175,13 +175,13 @@ void pc_kernel_round_n(void *buf, pc_dtype cd, int64_t n, pc_dtype d)
         double *x = buf;
         if (d == PC_DTYPE_F16)
             for (int64_t i = 0; i < n; i++)
-                x[i] = pc_f16_to_f32(pc_f64_to_f16(x[i]));
+                x[i] = (double)pc_f16_to_f32(pc_f64_to_f16(x[i]));
         else if (d == PC_DTYPE_BF16)
             for (int64_t i = 0; i < n; i++)
-                x[i] = pc_bf16_to_f32(pc_f64_to_bf16(x[i]));
+                x[i] = (double)pc_bf16_to_f32(pc_f64_to_bf16(x[i]));
         else if (d == PC_DTYPE_F32)
             for (int64_t i = 0; i < n; i++)
-                x[i] = (float)x[i];
+                x[i] = (double)(float)x[i];
     }
 }
 

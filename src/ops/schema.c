@@ -204,13 +204,13 @@ static pc_status read_number(cursor *c, double *value, bool *is_float, int64_t *
     bool neg = *s == '-';
     const char *body = neg ? s + 1 : s;
     if (strncmp(body, "inf", 3) == 0 && !ident_char(body[3])) {
-        *value = neg ? -INFINITY : INFINITY;
+        *value = neg ? -HUGE_VAL : HUGE_VAL;
         *is_float = true;
         c->pos += (size_t)(body + 3 - s);
         return PC_OK;
     }
     if (strncmp(body, "nan", 3) == 0 && !ident_char(body[3])) {
-        *value = NAN;
+        *value = (double)NAN;
         *is_float = true;
         c->pos += (size_t)(body + 3 - s);
         return PC_OK;

@@ -151,7 +151,7 @@ static bool python_float_syntax(const char *p, size_t n)
 pc_status pc_pcmp_parse_float(const char *text, double *out)
 {
     if (!text || is_na_word(text)) {
-        *out = NAN;
+        *out = (double)NAN;
         return PC_OK;
     }
     const char *p = text, *end = text + strlen(text);
@@ -348,7 +348,7 @@ static void rule_benchmark(judge *j, const pc_pcmp_row *npu, const pc_pcmp_row *
         bool consistent = true;
         if (not_finite(x) || not_finite(y)) {
             consistent = inf_nan_consistent(j, x, y, pc_pcmp_col_name(cols[i]));
-            ratio = NAN;
+            ratio = (double)NAN;
         } else {
             ratio = fabs(x) / fmax(fabs(y), m);
         }
@@ -397,7 +397,7 @@ static void rule_ulp(judge *j, const pc_pcmp_row *npu, const pc_pcmp_row *gpu, c
     if (not_finite(pn) || not_finite(pg)) {
         consistent =
             inf_nan_consistent(j, pn, pg, pc_pcmp_col_name(PC_PCMP_COL_ULP_PROP)) && consistent;
-        ratio = NAN;
+        ratio = (double)NAN;
     } else {
         ratio = fabs(pn) / fmax(fabs(pg), min_error(dtype));
     }

@@ -321,7 +321,7 @@ static pc_status add_moved(pc_report_diff *d, size_t api, const char *row, const
     if (!isfinite(a) || !isfinite(b)) {
         if (!isfinite(a) && !isfinite(b) && (isnan(a) == isnan(b)) && (isnan(a) || a == b))
             return PC_OK; /* NaN and NaN, inf and inf */
-        factor = INFINITY;
+        factor = HUGE_VAL;
         worse = !isfinite(b) && isfinite(a);
         if (!isfinite(a) && !isfinite(b))
             worse = isnan(b);
@@ -782,7 +782,7 @@ pc_status pc_report_diff_write_json(const pc_report_diff *d, const char *path, u
     pc_json_write_begin_array(&w);
     for (size_t i = 0; i < d->n_moved; i++) {
         const diff_moved *m = &d->moved[i];
-        double a = NAN, b = NAN;
+        double a = (double)NAN, b = (double)NAN;
         pc_rep_number(m->old_text, &a);
         pc_rep_number(m->new_text, &b);
         pc_json_write_begin_object(&w);

@@ -203,7 +203,7 @@ static bool draw_pair(html_buf *b, const rep_model *m, const rep_api *a, const r
     p.e.rtol[1] = half ? 0.01 : 0.001;   /* the error share's */
     p.e.atol = 0.001;                    /* max abs error below it: pass */
     if (pc_dtype_is_integral(dt.dtype))
-        p.e.rtol[0] = p.e.rtol[1] = p.e.atol = NAN;
+        p.e.rtol[0] = p.e.rtol[1] = p.e.atol = (double)NAN;
     st = measure(&bt, &dt, &p);
     if (st != PC_OK) {
         pc_hb_raw(b, "<p class=\"problem\">");

@@ -103,7 +103,8 @@ static void histogram_of(html_buf *b, const series *s, const char *title, const 
 {
     if (!s->n)
         return;
-    plot_metric spec = {title, column, high, {limit, NAN, NAN}, {limit_label, NULL, NULL}, note};
+    plot_metric spec = {
+        title, column, high, {limit, (double)NAN, (double)NAN}, {limit_label, NULL, NULL}, note};
     pc_plot_metric_histogram(b, &spec, s->v, s->limit, s->label, s->n);
 }
 
@@ -165,7 +166,7 @@ void pc_html_metrics_section(html_buf *b, const rep_model *m)
                         plot_metric spec = {"share of ULP errors over the limit",
                                             "ULP误差大于阈值占比",
                                             false,
-                                            {0.001, 0.05, NAN},
+                                            {0.001, 0.05, (double)NAN},
                                             {"0.001 (fp16, bf16)", "0.05 (fp32)", NULL},
                                             "ULP误差比对法 (matmul, linear, ...): float32 also "
                                             "passes with a mean ULP error below 64, any dtype "

@@ -382,9 +382,9 @@ void pc_plot_error_histogram(html_buf *b, const plot_errors *e)
 void pc_plot_error_scatter(html_buf *b, const plot_errors *e)
 {
     /* axis ranges over the sample's non-zero finite values, whole decades */
-    double xlo = INFINITY, xhi = -INFINITY, ylo = INFINITY, yhi = -INFINITY;
+    double xlo = HUGE_VAL, xhi = -HUGE_VAL, ylo = HUGE_VAL, yhi = -HUGE_VAL;
     for (size_t i = 0; i < e->n_sample; i++) {
-        double x = e->bench_abs[i], y = e->err_abs[i];
+        double x = (double)e->bench_abs[i], y = (double)e->err_abs[i];
         if (isfinite(x) && x > 0) {
             xlo = fmin(xlo, log10(x));
             xhi = fmax(xhi, log10(x));
@@ -446,7 +446,7 @@ void pc_plot_error_scatter(html_buf *b, const plot_errors *e)
                   SC_BOTTOM - (log10(e->atol) - ylo) * sy - 3, e->atol);
     pc_hb_raw(b, "<g class=\"pts\">");
     for (size_t i = 0; i < e->n_sample; i++) {
-        double bx = e->bench_abs[i], ey = e->err_abs[i];
+        double bx = (double)e->bench_abs[i], ey = (double)e->err_abs[i];
         if (!isfinite(bx) || !isfinite(ey))
             continue;
         double x = bx > 0 ? log10(bx) : xlo, y = ey > 0 ? log10(ey) : ylo + 0.5;

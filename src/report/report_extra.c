@@ -76,8 +76,8 @@ static void read_where(rep_model *m, rep_api *a, const pc_json_doc *d, pc_json_r
 
 static void read_run_ut(rep_model *m)
 {
-    pc_json_doc *d = NULL;
-    if (!m->summary_json || pc_json_parse_file(&d, m->summary_json) != PC_OK)
+    const pc_json_doc *d = m->summary_doc;
+    if (!d)
         return;
     pc_json_ref apis = pc_json_object_get(d, pc_json_root(d), "apis");
     for (pc_json_ref e = pc_json_first(d, apis); e != PC_JSON_NONE; e = pc_json_next(d, e)) {
@@ -94,7 +94,6 @@ static void read_run_ut(rep_model *m)
         }
         read_where(m, a, d, pc_json_object_get(d, e, "where"));
     }
-    pc_json_free(d);
 }
 
 /* The API of a row name "X.forward.output.3" (the name up to ".forward." or ".backward."). */
@@ -117,8 +116,8 @@ static rep_api *api_of_row(const rep_model *m, const char *row)
 
 static void read_compare(rep_model *m)
 {
-    pc_json_doc *d = NULL;
-    if (!m->csummary_json || pc_json_parse_file(&d, m->csummary_json) != PC_OK)
+    const pc_json_doc *d = m->csummary_doc;
+    if (!d)
         return;
     pc_json_ref rows = pc_json_object_get(d, pc_json_root(d), "rows_failed");
     for (pc_json_ref e = pc_json_first(d, rows); e != PC_JSON_NONE; e = pc_json_next(d, e)) {
@@ -148,11 +147,13 @@ static void read_compare(rep_model *m)
         }
         c->sides = keep(m, &t);
     }
-    pc_json_free(d);
 }
 
 void pc_rep_read_extras(rep_model *m)
 {
     read_run_ut(m);
     read_compare(m);
+    pc_json_free(m->summary_doc);
+    pc_json_free(m->csummary_doc);
+    m->summary_doc = m->csummary_doc = NULL;
 }

@@ -200,6 +200,9 @@ typedef struct rep_model {
      * report_load.c takes the first whose "kind" and CSV are the run's into summary_json and
      * csummary_json) */
     const char *summary_try[8], *csummary_try[16];
+    /* summary_json and csummary_json parsed (report_load.c), kept for what they add once the
+     * CSVs' APIs are known (report_extra.c), then freed; NULL when not read */
+    struct pc_json_doc *summary_doc, *csummary_doc;
     size_t n_summary_try, n_csummary_try;
     const char *error_dir;            /* the ut_error_data<ts> folder found, or NULL */
     double run_ut_seconds_from_files; /* the last write after the start, -1 unknown */
@@ -236,8 +239,8 @@ void pc_rep_model_free(rep_model *m);
 /* The API named name, or NULL. */
 rep_api *pc_rep_api_find(const rep_model *m, const char *name);
 /* report_extra.c: what the two summary JSONs add to the CSVs (times, places in the model,
- * "rule, not device"), into the model's APIs and rows; a summary that cannot be read adds
- * nothing (its note is report_load.c's). */
+ * "rule, not device"), into the model's APIs and rows, from summary_doc and csummary_doc, which
+ * it then frees; a summary that could not be read adds nothing (its note is report_load.c's). */
 void pc_rep_read_extras(rep_model *m);
 
 /* Adds a note for the page (formatted; copied). */

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "precheck/core/excerpt.h"
+#include "precheck/core/strbuf.h"
 #include "precheck/io/csv_read.h"
 #include "precheck/io/json.h"
 #include "precheck/io/msprobe_csv.h"
@@ -59,11 +60,11 @@ bool pc_rep_number(const char *cell, double *out)
     if (!*cell)
         return false;
     if (strcmp(cell, "nan") == 0 || strcmp(cell, "NaN") == 0 || strcmp(cell, "-nan") == 0) {
-        *out = NAN;
+        *out = (double)NAN;
         return true;
     }
     if (strcmp(cell, "inf") == 0 || strcmp(cell, "-inf") == 0) {
-        *out = cell[0] == '-' ? -INFINITY : INFINITY;
+        *out = cell[0] == '-' ? -HUGE_VAL : HUGE_VAL;
         return true;
     }
     /* digits, a sign, a point and an exponent only: strtod would also take "infinity", hex */
@@ -106,6 +107,23 @@ static const char *type_of(rep_model *m, const char *name)
     return pc_arena_strdup(&m->arena, buf);
 }
 
+/* items, an array of *cap elements of size bytes whose first count are used, with room for
+ * one more: grown (to first elements, then twice as many) when full. NULL when out of memory
+ * (the message is set; items stays as it was). */
+static void *room_for_one(void *items, size_t count, size_t *cap, size_t size, size_t first)
+{
+    if (count < *cap)
+        return items;
+    size_t n = *cap ? 2 * *cap : first;
+    void *p = n <= SIZE_MAX / size ? realloc(items, n * size) : NULL;
+    if (!p) {
+        pc_error_set(PC_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    *cap = n;
+    return p;
+}
+
 /* The API named name, made when new. NULL when out of memory (the message is set). */
 static rep_api *api_get(rep_model *m, const char *name)
 {
@@ -114,16 +132,10 @@ static rep_api *api_get(rep_model *m, const char *name)
     pc_strmap_entry *e = pc_strmap_find_hashed(&m->index, name, len, hash);
     if (e)
         return &m->apis[e->value.index];
-    if (m->n_apis == m->cap_apis) {
-        size_t cap = m->cap_apis ? 2 * m->cap_apis : 256;
-        rep_api *a = realloc(m->apis, cap * sizeof *a);
-        if (!a) {
-            pc_error_set(PC_ERR_NOMEM, "out of memory");
-            return NULL;
-        }
-        m->apis = a;
-        m->cap_apis = cap;
-    }
+    rep_api *apis = room_for_one(m->apis, m->n_apis, &m->cap_apis, sizeof *apis, 256);
+    if (!apis)
+        return NULL;
+    m->apis = apis;
     rep_api *a = &m->apis[m->n_apis];
     memset(a, 0, sizeof *a);
     a->name = pc_arena_strdup(&m->arena, name);
@@ -156,17 +168,22 @@ rep_api *pc_rep_api_find(const rep_model *m, const char *name)
 }
 
 /* "X.forward.output.3" -> api "X", backward false, output 3 (io/msprobe_csv.h); a name
- * without that ending, or with an output past 1000000, is its own API (output -1). api has room
- * for the whole name. */
-static void split_row_name(const char *name, char *api, size_t size, bool *backward, int *output)
+ * without that ending, or with an output past 1000000, is its own API (output -1). The API's
+ * name is the text of api (valid until api changes); NULL when out of memory (message set). */
+static const char *split_row_name(const char *name, pc_strbuf *api, bool *backward, int *output)
 {
     pc_mcsv_row row;
     size_t len = strlen(name);
     bool ok = pc_mcsv_row_parse(name, len, &row) && row.output <= 1000000;
-    size_t keep = ok ? row.api_len : len;
-    snprintf(api, size, "%.*s", (int)(keep < size ? keep : size - 1), name);
+    pc_strbuf_truncate(api, 0);
+    pc_strbuf_append(api, name, ok ? row.api_len : len);
     *backward = ok && row.backward;
     *output = ok ? (int)row.output : -1;
+    if (pc_strbuf_error(api)) {
+        pc_error_set(PC_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    return pc_strbuf_str(api);
 }
 
 /* ---- the JSON files ---- */
@@ -279,7 +296,7 @@ static void read_summary(rep_model *m)
     in->planned = jlong(doc, run, "apis_planned");
     in->done = jlong(doc, run, "apis_done");
     in->earlier = jlong(doc, run, "apis_from_earlier_run");
-    pc_json_free(doc);
+    m->summary_doc = doc;
 }
 
 static void read_compare_summary(rep_model *m)
@@ -303,7 +320,7 @@ static void read_compare_summary(rep_model *m)
     if (pc_json_get_double(doc, pc_json_object_get(doc, run, "seconds"), &secs) == PC_OK &&
         isfinite(secs) && secs >= 0)
         in->seconds = secs;
-    pc_json_free(doc);
+    m->csummary_doc = doc;
 }
 
 /* A merged folder's record names the shards' records ("a; b; ..."): each shard's run is in
@@ -530,8 +547,9 @@ static pc_status read_details(rep_model *m)
     if (st == PC_OK && (name < 0 || status < 0 || dtype < 0))
         st = not_ours(&f, "an accuracy_checking_details CSV of run_ut");
     bool has = true;
-    char *api = NULL;
-    size_t api_cap = 0;
+    char api_text[256];
+    pc_strbuf api;
+    pc_strbuf_init(&api, api_text, sizeof api_text, 0);
     while (st == PC_OK && (st = pc_csv_reader_next(f.r, &has)) == PC_OK && has) {
         rep_row r;
         memset(&r, 0, sizeof r);
@@ -544,41 +562,24 @@ static pc_status read_details(rep_model *m)
         bool ok = r.name && r.bench_dtype && r.dtype && r.shape && r.status_text && r.message;
         for (int i = 0; i < PC_METRIC_COUNT && ok; i++)
             ok = (r.cell[i] = csv_cell(&f, metric[i])) != NULL;
-        size_t need = ok ? strlen(r.name) + 1 : 0;
-        if (ok && need > api_cap) {
-            char *p = realloc(api, need);
-            ok = p != NULL;
-            if (p) {
-                api = p;
-                api_cap = need;
-            }
-        }
         if (!ok) {
             st = pc_error_set(PC_ERR_NOMEM, "out of memory");
             break;
         }
-        split_row_name(r.name, api, api_cap, &r.backward, &r.output);
+        const char *api_name = split_row_name(r.name, &api, &r.backward, &r.output);
         r.status = pc_rep_verdict_of(r.status_text);
         decide(&r);
-        rep_api *a = api_get(m, api);
-        if (!a) {
+        rep_api *a = api_name ? api_get(m, api_name) : NULL;
+        rep_row *rows = a ? room_for_one(a->rows, a->n_rows, &a->cap_rows, sizeof *rows, 4) : NULL;
+        if (!rows) {
             st = PC_ERR_NOMEM;
             break;
         }
-        if (a->n_rows == a->cap_rows) {
-            size_t cap = a->cap_rows ? 2 * a->cap_rows : 4;
-            rep_row *p = realloc(a->rows, cap * sizeof *p);
-            if (!p) {
-                st = pc_error_set(PC_ERR_NOMEM, "out of memory");
-                break;
-            }
-            a->rows = p;
-            a->cap_rows = cap;
-        }
+        a->rows = rows;
         a->rows[a->n_rows++] = r;
         m->n_rows++;
     }
-    free(api);
+    pc_strbuf_reset(&api);
     pc_csv_reader_free(f.r);
     return st;
 }
@@ -594,49 +595,34 @@ static pc_status read_compare_details(rep_model *m)
     if (st == PC_OK && (col[CC_NAME] < 0 || col[CC_RESULT] < 0))
         st = not_ours(&f, "an api_precision_compare details CSV");
     bool has = true;
-    char *api = NULL;
-    size_t api_cap = 0;
+    char api_text[256];
+    pc_strbuf api;
+    pc_strbuf_init(&api, api_text, sizeof api_text, 0);
     while (st == PC_OK && (st = pc_csv_reader_next(f.r, &has)) == PC_OK && has) {
         rep_crow r;
         memset(&r, 0, sizeof r);
         bool ok = true;
         for (int i = 0; i < PC_PCMP_DETAILS_COLUMNS && ok; i++)
             ok = (r.cell[i] = csv_cell(&f, col[i])) != NULL;
-        size_t need = ok ? strlen(r.cell[CC_NAME]) + 1 : 0;
-        if (ok && need > api_cap) {
-            char *p = realloc(api, need);
-            ok = p != NULL;
-            if (p) {
-                api = p;
-                api_cap = need;
-            }
-        }
         if (!ok) {
             st = pc_error_set(PC_ERR_NOMEM, "out of memory");
             break;
         }
         r.name = r.cell[CC_NAME];
-        split_row_name(r.name, api, api_cap, &r.backward, &r.output);
+        const char *api_name = split_row_name(r.name, &api, &r.backward, &r.output);
         r.status = pc_rep_verdict_of(r.cell[CC_RESULT]);
-        rep_api *a = api_get(m, api);
-        if (!a) {
+        rep_api *a = api_name ? api_get(m, api_name) : NULL;
+        rep_crow *crows =
+            a ? room_for_one(a->crows, a->n_crows, &a->cap_crows, sizeof *crows, 4) : NULL;
+        if (!crows) {
             st = PC_ERR_NOMEM;
             break;
         }
-        if (a->n_crows == a->cap_crows) {
-            size_t cap = a->cap_crows ? 2 * a->cap_crows : 4;
-            rep_crow *p = realloc(a->crows, cap * sizeof *p);
-            if (!p) {
-                st = pc_error_set(PC_ERR_NOMEM, "out of memory");
-                break;
-            }
-            a->crows = p;
-            a->cap_crows = cap;
-        }
+        a->crows = crows;
         a->crows[a->n_crows++] = r;
         m->n_crows++;
     }
-    free(api);
+    pc_strbuf_reset(&api);
     pc_csv_reader_free(f.r);
     return st;
 }
@@ -779,6 +765,8 @@ void pc_rep_model_free(rep_model *m)
         free(m->apis[i].crows);
     }
     free(m->apis);
+    pc_json_free(m->summary_doc);
+    pc_json_free(m->csummary_doc);
     pc_strmap_free(&m->index);
     pc_arena_free(&m->arena);
     memset(m, 0, sizeof *m);

@@ -22,14 +22,6 @@
 #define DUMPS      PC_TEST_FIXTURES "/msprobe/dumps"
 #define DUMP(name) DUMPS "/" name "/step0/rank/dump.json"
 
-static void run_ok(const char *env, const char *args, const char *log)
-{
-    if (pc_test_run_precheck(env, args, log) != 0) {
-        char *l = pc_test_slurp(log, NULL);
-        fail_msg("precheck %s failed:\n%s", args, l);
-    }
-}
-
 /* run_overflow_check is one process's work: as one of several ranks it refuses, whatever the
  * build (the launcher's environment is all it reads). */
 static void test_overflow_check_refuses_ranks(void **state)
@@ -41,7 +33,7 @@ static void test_overflow_check_refuses_ranks(void **state)
     PC_TEST_FMT(args, "run_overflow_check -api_info %s", DUMP("gpt_stats"));
     assert_int_equal(pc_test_run_precheck("OMPI_COMM_WORLD_SIZE=2", args, log), 1);
     pc_test_expect_in_log(log, "start it without mpirun");
-    run_ok("OMPI_COMM_WORLD_SIZE=1", args, log);
+    pc_test_run_precheck_ok("OMPI_COMM_WORLD_SIZE=1", args, log);
 }
 
 #ifdef PC_TEST_MPIEXEC
@@ -80,7 +72,7 @@ static void alone_and_ranks(const char *command, const char *dump, const char *e
     PC_TEST_FMT(alone, "%s/alone", root);
     PC_TEST_FMT(ranks, "%s/ranks", root);
     PC_TEST_FMT(args, "%s -api_info %s -o %s --no-progress %s", command, dump, alone, extra);
-    run_ok(NULL, args, log);
+    pc_test_run_precheck_ok(NULL, args, log);
     PC_TEST_FMT(args, "%s -api_info %s -o %s --no-progress %s", command, dump, ranks, extra);
     mpirun_ok(n, args, log);
     char line[64];
@@ -214,7 +206,7 @@ static void test_killed_rank_then_resume(void **state)
     PC_TEST_FMT(alone, "%s/alone", root);
     PC_TEST_FMT(ranks, "%s/ranks", root);
     PC_TEST_FMT(args, "run_ut -api_info %s -o %s --no-progress", DUMP("gpt_tensor"), alone);
-    run_ok(NULL, args, log);
+    pc_test_run_precheck_ok(NULL, args, log);
     char whole[1024], hang[256], env[320];
     pc_test_find_file(alone, "accuracy_checking_result_", whole, sizeof whole);
     int all = count_lines(whole);
@@ -273,7 +265,7 @@ static void test_without_mpirun_as_before(void **state)
     PC_TEST_FMT(log, "%s/log", root);
     PC_TEST_FMT(out, "%s/out", root);
     PC_TEST_FMT(args, "run_ut -api_info %s -o %s --no-progress", DUMP("gpt_stats"), out);
-    run_ok(NULL, args, log);
+    pc_test_run_precheck_ok(NULL, args, log);
     assert_false(pc_test_file_contains(log, "MPI"));
     pc_test_expect_in_log(log, "UT task completed.");
 }
@@ -370,7 +362,7 @@ static void test_launcher_without_mpi_refused(void **state)
     pc_test_expect_in_log(log, "--shard K/N");
     assert_int_not_equal(access(out, F_OK), 0);
     /* one rank of one is a plain run */
-    run_ok("OMPI_COMM_WORLD_SIZE=1", args, log);
+    pc_test_run_precheck_ok("OMPI_COMM_WORLD_SIZE=1", args, log);
     pc_test_expect_in_log(log, "UT task completed.");
 }
 

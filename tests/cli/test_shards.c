@@ -17,14 +17,6 @@
 #define DUMPS      PC_TEST_FIXTURES "/msprobe/dumps"
 #define DUMP(name) DUMPS "/" name "/step0/rank/dump.json"
 
-static void run_ok(const char *args, const char *log)
-{
-    if (pc_test_run_precheck(NULL, args, log) != 0) {
-        char *l = pc_test_slurp(log, NULL);
-        fail_msg("precheck %s failed:\n%s", args, l);
-    }
-}
-
 /* The whole dump in one run, and in n shards merged: the same bytes. */
 static void whole_and_shards(const char *dump, int n, const char *root)
 {
@@ -32,13 +24,13 @@ static void whole_and_shards(const char *dump, int n, const char *root)
     PC_TEST_FMT(log, "%s/log", root);
     PC_TEST_FMT(whole, "%s/whole", root);
     PC_TEST_FMT(args, "run_ut -api_info %s -o %s --no-progress", dump, whole);
-    run_ok(args, log);
+    pc_test_run_precheck_ok(NULL, args, log);
     size_t used = (size_t)snprintf(args, sizeof args, "merge");
     for (int k = 1; k <= n; k++) {
         char run[2048];
         PC_TEST_FMT(run, "run_ut -api_info %s -o %s/s%d --shard %d/%d --no-progress", dump, root, k,
                     k, n);
-        run_ok(run, log);
+        pc_test_run_precheck_ok(NULL, run, log);
         char line[64];
         PC_TEST_FMT(line, "Shard %d/%d: ", k, n);
         pc_test_expect_in_log(log, line);
@@ -46,7 +38,7 @@ static void whole_and_shards(const char *dump, int n, const char *root)
     }
     PC_TEST_FMT(merged, "%s/merged", root);
     snprintf(args + used, sizeof args - used, " -o %s", merged);
-    run_ok(args, log);
+    pc_test_run_precheck_ok(NULL, args, log);
     pc_test_expect_in_log(log, "Merged ");
     pc_test_assert_same_csvs(whole, merged);
 }
@@ -76,11 +68,11 @@ static void test_unfinished_shard_named_then_resumed(void **state)
     PC_TEST_FMT(whole, "%s/whole", root);
     PC_TEST_FMT(merged, "%s/merged", root);
     PC_TEST_FMT(args, "run_ut -api_info %s -o %s --no-progress", DUMP("gpt_tensor"), whole);
-    run_ok(args, log);
+    pc_test_run_precheck_ok(NULL, args, log);
     for (int k = 1; k <= 2; k++) {
         PC_TEST_FMT(args, "run_ut -api_info %s -o %s/s%d --shard %d/2 --no-progress",
                     DUMP("gpt_tensor"), root, k, k);
-        run_ok(args, log);
+        pc_test_run_precheck_ok(NULL, args, log);
     }
     /* shard 2 loses its last result row (as a kill between rows leaves it) */
     char result[1024];
@@ -110,9 +102,9 @@ static void test_unfinished_shard_named_then_resumed(void **state)
     /* resumed as itself: the merge is the whole run */
     PC_TEST_FMT(args, "run_ut -api_info %s --shard 2/2 -csv_path %s --no-progress",
                 DUMP("gpt_tensor"), result);
-    run_ok(args, log);
+    pc_test_run_precheck_ok(NULL, args, log);
     PC_TEST_FMT(args, "merge %s %s -o %s", s1, s2, merged);
-    run_ok(args, log);
+    pc_test_run_precheck_ok(NULL, args, log);
     pc_test_assert_same_csvs(whole, merged);
 }
 
@@ -126,16 +118,16 @@ static void test_merge_refuses_what_is_not_one_split(void **state)
     for (int k = 1; k <= 3; k++) {
         PC_TEST_FMT(args, "run_ut -api_info %s -o %s/a%d --shard %d/3 --no-progress",
                     DUMP("gpt_stats"), root, k, k);
-        run_ok(args, log);
+        pc_test_run_precheck_ok(NULL, args, log);
     }
     PC_TEST_FMT(args, "run_ut -api_info %s -o %s/b2 --shard 2/3 --no-progress", DUMP("cnn_tensor"),
                 root);
-    run_ok(args, log);
+    pc_test_run_precheck_ok(NULL, args, log);
     PC_TEST_FMT(args, "run_ut -api_info %s -o %s/c2 --shard 2/3 --seed 7 --no-progress",
                 DUMP("gpt_stats"), root);
-    run_ok(args, log);
+    pc_test_run_precheck_ok(NULL, args, log);
     PC_TEST_FMT(args, "run_ut -api_info %s -o %s/whole --no-progress", DUMP("gpt_stats"), root);
-    run_ok(args, log);
+    pc_test_run_precheck_ok(NULL, args, log);
 
     PC_TEST_FMT(args, "merge %s/a1 %s/a3 -o %s", root, root, out);
     assert_int_equal(pc_test_run_precheck(NULL, args, log), 1);
@@ -164,7 +156,7 @@ static void test_merge_refuses_what_is_not_one_split(void **state)
     PC_TEST_FMT(args, "run_ut -api_info %s -o %s/a2 --shard 2/3 --no-progress", DUMP("gpt_stats"),
                 root);
     sleep(1);
-    run_ok(args, log);
+    pc_test_run_precheck_ok(NULL, args, log);
     PC_TEST_FMT(args, "merge %s/a1 %s/a2 %s/a3 -o %s", root, root, root, out);
     assert_int_equal(pc_test_run_precheck(NULL, args, log), 1);
     pc_test_expect_in_log(log, "holds 2 runs");

@@ -47,7 +47,7 @@ static void builtins_none_and_types(void **state)
     assert_string_equal(row.bench_dtype, "<class 'bool'>");
     item(&row, "api", pc_cmp_int(1), pc_cmp_bool(true));
     assert_int_equal(row.status, PC_VERDICT_ERROR);
-    item(&row, "api", pc_cmp_float(NAN), pc_cmp_float(NAN)); /* NaN != NaN */
+    item(&row, "api", pc_cmp_float((double)NAN), pc_cmp_float((double)NAN)); /* NaN != NaN */
     assert_int_equal(row.status, PC_VERDICT_ERROR);
     item(&row, "api", pc_cmp_float(1.5), pc_cmp_float(1.5));
     assert_int_equal(row.status, PC_VERDICT_PASS);

@@ -166,7 +166,7 @@ static void algorithm_cosine(void **state)
     r = RUN(a, VALUES(0, 0, 0), VALUES(0, 1, 0));
     assert_false(r.cosine_pass);
     assert_string_equal(r.cosine_message, "All the data is zero in bench dump data.");
-    r = RUN(a, VALUES(1, 2, NAN), VALUES(1, 2, 3));
+    r = RUN(a, VALUES(1, 2, (double)NAN), VALUES(1, 2, 3));
     assert_true(r.cosine.kind == PC_CSV_F64 && isnan(r.cosine.v.f64));
     assert_false(r.cosine_pass);
     assert_string_equal(r.cosine_message,
@@ -177,7 +177,7 @@ static void algorithm_cosine(void **state)
     r = RUN(a, VALUES(1, -1), VALUES(-1, 1));
     assert_f64_cell(r.cosine, -0.9999999999999998);
     /* an inf anywhere: NaN */
-    r = RUN(a, VALUES(1, INFINITY), VALUES(1, 2));
+    r = RUN(a, VALUES(1, HUGE_VAL), VALUES(1, 2));
     assert_true(isnan(r.cosine.v.f64));
 }
 
@@ -206,7 +206,7 @@ static void algorithm_binary(void **state)
     run_args a = ARGS(F32, F16, F16, PC_STANDARD_BINARY);
     pc_metrics_result r = RUN(a, VALUES(0, 1.5, 0, 2.2), VALUES(0, 1.5, 0, 2.2));
     assert_f64_cell(r.cells[PC_METRIC_ERROR_RATE], 0.25); /* fl16(2.2) != fl32(2.2) */
-    r = RUN(a, VALUES(1, NAN), VALUES(1, NAN));
+    r = RUN(a, VALUES(1, (double)NAN), VALUES(1, (double)NAN));
     assert_f64_cell(r.cells[PC_METRIC_ERROR_RATE], 0.5); /* NaN != NaN */
 }
 
@@ -214,8 +214,9 @@ static void algorithm_binary(void **state)
 
 static void standard_absolute_fp32(void **state)
 {
-    pc_metrics_result r = RUN(ARGS(F64, F64, F32, PC_STANDARD_ABSOLUTE),
-                              VALUES(1, 2, 3, INFINITY, NAN), VALUES(1.1, 1.9, 3.1, INFINITY, 1.0));
+    pc_metrics_result r =
+        RUN(ARGS(F64, F64, F32, PC_STANDARD_ABSOLUTE), VALUES(1, 2, 3, HUGE_VAL, (double)NAN),
+            VALUES(1.1, 1.9, 3.1, HUGE_VAL, 1.0));
     assert_f64_cell(r.cells[PC_METRIC_INF_NAN_ERR_RATIO], 0.5);
     assert_f64_cell(r.cells[PC_METRIC_REL_ERR_RATIO], 1.0);
     assert_int0_cell(r.cells[PC_METRIC_ABS_ERR_RATIO]);
@@ -223,8 +224,9 @@ static void standard_absolute_fp32(void **state)
 
 static void standard_benchmark_fp32(void **state)
 {
-    pc_metrics_result r = RUN(ARGS(F64, F64, F32, PC_STANDARD_BENCHMARK),
-                              VALUES(1, 2, 3, INFINITY, NAN), VALUES(1.1, 2.1, 3.1, INFINITY, NAN));
+    pc_metrics_result r =
+        RUN(ARGS(F64, F64, F32, PC_STANDARD_BENCHMARK), VALUES(1, 2, 3, HUGE_VAL, (double)NAN),
+            VALUES(1.1, 2.1, 3.1, HUGE_VAL, (double)NAN));
     assert_int0_cell(r.cells[PC_METRIC_SMALL_VALUE_ERR_RATIO]);
     assert_f64_cell(r.cells[PC_METRIC_MAX_REL_ERR], 0.10000000000000006);
     assert_f64_cell(r.cells[PC_METRIC_MEAN_REL_ERR], 0.06111111111111115);
@@ -320,7 +322,7 @@ static void ulp_vectors(void **state)
     assert_cell_text(r.cells[PC_METRIC_ULP_ERR_MEAN], PC_CSV_F32, "0.45333353");
     assert_f64_cell(r.cells[PC_METRIC_ULP_ERR_PROPORTION], 0.0);
     /* a bench inf: NaN max and mean */
-    r = RUN(ARGS(F32, F16, F16, PC_STANDARD_ULP), VALUES(INFINITY, 1.0), VALUES(INFINITY, 1.0));
+    r = RUN(ARGS(F32, F16, F16, PC_STANDARD_ULP), VALUES(HUGE_VAL, 1.0), VALUES(HUGE_VAL, 1.0));
     assert_cell_text(r.cells[PC_METRIC_ULP_ERR_MAX], PC_CSV_F32, "nan");
     assert_cell_text(r.cells[PC_METRIC_ULP_ERR_MEAN], PC_CSV_F32, "nan");
     assert_f64_cell(r.cells[PC_METRIC_ULP_ERR_PROPORTION], 0.0);
@@ -348,9 +350,10 @@ static void ulp_fp8_formula(void **state)
     assert_f64_cell(r.cells[PC_METRIC_ULP_ERR_PROPORTION], 0.0);
 }
 
-static const double mix_b[] = {0.5, -1.25, 3.0e-4, 2.0, 0.0, 100.0, 1e-8, INFINITY, 70000.0, NAN};
+static const double mix_b[] = {0.5,   -1.25, 3.0e-4,   2.0,     0.0,
+                               100.0, 1e-8,  HUGE_VAL, 70000.0, (double)NAN};
 static const double mix_d[] = {0.5005, -1.25, 3.1e-4,   2.0,      0.0,
-                               100.1,  0.0,   INFINITY, INFINITY, 1.0};
+                               100.1,  0.0,   HUGE_VAL, HUGE_VAL, 1.0};
 
 static void mixed_fp16(void **state)
 {
@@ -373,8 +376,8 @@ static void mixed_fp16(void **state)
 
 static void mixed_fp32(void **state)
 {
-    const double b[] = {1.0, -2.0, 1e-7, 0.0, 5.0, -INFINITY};
-    const double d[] = {1.0000002, -2.0, 2e-7, 1e-9, 4.9999, INFINITY};
+    const double b[] = {1.0, -2.0, 1e-7, 0.0, 5.0, -HUGE_VAL};
+    const double d[] = {1.0000002, -2.0, 2e-7, 1e-9, 4.9999, HUGE_VAL};
     pc_metrics_result r = RUN(ARGS(F64, F32, F32, PC_STANDARD_BENCHMARK), b, d);
     assert_f64_cell(r.cells[PC_METRIC_SMALL_VALUE_ERR_RATIO], 1.0);
     assert_f64_cell(r.cells[PC_METRIC_MAX_REL_ERR], 2.002716064453125e-05);
@@ -394,8 +397,8 @@ static void mixed_fp32(void **state)
 
 static void mixed_bf16(void **state)
 {
-    const double b[] = {1.0, 3.14159, -0.001, 200.5, 1e-4, NAN};
-    const double d[] = {1.0, 3.140625, -0.00099945068, 200.0, 0.00029945374, NAN};
+    const double b[] = {1.0, 3.14159, -0.001, 200.5, 1e-4, (double)NAN};
+    const double d[] = {1.0, 3.140625, -0.00099945068, 200.0, 0.00029945374, (double)NAN};
     pc_metrics_result r = RUN(ARGS(F32, BF16, BF16, PC_STANDARD_BENCHMARK), b, d);
     assert_f64_cell(r.cells[PC_METRIC_SMALL_VALUE_ERR_RATIO], 1.0);
     assert_cell_text(r.cells[PC_METRIC_MAX_REL_ERR], PC_CSV_F32, "0.002493717");
@@ -411,11 +414,11 @@ static void mixed_bf16(void **state)
 static void inf_nan_checks(void **state)
 {
     pc_metrics_result r = RUN(ARGS(F32, F16, F16, PC_STANDARD_ABSOLUTE),
-                              VALUES(INFINITY, INFINITY, 70000, NAN, -INFINITY, 5.0),
-                              VALUES(-INFINITY, 1.0, INFINITY, NAN, -65504, INFINITY));
+                              VALUES(HUGE_VAL, HUGE_VAL, 70000, (double)NAN, -HUGE_VAL, 5.0),
+                              VALUES(-HUGE_VAL, 1.0, HUGE_VAL, (double)NAN, -65504, HUGE_VAL));
     assert_f64_cell(r.cells[PC_METRIC_INF_NAN_ERR_RATIO], 0.3333333333333333);
     r = RUN(ARGS(F32, BF16, BF16, PC_STANDARD_ABSOLUTE), VALUES(3.0e38, 1.0),
-            VALUES(INFINITY, 1.0));
+            VALUES(HUGE_VAL, 1.0));
     assert_f64_cell(r.cells[PC_METRIC_INF_NAN_ERR_RATIO], 1.0);
 }
 
@@ -467,7 +470,7 @@ static void edge_cases(void **state)
     assert_int0_cell(r.cells[PC_METRIC_MEAN_REL_ERR]);
     assert_f64_cell(r.cells[PC_METRIC_SMALL_VALUE_ERR_RATIO], 1.0);
     /* NaN on both sides only */
-    r = RUN(a, VALUES(NAN, NAN), VALUES(NAN, NAN));
+    r = RUN(a, VALUES((double)NAN, (double)NAN), VALUES((double)NAN, (double)NAN));
     assert_int0_cell(r.cells[PC_METRIC_MAX_REL_ERR]);
     assert_true(isnan(r.max_abs_err_value));
     assert_cell_text(r.max_abs_err, PC_CSV_F32, "nan");

@@ -48,7 +48,7 @@ static double bench_value(void)
     if (kind < 82)
         return sign * ldexp(1 + u, -130); /* float32 subnormal */
     if (kind < 84)
-        return NAN;
+        return (double)NAN;
     if (kind < 86)
         return sign * HUGE_VAL;
     return sign * (double)(next_u64() % 9);
@@ -64,9 +64,9 @@ static double device_value(double b)
     if (kind < 85)
         return b + (uniform() - 0.5) * 1e-6;
     if (kind < 88)
-        return NAN;
+        return (double)NAN;
     if (kind < 90)
-        return (next_u64() & 1) ? INFINITY : -INFINITY;
+        return (next_u64() & 1) ? HUGE_VAL : -HUGE_VAL;
     if (kind < 93)
         return 0;
     return -b;
@@ -285,8 +285,8 @@ static void sparse_special_values(void **state)
         int on_device;
         double value;
     } specials[] = {
-        {8192 + 100, 0, INFINITY}, {2 * 8192 + 5, 1, NAN},  {8192 + 7, 0, 1e30},
-        {8192 + 9, 1, -INFINITY},  {2 * 8192 + 77, 0, NAN}, {8192 + 3, 1, 70000.0},
+        {8192 + 100, 0, HUGE_VAL}, {2 * 8192 + 5, 1, (double)NAN},  {8192 + 7, 0, 1e30},
+        {8192 + 9, 1, -HUGE_VAL},  {2 * 8192 + 77, 0, (double)NAN}, {8192 + 3, 1, 70000.0},
     };
     int compared = 0;
     for (int isa = 0; isa <= 2; isa++) {

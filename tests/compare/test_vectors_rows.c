@@ -39,8 +39,9 @@ static void npu_softmax(void **state)
 
 static void npu_add(void **state)
 {
-    check_row("Torch.add.0", make_tensor(F32, VALUES(1.0, 70000.0, NAN, 1e-4, 0.25, INFINITY)),
-              make_tensor(F16, VALUES(1.0, INFINITY, NAN, 1.2e-4, 0.2502, 65504)),
+    check_row("Torch.add.0",
+              make_tensor(F32, VALUES(1.0, 70000.0, (double)NAN, 1e-4, 0.25, HUGE_VAL)),
+              make_tensor(F16, VALUES(1.0, HUGE_VAL, (double)NAN, 1.2e-4, 0.2502, 65504)),
               "Torch.add.0.forward.output.0,torch.float32,torch.float16,\"(6,)\",nan, , , , , , "
               ", , , , ,0.00000000000000,0.00000000000000,1.00000000000000, , , ,error,\"Dump "
               "data has NaN when comparing with Cosine Similarity.\nCosine similarity is less "
@@ -101,8 +102,9 @@ static void gpu_rows(void **state)
               "1.00000000000000,6.944174e-08, , , , ,0.00000000000000,0.00000000000000,"
               "0.66666666666667,0.0,0.0, , , , , , ,pass," MAXABS_PASS,
               NULL);
-    check_row("Torch.add.0", make_tensor(F32, VALUES(1.0, 70000.0, NAN, 1e-4, 0.25, INFINITY)),
-              make_tensor(F16, VALUES(1.0, INFINITY, NAN, 1.0e-4, 0.25, 65504)),
+    check_row("Torch.add.0",
+              make_tensor(F32, VALUES(1.0, 70000.0, (double)NAN, 1e-4, 0.25, HUGE_VAL)),
+              make_tensor(F16, VALUES(1.0, HUGE_VAL, (double)NAN, 1.0e-4, 0.25, 65504)),
               "Torch.add.0.forward.output.0,torch.float32,torch.float16,\"(6,)\",nan, , , , , , "
               ", , , , ,0.00000000000000,0.00000000000000,0.00000000000000, , , ,error,\"Dump "
               "data has NaN when comparing with Cosine Similarity.\nCosine similarity is less "
@@ -124,7 +126,8 @@ static void gpu_rows(void **state)
 static void single_rows(void **state)
 {
     check_row("Torch.exp.0", make_tensor(F32, VALUES(100.03, 200.07, -300.11, 0.5)),
-              make_tensor(F16, VALUES((float)100.03, (float)200.07, (float)-300.11, 0.5)),
+              make_tensor(F16, VALUES((double)(float)100.03, (double)(float)200.07,
+                                      (double)(float)-300.11, 0.5)),
               "Torch.exp.0.forward.output.0,torch.float32,torch.float16,\"(4,)\","
               "0.99999995873756,0.10998535,1.00000000000000,1.00000000000000, , ,"
               "0.00000000000000,0.06328921581366,0,0.00036648347,0.00023531212, , , , , , ,pass,"

@@ -49,14 +49,14 @@ static void test_f64_to_f16_single_rounding(void **state)
     assert_int_equal(pc_f64_to_f16(-1e300), 0xfc00);
     assert_int_equal(pc_f64_to_f16(1e-300), 0x0000);
     assert_int_equal(pc_f64_to_f16(0x1p-1074), 0x0000); /* double subnormal input */
-    assert_int_equal(pc_f64_to_f16(INFINITY), 0x7c00);
+    assert_int_equal(pc_f64_to_f16(HUGE_VAL), 0x7c00);
     assert_int_equal(pc_f64_to_f16(-0.0), 0x8000);
     assert_int_equal(pc_f64_to_f16(1.0 / 3.0), 0x3555);
     assert_int_equal(pc_f64_to_f16(0x1p-14), 0x0400);           /* smallest normal */
     assert_int_equal(pc_f64_to_f16(0x1p-14 - 0x1p-25), 0x0400); /* rounds up into normals */
-    uint16_t nan = pc_f64_to_f16(NAN);
+    uint16_t nan = pc_f64_to_f16((double)NAN);
     assert_true((nan & 0x7c00) == 0x7c00 && (nan & 0x0200));
-    assert_int_equal(pc_f64_to_f16(-NAN) & 0x8000, 0x8000);
+    assert_int_equal(pc_f64_to_f16(-(double)NAN) & 0x8000, 0x8000);
 }
 
 static void test_f64_to_bf16_single_rounding(void **state)
@@ -73,7 +73,7 @@ static void test_f64_to_bf16_single_rounding(void **state)
     assert_int_equal(pc_f64_to_bf16(0x1p-133), 0x0001); /* smallest bf16 subnormal */
     assert_int_equal(pc_f64_to_bf16(0x1p-134), 0x0000);
     assert_int_equal(pc_f64_to_bf16(0x1p-134 + 0x1p-170), 0x0001);
-    uint16_t nan = pc_f64_to_bf16(-NAN);
+    uint16_t nan = pc_f64_to_bf16(-(double)NAN);
     assert_true((nan & 0x7f80) == 0x7f80 && (nan & 0x0040) && (nan & 0x8000));
     /* float32 path: NaN payload kept, quiet bit set */
     assert_int_equal(pc_f32_to_bf16(from_bits32(0x7f810000u)), 0x7fc1);
@@ -105,7 +105,7 @@ static void check_f8(const char *name, uint8_t (*enc)(double), float (*dec)(uint
 {
     uint8_t got = enc(x);
     double want = ref_round_small(x, mant, emin, max_finite, saturate);
-    double have = dec(got);
+    double have = (double)dec(got);
     if (!pc_test_same_f64(want, have)) {
         fprintf(stderr, "%s(%a) = 0x%02x (%a), want %a\n", name, x, got, have, want);
         fail();
@@ -120,10 +120,10 @@ static void test_float8(void **state)
     assert_int_equal(pc_f64_to_f8e4m3fn(464.0), 0x7e); /* tie: even mantissa is 448 */
     assert_int_equal(pc_f64_to_f8e4m3fn(465.0), 0x7e); /* saturates */
     assert_int_equal(pc_f64_to_f8e4m3fn(1e9), 0x7e);
-    assert_int_equal(pc_f64_to_f8e4m3fn(INFINITY), 0x7e);
-    assert_int_equal(pc_f64_to_f8e4m3fn(-INFINITY), 0xfe);
-    assert_int_equal(pc_f64_to_f8e4m3fn(NAN), 0x7f);
-    assert_int_equal(pc_f64_to_f8e4m3fn(-NAN), 0xff);
+    assert_int_equal(pc_f64_to_f8e4m3fn(HUGE_VAL), 0x7e);
+    assert_int_equal(pc_f64_to_f8e4m3fn(-HUGE_VAL), 0xfe);
+    assert_int_equal(pc_f64_to_f8e4m3fn((double)NAN), 0x7f);
+    assert_int_equal(pc_f64_to_f8e4m3fn(-(double)NAN), 0xff);
     assert_int_equal(pc_f64_to_f8e4m3fn(1.0), 0x38);
     assert_int_equal(pc_f64_to_f8e4m3fn(0x1p-9), 0x01);
     assert_int_equal(pc_f64_to_f8e4m3fn(0x1p-10), 0x00);
@@ -134,8 +134,8 @@ static void test_float8(void **state)
     assert_int_equal(pc_f64_to_f8e5m2(57344.0), 0x7b);
     assert_int_equal(pc_f64_to_f8e5m2(60000.0), 0x7b);
     assert_int_equal(pc_f64_to_f8e5m2(61440.0), 0x7c); /* tie rounds to even = overflow */
-    assert_int_equal(pc_f64_to_f8e5m2(-INFINITY), 0xfc);
-    assert_int_equal(pc_f64_to_f8e5m2(NAN) & 0x7e, 0x7e);
+    assert_int_equal(pc_f64_to_f8e5m2(-HUGE_VAL), 0xfc);
+    assert_int_equal(pc_f64_to_f8e5m2((double)NAN) & 0x7e, 0x7e);
     assert_true(pc_f8e5m2_to_f32(0x7b) == 57344.0f && isinf(pc_f8e5m2_to_f32(0x7c)));
 
     /* every pattern decodes and encodes back */
@@ -144,20 +144,20 @@ static void test_float8(void **state)
         if ((x & 0x7f) == 0x7f)
             assert_true(isnan(v));
         else
-            assert_int_equal(pc_f64_to_f8e4m3fn(v), x);
+            assert_int_equal(pc_f64_to_f8e4m3fn((double)v), x);
         float w = pc_f8e5m2_to_f32((uint8_t)x);
         if ((x & 0x7c) == 0x7c && (x & 3))
-            assert_true(isnan(w) && (pc_f64_to_f8e5m2(w) == (x | 2u)));
+            assert_true(isnan(w) && (pc_f64_to_f8e5m2((double)w) == (x | 2u)));
         else
-            assert_int_equal(pc_f64_to_f8e5m2(w), x);
+            assert_int_equal(pc_f64_to_f8e5m2((double)w), x);
     }
     /* every float16 value, and a spread of float32 ones, against the reference */
     for (unsigned h = 0; h < 65536; h++) {
         float v = pc_f16_to_f32((uint16_t)h);
         if (isnan(v))
             continue;
-        check_f8("e4m3fn", pc_f64_to_f8e4m3fn, pc_f8e4m3fn_to_f32, 3, -6, 448.0, 1, v);
-        check_f8("e5m2", pc_f64_to_f8e5m2, pc_f8e5m2_to_f32, 2, -14, 57344.0, 0, v);
+        check_f8("e4m3fn", pc_f64_to_f8e4m3fn, pc_f8e4m3fn_to_f32, 3, -6, 448.0, 1, (double)v);
+        check_f8("e5m2", pc_f64_to_f8e5m2, pc_f8e5m2_to_f32, 2, -14, 57344.0, 0, (double)v);
     }
     uint32_t s = 12345;
     for (int i = 0; i < 1000000; i++) {
@@ -165,8 +165,8 @@ static void test_float8(void **state)
         float v = from_bits32(s);
         if (isnan(v))
             continue;
-        check_f8("e4m3fn", pc_f64_to_f8e4m3fn, pc_f8e4m3fn_to_f32, 3, -6, 448.0, 1, v);
-        check_f8("e5m2", pc_f64_to_f8e5m2, pc_f8e5m2_to_f32, 2, -14, 57344.0, 0, v);
+        check_f8("e4m3fn", pc_f64_to_f8e4m3fn, pc_f8e4m3fn_to_f32, 3, -6, 448.0, 1, (double)v);
+        check_f8("e5m2", pc_f64_to_f8e5m2, pc_f8e5m2_to_f32, 2, -14, 57344.0, 0, (double)v);
     }
 }
 
@@ -216,7 +216,7 @@ static void test_convert_buffer_casts(void **state)
     assert_int_equal(pc_convert_buffer(f32, PC_DTYPE_F32, big, PC_DTYPE_I64, 1), PC_OK);
     assert_true(f32[0] == 0x1p53f);
 
-    double d[6] = {2.9, -2.9, -1.0, 300.0, NAN, 1e30};
+    double d[6] = {2.9, -2.9, -1.0, 300.0, (double)NAN, 1e30};
     uint8_t u8[6];
     int64_t i64[6];
     uint8_t b[6];
@@ -231,7 +231,7 @@ static void test_convert_buffer_casts(void **state)
     assert_int_equal(i64[1], -2);
     assert_true(i64[4] == INT64_MIN && i64[5] == INT64_MIN);
     /* narrower targets go through a 32-bit conversion, as torch's do on x86 */
-    double huge[4] = {INFINITY, 3e9, -0x1p31, NAN};
+    double huge[4] = {HUGE_VAL, 3e9, -0x1p31, (double)NAN};
     int32_t w32[4];
     assert_int_equal(pc_convert_buffer(w32, PC_DTYPE_I32, huge, PC_DTYPE_F64, 4), PC_OK);
     assert_true(w32[0] == INT32_MIN && w32[1] == INT32_MIN && w32[2] == INT32_MIN &&

@@ -54,7 +54,7 @@ static double ref_round(double x, int mant, int emin, double max_finite)
         k += 1.0;
     double r = k * q;
     if (r > max_finite)
-        r = INFINITY;
+        r = HUGE_VAL;
     return copysign(r, x);
 }
 
@@ -67,7 +67,7 @@ static double ref_decode(uint32_t bits, int total, int mant, int bias)
     uint32_t m = bits & ((1u << mant) - 1);
     double v;
     if (e == (1u << expbits) - 1)
-        v = INFINITY;
+        v = HUGE_VAL;
     else if (e == 0)
         v = ldexp((double)m, 1 - bias - mant);
     else

@@ -99,7 +99,7 @@ static void test_format_odd_elapsed(void **state)
     /* Negative or NaN elapsed time counts as none. */
     pc_progress_format(line, sizeof line, "P", 3, 10, -2.0, 0);
     assert_string_equal(line, "P:  30%|###       | 3/10 [00:00<?, ?it/s]");
-    pc_progress_format(line, sizeof line, "P", 3, 10, NAN, 0);
+    pc_progress_format(line, sizeof line, "P", 3, 10, (double)NAN, 0);
     assert_string_equal(line, "P:  30%|###       | 3/10 [00:00<?, ?it/s]");
     /* Huge totals and times stay well defined. */
     pc_progress_format(line, sizeof line, NULL, 1, UINT64_MAX, 1e300, 0);

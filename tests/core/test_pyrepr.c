@@ -63,10 +63,10 @@ static void test_edge_cases(void **state)
     char buf[PC_PYREPR_MAX];
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         assert_string_equal(repr_of(cases[i].x, buf), cases[i].text);
-    assert_string_equal(repr_of(NAN, buf), "nan");
-    assert_string_equal(repr_of(-NAN, buf), "nan");
-    assert_string_equal(repr_of(INFINITY, buf), "inf");
-    assert_string_equal(repr_of(-INFINITY, buf), "-inf");
+    assert_string_equal(repr_of((double)NAN, buf), "nan");
+    assert_string_equal(repr_of(-(double)NAN, buf), "nan");
+    assert_string_equal(repr_of(HUGE_VAL, buf), "inf");
+    assert_string_equal(repr_of(-HUGE_VAL, buf), "-inf");
 
     /* like snprintf: the full length back, a truncated NUL-terminated text in a short buffer */
     char small[5];
@@ -147,11 +147,11 @@ static size_t make_doubles(uint64_t **out)
         double p = ldexp(1, e);
         v[n++] = bits_of(p);
         v[n++] = bits_of(nextafter(p, 0));
-        v[n++] = bits_of(nextafter(p, INFINITY));
+        v[n++] = bits_of(nextafter(p, HUGE_VAL));
     }
-    const double edges[] = {0.0,       -0.0,      1e15,    1e16,     0x1p-24,
-                            0x1p-1074, 0x1p-1022, DBL_MAX, -DBL_MAX, INFINITY,
-                            -INFINITY, NAN,       1e-4,    1e-5,     9999999999999998.0};
+    const double edges[] = {0.0,       -0.0,        1e15,    1e16,     0x1p-24,
+                            0x1p-1074, 0x1p-1022,   DBL_MAX, -DBL_MAX, HUGE_VAL,
+                            -HUGE_VAL, (double)NAN, 1e-4,    1e-5,     9999999999999998.0};
     for (size_t i = 0; i < sizeof edges / sizeof edges[0]; i++)
         v[n++] = bits_of(edges[i]);
     assert_true(n <= N);

@@ -260,7 +260,7 @@ static void test_uniform_distribution(void **state)
 
     pc_rng_fill_uniform_f32(&s, 1u << 20, f, STAT_N);
     for (size_t i = 0; i < STAT_N; i++)
-        v[i] = f[i];
+        v[i] = (double)f[i];
     check_uniform_stats(v, STAT_N);
 
     pc_rng_stream_init(&s, 1235, linear_key);

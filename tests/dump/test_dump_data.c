@@ -401,7 +401,7 @@ static void test_reduction_rules(void **state)
     (void)state;
     char dir[512];
     assert_non_null(pc_test_tmpdir(dir, sizeof dir));
-    const double lowest = -FLT_MAX;
+    const double lowest = -(double)FLT_MAX;
     struct {
         pc_dtype dtype;
         int64_t n;
@@ -418,11 +418,11 @@ static void test_reduction_rules(void **state)
         {PC_DTYPE_F32, 64, 0.0, 1, lowest, "-Infinity", "Infinity", -1,
          "Mean: the record says -inf"},
         /* +max and -max: a float32 partial sum may overflow either way, or not */
-        {PC_DTYPE_F32, 4, FLT_MAX, 2, lowest, "NaN", "Infinity", PC_STATS_LOOSE_OVERFLOW,
+        {PC_DTYPE_F32, 4, (double)FLT_MAX, 2, lowest, "NaN", "Infinity", PC_STATS_LOOSE_OVERFLOW,
          "may overflow"},
-        {PC_DTYPE_F32, 4, FLT_MAX, 2, lowest, "Infinity", "Infinity", PC_STATS_LOOSE_OVERFLOW,
-         "may overflow"},
-        {PC_DTYPE_F32, 4, FLT_MAX, 2, lowest, "0.0", "Infinity", 0, ""},
+        {PC_DTYPE_F32, 4, (double)FLT_MAX, 2, lowest, "Infinity", "Infinity",
+         PC_STATS_LOOSE_OVERFLOW, "may overflow"},
+        {PC_DTYPE_F32, 4, (double)FLT_MAX, 2, lowest, "0.0", "Infinity", 0, ""},
         /* a float32 mean that no sum gives */
         {PC_DTYPE_F32, 1000, 1.0, 0, 0, "1.01", "31.622776601683793", -1,
          "Mean: the record says 1.01"},

@@ -99,25 +99,25 @@ static void test_nan_and_inf_bounds(void **state)
     (void)state;
     int64_t shape[] = {3, 2};
     pc_tensor t = PC_TENSOR_NULL;
-    pc_dump_tensor r = record(PC_DTYPE_F32, shape, 2, -1.0, NAN);
+    pc_dump_tensor r = record(PC_DTYPE_F32, shape, 2, -1.0, (double)NAN);
     assert_int_equal(pc_inputs_random(&r, PC_DTYPE_F32, false, 1, "a", &t), PC_OK);
     for (int64_t i = 0; i < 6; i++)
         assert_true(isnan(at(&t, i)));
     pc_tensor_free(&t);
     /* Max = +inf: all +inf but the last slice along dim 0, which is Min */
-    r = record(PC_DTYPE_BF16, shape, 2, -1.0, INFINITY);
+    r = record(PC_DTYPE_BF16, shape, 2, -1.0, HUGE_VAL);
     assert_int_equal(pc_inputs_random(&r, PC_DTYPE_BF16, false, 1, "a", &t), PC_OK);
     for (int64_t i = 0; i < 4; i++)
         assert_true(at(&t, i) == HUGE_VAL);
     assert_true(at(&t, 4) == -1.0 && at(&t, 5) == -1.0);
     pc_tensor_free(&t);
     /* ... which a 0-dim tensor cannot have */
-    r = record(PC_DTYPE_F32, NULL, 0, -1.0, INFINITY);
+    r = record(PC_DTYPE_F32, NULL, 0, -1.0, HUGE_VAL);
     assert_int_equal(pc_inputs_random(&r, PC_DTYPE_F32, false, 1, "a", &t), PC_ERR_INVALID);
     assert_non_null(strstr(pc_error_message(), "invalid index of a 0-dim tensor"));
     /* Min = -inf: the first element is -inf, the rest finite down to the dtype's lowest */
     int64_t n100[] = {100};
-    r = record(PC_DTYPE_F16, n100, 1, -INFINITY, 1.0);
+    r = record(PC_DTYPE_F16, n100, 1, -HUGE_VAL, 1.0);
     assert_int_equal(pc_inputs_random(&r, PC_DTYPE_F16, false, 1, "a", &t), PC_OK);
     assert_true(at(&t, 0) == -HUGE_VAL);
     assert_true(at(&t, 99) == 1.0);
@@ -151,7 +151,7 @@ static void test_integers_bool_empty(void **state)
     assert_int_equal(pc_inputs_random(&r, PC_DTYPE_I32, false, 7, "i", &t), PC_ERR_INVALID);
     assert_string_equal(pc_error_message(),
                         "random_ expects 'from' to be less than 'to', but got from=5 >= to=4");
-    r = record(PC_DTYPE_I32, shape, 1, NAN, 3.0);
+    r = record(PC_DTYPE_I32, shape, 1, (double)NAN, 3.0);
     assert_int_equal(pc_inputs_random(&r, PC_DTYPE_I32, false, 7, "i", &t), PC_ERR_INVALID);
     assert_string_equal(pc_error_message(), "cannot convert float NaN to integer");
     /* bool: False..True random, True..True all true */

@@ -306,9 +306,9 @@ static void test_float_repr(void **state)
         pc_json_format_double(buf, sizeof buf, cases[i].x);
         assert_string_equal(buf, cases[i].text);
     }
-    pc_json_format_double(buf, sizeof buf, NAN);
+    pc_json_format_double(buf, sizeof buf, (double)NAN);
     assert_string_equal(buf, "NaN");
-    pc_json_format_double(buf, sizeof buf, -INFINITY);
+    pc_json_format_double(buf, sizeof buf, -HUGE_VAL);
     assert_string_equal(buf, "-Infinity");
     /* every power of two reads back from its text */
     for (int k = -1074; k < 1024; k++) {

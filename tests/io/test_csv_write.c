@@ -95,13 +95,13 @@ static void fixed_matches_python(void **state)
 static void specials(void **state)
 {
     char buf[PC_CSV_NUMBER_MAX];
-    pc_format_fixed(buf, sizeof buf, NAN, 14);
+    pc_format_fixed(buf, sizeof buf, (double)NAN, 14);
     assert_string_equal(buf, "nan");
-    pc_format_fixed(buf, sizeof buf, -NAN, 14);
+    pc_format_fixed(buf, sizeof buf, -(double)NAN, 14);
     assert_string_equal(buf, "nan");
-    pc_format_fixed(buf, sizeof buf, INFINITY, 14);
+    pc_format_fixed(buf, sizeof buf, HUGE_VAL, 14);
     assert_string_equal(buf, "inf");
-    pc_format_fixed(buf, sizeof buf, -INFINITY, 14);
+    pc_format_fixed(buf, sizeof buf, -HUGE_VAL, 14);
     assert_string_equal(buf, "-inf");
     pc_format_fixed(buf, sizeof buf, -0.0, 14);
     assert_string_equal(buf, "-0.00000000000000");

@@ -121,7 +121,8 @@ static void test_numbers(void **state)
     mem m;
     pc_json_writer *w = mem_open(&m, 0, 0);
     pc_json_write_begin_array(w);
-    const double xs[] = {0.1, 1e-5, 1e16, 100.0, -0.0, 0x1p-24, 1e15, NAN, INFINITY, -INFINITY};
+    const double xs[] = {0.1,     1e-5, 1e16,        100.0,    -0.0,
+                         0x1p-24, 1e15, (double)NAN, HUGE_VAL, -HUGE_VAL};
     for (size_t i = 0; i < sizeof xs / sizeof xs[0]; i++)
         pc_json_write_double(w, xs[i]);
     pc_json_write_int(w, INT64_MIN);
@@ -133,8 +134,8 @@ static void test_numbers(void **state)
 
     w = mem_open(&m, 0, PC_JSON_NONFINITE_NULL); /* strict JSON */
     pc_json_write_begin_array(w);
-    pc_json_write_double(w, NAN);
-    pc_json_write_double(w, -INFINITY);
+    pc_json_write_double(w, (double)NAN);
+    pc_json_write_double(w, -HUGE_VAL);
     pc_json_write_double(w, 2.5);
     pc_json_write_end_array(w);
     expect_text(&m, "[null, null, 2.5]");
@@ -143,12 +144,12 @@ static void test_numbers(void **state)
     pc_json_write_begin_array(w);
     pc_json_write_double(w, 0.0);
     pc_json_write_double(w, 0.1);
-    pc_json_write_double(w, NAN);
+    pc_json_write_double(w, (double)NAN);
     pc_json_write_end_array(w);
     expect_text(&m, "[0, 0.10000000000000001, null]");
 
     char buf[PC_JSON_DOUBLE_MAX];
-    assert_int_equal(pc_json_format_double(buf, sizeof buf, -INFINITY), 9);
+    assert_int_equal(pc_json_format_double(buf, sizeof buf, -HUGE_VAL), 9);
     assert_string_equal(buf, "-Infinity");
 }
 

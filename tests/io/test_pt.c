@@ -169,7 +169,7 @@ static void test_msprobe_records(void **state)
         assert_int_equal(t.rank, e->rank);
         for (int d = 0; d < e->rank; d++)
             assert_int_equal(t.shape[d], e->shape[d]);
-        double mx = -INFINITY, mn = INFINITY;
+        double mx = -HUGE_VAL, mn = HUGE_VAL;
         int64_t n = pc_tensor_numel(&t);
         const unsigned char *base = pc_tensor_data(&t);
         for (int64_t k = 0; k < n; k++) {
@@ -340,7 +340,7 @@ static void test_mapping_is_private(void **state)
     pc_assert_same_f64(pc_tensor_get(&view, (const int64_t[]){2}), 42.0);
     pc_tensor_free(&view);
     read_fixture("dtype_float32.pt", &t, &info);
-    pc_assert_same_f64(*(float *)pc_tensor_data(&t), first);
+    pc_assert_same_f64((double)*(float *)pc_tensor_data(&t), (double)first);
     pc_tensor_free(&t);
     /* no mapping outlives its tensors, also after 100 loads */
     for (int i = 0; i < 100; i++) {

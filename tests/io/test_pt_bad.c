@@ -131,8 +131,7 @@ static unsigned char *make_pt(const pk *p, size_t nbytes, size_t *size)
     assert_int_equal(pc_zip_writer_finish(&w), PC_OK);
     pc_zip_writer_free(&w);
     free(data);
-    *size = sink.len;
-    return sink.buf;
+    return (unsigned char *)pc_strbuf_finish(&sink.mem, size);
 }
 
 /* Loads a hand-made pickle over nbytes of storage; expects status and a message part. */

@@ -64,7 +64,7 @@ static void check(bool bias)
     int worst = 0;
     for (int i = 0; i < M; i++)
         for (int j = 0; j < N; j++) {
-            double s = b ? b[j] : 0;
+            double s = b ? (double)b[j] : 0;
             for (int k = 0; k < K; k++)
                 s += (double)x[i * K + k] * (double)w[j * K + k];
             int u = ulp_off(y[i * N + j], s);

@@ -354,7 +354,7 @@ static double normwise_eps(const pc_tensor *a, const pc_tensor *b)
         double x = pc_tensor_get(a, idx), y = pc_tensor_get(b, idx);
         if (isnan(x) || isnan(y)) {
             if (!(isnan(x) && isnan(y)))
-                return INFINITY;
+                return HUGE_VAL;
             continue;
         }
         if (x != y)

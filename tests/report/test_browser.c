@@ -126,15 +126,6 @@ static void assert_self_contained(const rendered *r)
         fail_msg("the page made %zu network request(s); see chromium's net log", page_requests(r));
 }
 
-static void run_ok(const char *env, const char *args, const char *log)
-{
-    int rc = pc_test_run_precheck(env, args, log);
-    if (rc != 0) {
-        char *text = pc_test_slurp(log, NULL);
-        fail_msg("precheck %s: exit %d\n%.3000s", args, rc, text);
-    }
-}
-
 static void assert_counts(const char *dom, const char *kind, const char *csv)
 {
     static pc_test_status_row rows[512];
@@ -162,30 +153,12 @@ static void test_real_run_in_chromium(void **state)
         skip();
         return;
     }
-    char work[512], env[700], args[4096], log[700], npu[600], gpu[600], path[1024];
+    char work[512], npu[600], path[1024];
     assert_non_null(pc_test_tmpdir(work, sizeof work));
-    PC_TEST_FMT(env, "cd '%s' &&", work);
-    PC_TEST_FMT(log, "%s/precheck.log", work);
     PC_TEST_FMT(npu, "%s/npu", work);
-    PC_TEST_FMT(gpu, "%s/gpu", work);
-    const char *dump = FIXTURES "/dumps/gpt_bf16_tensor/step0/rank/dump.json";
-    PC_TEST_FMT(args,
-                "run_ut -api_info '%s' -o '%s' --backend replay -save_error_data "
-                "--no-progress",
-                dump, npu);
-    run_ok(env, args, log);
-    PC_TEST_FMT(args, "run_ut -api_info '%s' -o '%s' --backend cpu --no-progress", dump, gpu);
-    run_ok(env, args, log);
-    PC_TEST_FMT(args,
-                "api_precision_compare -npu '%s'/accuracy_checking_details_*.csv -gpu "
-                "'%s'/accuracy_checking_details_*.csv -o '%s'",
-                npu, gpu, npu);
-    run_ok(env, args, log);
-    PC_TEST_FMT(args, "report '%s' -o '%s/report.html'", npu, work);
-    run_ok(NULL, args, log);
-
     char page[700], shot[1024];
     PC_TEST_FMT(page, "%s/report.html", work);
+    pc_test_quick_start(work, page);
     PC_TEST_FMT(shot, "%s/report_screenshot.png", PC_TEST_BUILD_DIR);
     remove(shot);
     rendered r;
@@ -276,7 +249,7 @@ static void test_crafted_folder_in_chromium(void **state)
     fclose(f);
     PC_TEST_FMT(log, "%s/precheck.log", work);
     PC_TEST_FMT(args, "report '%s' -o '%s/report.html'", work, work);
-    run_ok(NULL, args, log);
+    pc_test_run_precheck_ok(NULL, args, log);
     PC_TEST_FMT(path, "%s/report.html", work);
     rendered r;
     render(work, path, NULL, &r);

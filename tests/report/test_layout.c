@@ -99,15 +99,6 @@ static bool have_chromium(void)
     return chromium != NULL;
 }
 
-static void run_ok(const char *env, const char *args, const char *log)
-{
-    int rc = pc_test_run_precheck(env, args, log);
-    if (rc != 0) {
-        char *text = pc_test_slurp(log, NULL);
-        fail_msg("precheck %s: exit %d\n%.3000s", args, rc, text);
-    }
-}
-
 /* The page with its policy taken out and the measuring script put in. */
 static void write_measured_copy(const char *page, const char *out)
 {
@@ -182,27 +173,10 @@ static void test_layout_at_two_widths(void **state)
         skip();
         return;
     }
-    char work[512], env[700], args[4096], log[700], npu[600], gpu[600], page[700], copy[700];
+    char work[512], page[700], copy[700];
     assert_non_null(pc_test_tmpdir(work, sizeof work));
-    PC_TEST_FMT(env, "cd '%s' &&", work);
-    PC_TEST_FMT(log, "%s/precheck.log", work);
-    PC_TEST_FMT(npu, "%s/npu", work);
-    PC_TEST_FMT(gpu, "%s/gpu", work);
-    const char *dump = FIXTURES "/dumps/gpt_bf16_tensor/step0/rank/dump.json";
-    PC_TEST_FMT(args,
-                "run_ut -api_info '%s' -o '%s' --backend replay -save_error_data --no-progress",
-                dump, npu);
-    run_ok(env, args, log);
-    PC_TEST_FMT(args, "run_ut -api_info '%s' -o '%s' --backend cpu --no-progress", dump, gpu);
-    run_ok(env, args, log);
-    PC_TEST_FMT(args,
-                "api_precision_compare -npu '%s'/accuracy_checking_details_*.csv -gpu "
-                "'%s'/accuracy_checking_details_*.csv -o '%s'",
-                npu, gpu, npu);
-    run_ok(env, args, log);
     PC_TEST_FMT(page, "%s/report.html", work);
-    PC_TEST_FMT(args, "report '%s' -o '%s'", npu, page);
-    run_ok(NULL, args, log);
+    pc_test_quick_start(work, page);
     PC_TEST_FMT(copy, "%s/measured.html", work);
     write_measured_copy(page, copy);
 

@@ -10,15 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void run_ok(const char *env, const char *args, const char *log)
-{
-    int rc = pc_test_run_precheck(env, args, log);
-    if (rc != 0) {
-        char *text = pc_test_slurp(log, NULL);
-        fail_msg("precheck %s: exit %d\n%.3000s", args, rc, text);
-    }
-}
-
 static void test_merged_folder(void **state)
 {
     (void)state;
@@ -30,12 +21,12 @@ static void test_merged_folder(void **state)
     const char *dump = PC_TEST_FIXTURES "/msprobe/dumps/gpt_stats/step0/rank/dump.json";
     for (int k = 1; k <= 2; k++) {
         PC_TEST_FMT(args, "run_ut -api_info '%s' -o s%d --shard %d/2 --no-progress", dump, k, k);
-        run_ok(env, args, log);
+        pc_test_run_precheck_ok(env, args, log);
     }
-    run_ok(env, "merge s1 s2 -o merged", log);
+    pc_test_run_precheck_ok(env, "merge s1 s2 -o merged", log);
     /* the report from another folder: the record names the shards by absolute paths */
     PC_TEST_FMT(args, "report '%s/merged' -o '%s'", work, page);
-    run_ok(NULL, args, log);
+    pc_test_run_precheck_ok(NULL, args, log);
     char *html = pc_test_slurp(page, NULL);
     assert_non_null(strstr(html, " in 2 shard runs (the longest "));
     assert_null(strstr(html, "about 0"));
@@ -57,15 +48,15 @@ static void test_compare_card_time(void **state)
     PC_TEST_FMT(page, "%s/report.html", work);
     const char *dump = PC_TEST_FIXTURES "/msprobe/dumps/gpt_stats/step0/rank/dump.json";
     PC_TEST_FMT(args, "run_ut -api_info '%s' -o a --no-progress", dump);
-    run_ok(env, args, log);
+    pc_test_run_precheck_ok(env, args, log);
     PC_TEST_FMT(args, "run_ut -api_info '%s' -o b --no-progress --seed 7", dump);
-    run_ok(env, args, log);
-    run_ok(env,
-           "api_precision_compare -npu a/accuracy_checking_details_*.csv -gpu "
-           "b/accuracy_checking_details_*.csv -o c --allow-different-dumps",
-           log);
+    pc_test_run_precheck_ok(env, args, log);
+    pc_test_run_precheck_ok(env,
+                            "api_precision_compare -npu a/accuracy_checking_details_*.csv -gpu "
+                            "b/accuracy_checking_details_*.csv -o c --allow-different-dumps",
+                            log);
     PC_TEST_FMT(args, "report '%s/c' -o '%s'", work, page);
-    run_ok(NULL, args, log);
+    pc_test_run_precheck_ok(NULL, args, log);
     char *html = pc_test_slurp(page, NULL);
     const char *card = strstr(html, "api_precision_compare: the NPU against the GPU");
     assert_non_null(card);

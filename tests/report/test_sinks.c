@@ -107,7 +107,7 @@ static void feed(pc_sink *s, const char *crafted)
          NULL);
     assert_int_equal(pc_sink_api(s, &r), PC_OK);
     pc_api_result_free(&r);
-    pc_detail_row bad = row(PC_VERDICT_ERROR, PC_METRIC_COSINE, NAN, 0.99, "");
+    pc_detail_row bad = row(PC_VERDICT_ERROR, PC_METRIC_COSINE, (double)NAN, 0.99, "");
     make(&r, crafted, row(PC_VERDICT_PASS, PC_METRIC_COSINE, 0.9999, 0.99, ""), &bad);
     assert_int_equal(pc_sink_api(s, &r), PC_OK);
     pc_api_result_free(&r);

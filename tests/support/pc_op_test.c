@@ -35,7 +35,7 @@ void pc_test_causal_attention(int64_t S, int64_t D, const double *q, const doubl
     memset(dk, 0, sizeof(double) * (size_t)(S * D));
     memset(dv, 0, sizeof(double) * (size_t)(S * D));
     for (int64_t i = 0; i < S; i++) {
-        double m = -INFINITY, l = 0;
+        double m = -HUGE_VAL, l = 0;
         for (int64_t j = 0; j <= i; j++) {
             double s = 0;
             for (int64_t d = 0; d < D; d++)

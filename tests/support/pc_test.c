@@ -39,6 +39,38 @@ int pc_test_run_precheck(const char *env, const char *args, const char *log)
     assert_true(WIFEXITED(st));
     return WEXITSTATUS(st);
 }
+
+void pc_test_run_precheck_ok(const char *env, const char *args, const char *log)
+{
+    int rc = pc_test_run_precheck(env, args, log);
+    if (rc != 0) {
+        char *text = log ? pc_test_slurp(log, NULL) : NULL;
+        fail_msg("precheck %s: exit %d\n%.3000s", args, rc, text ? text : "(no log)");
+    }
+}
+
+void pc_test_quick_start(const char *work, const char *page)
+{
+    char env[700], args[4096], log[700], npu[600], gpu[600];
+    const char *dump = PC_TEST_FIXTURES "/msprobe/dumps/gpt_bf16_tensor/step0/rank/dump.json";
+    PC_TEST_FMT(env, "cd '%s' &&", work);
+    PC_TEST_FMT(log, "%s/precheck.log", work);
+    PC_TEST_FMT(npu, "%s/npu", work);
+    PC_TEST_FMT(gpu, "%s/gpu", work);
+    PC_TEST_FMT(args,
+                "run_ut -api_info '%s' -o '%s' --backend replay -save_error_data --no-progress",
+                dump, npu);
+    pc_test_run_precheck_ok(env, args, log);
+    PC_TEST_FMT(args, "run_ut -api_info '%s' -o '%s' --backend cpu --no-progress", dump, gpu);
+    pc_test_run_precheck_ok(env, args, log);
+    PC_TEST_FMT(args,
+                "api_precision_compare -npu '%s'/accuracy_checking_details_*.csv -gpu "
+                "'%s'/accuracy_checking_details_*.csv -o '%s'",
+                npu, gpu, npu);
+    pc_test_run_precheck_ok(env, args, log);
+    PC_TEST_FMT(args, "report '%s' -o '%s'", npu, page);
+    pc_test_run_precheck_ok(NULL, args, log);
+}
 #endif
 
 void pc_test_find_file(const char *dir, const char *prefix, char *out, size_t size)

@@ -26,6 +26,13 @@ const char *pc_test_tmpdir(char *buf, size_t size);
  * as "PRECHECK_TEST_FAULT=crash:X" or NULL; stdout and stderr go to log (NULL: discarded).
  * Asserts that it exited, and returns its exit status. */
 int pc_test_run_precheck(const char *env, const char *args, const char *log);
+/* pc_test_run_precheck that must exit 0: otherwise the test fails, showing the log. */
+void pc_test_run_precheck_ok(const char *env, const char *args, const char *log);
+/* The README's quick start on the bundled bf16 GPT dump, in the folder work: run_ut on the
+ * replay backend with -save_error_data into work/npu, run_ut on the cpu backend into work/gpu,
+ * api_precision_compare of the two into work/npu, then report of work/npu into page. The
+ * commands' output goes to work/precheck.log; one that fails fails the test. */
+void pc_test_quick_start(const char *work, const char *page);
 
 /* The path of the one file in dir whose name starts with prefix; fails the test when there is
  * none or more than one. */

@@ -229,11 +229,11 @@ static void ip_axis_fill(const ip_plan *p, int i, bool dbl, ip_axis *a)
             a->l1[o] = l1;
             a->l0[o] = 1.0 - l1;
         } else if (p->bf) { /* bfloat16 weights */
-            a->l1[o] = rbf((float)l1);
-            a->l0[o] = rbf(1.0f - (float)a->l1[o]);
+            a->l1[o] = (double)rbf((float)l1);
+            a->l0[o] = (double)rbf(1.0f - (float)a->l1[o]);
         } else {
-            a->l1[o] = (float)l1;
-            a->l0[o] = 1.0f - (float)l1;
+            a->l1[o] = (double)(float)l1;
+            a->l0[o] = (double)(1.0f - (float)l1);
         }
     }
 }

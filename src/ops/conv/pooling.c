@@ -227,8 +227,8 @@ static double pnd_round(double v, bool half_steps, pc_dtype d)
     if (!half_steps)
         return v;
     if (d == PC_DTYPE_BF16)
-        return pc_bf16_to_f32(pc_f32_to_bf16((float)v));
-    return pc_f16_to_f32(pc_f32_to_f16((float)v));
+        return (double)pc_bf16_to_f32(pc_f32_to_bf16((float)v));
+    return (double)pc_f16_to_f32(pc_f32_to_f16((float)v));
 }
 
 /* torch's adaptive average to an output of 1 (of the 2-D view: adaptive_avg_pool1d, and
@@ -302,7 +302,7 @@ static pc_status pnd_forward(const pc_op_call *call, pc_compute compute, const p
                 pnd_window(&p, i, oi[i], &lo[i], &hi[i], &stp[i], &ext[i]);
             const int64_t base = q * HWi;
             int64_t best = -1;
-            double bv = -INFINITY, sd = 0;
+            double bv = -HUGE_VAL, sd = 0;
             float sf = 0;
             for (int64_t a = lo[0]; a < hi[0]; a += stp[0])
                 for (int64_t b = lo[1]; b < hi[1]; b += stp[1])
@@ -317,7 +317,7 @@ static pc_status pnd_forward(const pc_op_call *call, pc_compute compute, const p
                         } else if (dbl || mean) {
                             sd += v;
                         } else {
-                            sf = (float)pnd_round(sf + (float)v, half3, p.x->dtype);
+                            sf = (float)pnd_round((double)(sf + (float)v), half3, p.x->dtype);
                         }
                     }
             double r;
@@ -390,7 +390,7 @@ static pc_status pnd_backward(const pc_op_call *call, pc_compute compute, const 
             double gv = dbl ? gd[q * HWo + o] : (double)gf[q * HWo + o];
             if (is_max) {
                 int64_t best = -1;
-                double bv = -INFINITY;
+                double bv = -HUGE_VAL;
                 for (int64_t a = lo[0]; a < hi[0]; a += stp[0])
                     for (int64_t b = lo[1]; b < hi[1]; b += stp[1])
                         for (int64_t c = lo[2]; c < hi[2]; c += stp[2]) {
@@ -407,7 +407,7 @@ static pc_status pnd_backward(const pc_op_call *call, pc_compute compute, const 
                     dd[base + best] += gv;
                 else
                     df[base + best] =
-                        (float)pnd_round(df[base + best] + (float)gv, half, p.x->dtype);
+                        (float)pnd_round((double)(df[base + best] + (float)gv), half, p.x->dtype);
                 continue;
             }
             double delta;
@@ -433,7 +433,8 @@ static pc_status pnd_backward(const pc_op_call *call, pc_compute compute, const 
                         else if (mean)
                             df[k] = (float)delta;
                         else
-                            df[k] = (float)pnd_round(df[k] + (float)delta, half, p.x->dtype);
+                            df[k] =
+                                (float)pnd_round((double)(df[k] + (float)delta), half, p.x->dtype);
                     }
         }
     st = pc_kernel_store(call, &dx, p.x->dtype, p.x->shape, p.x->rank, gx);

@@ -640,7 +640,7 @@ pc_status pc_k_histc_forward(const pc_op_call *call, pc_compute compute, pc_op_r
         lo = hi = v[0];
         for (int64_t i = 0; i < n; i++) {
             if (isnan(v[i]) || isnan(lo)) {
-                lo = hi = NAN;
+                lo = hi = (double)NAN;
                 break;
             }
             lo = v[i] < lo ? v[i] : lo;

@@ -219,7 +219,7 @@ static pc_status product(const pc_op_call *call, const cd_plan *q, bool batched,
             fb[i] = (float)B[t * nbb + i];
         pc_blas_gemm(PC_DTYPE_F32, ta, tb, M, N, K, 1.0, fa, lda, fb, ldb, 0.0, fc, N);
         for (int64_t i = 0; i < nc; i++)
-            C[t * nc + i] = fc[i];
+            C[t * nc + i] = (double)fc[i];
     }
     free(fa);
     return PC_OK;

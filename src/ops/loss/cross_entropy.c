@@ -184,16 +184,67 @@ static void ce_logp_block(const ce_plan *p, const ce_blocks *b, pc_compute compu
         pc_kernel_read(p->t, at, len, cd, s->ts);
 }
 
+/* The scales of the gradient of the log-probabilities. */
+typedef struct ce_scales {
+    const double *gv; /* the incoming gradient, in double */
+    double wsum, counted;
+} ce_scales;
+
+/* What a pass's blocks need: the plan and its operands; the forward's outputs (nll, sm: per
+ * batch element) or the backward's (sc, the scales; dx and dt, NULL when not wanted). */
+typedef struct ce_job {
+    const ce_plan *p;
+    const ce_blocks *b;
+    pc_compute compute;
+    pc_dtype cd;
+    const ce_bufs *u;
+    double *nll, *sm;
+    const ce_scales *sc;
+    pc_tensor *dx, *dt;
+} ce_job;
+
+/* Each block's log-probabilities (ce_logp_block), then work on them, threads over the blocks
+ * (for more than 32768 elements), each thread with its scratch. False when a thread's scratch
+ * could not be had (its blocks were not done). */
+static bool ce_for_blocks(const ce_job *j,
+                          void (*work)(const ce_job *j, int64_t n0, int64_t nn, ce_scratch *s))
+{
+    const ce_plan *p = j->p;
+    const ce_blocks *b = j->b;
+    bool failed = false;
+#pragma omp parallel if (pc_tensor_numel(p->x) > 32768 && b->count > 1)
+    {
+        ce_scratch s;
+        if (!ce_scratch_alloc(&s, b, j->cd)) {
+#pragma omp atomic write
+            failed = true;
+        }
+#pragma omp for schedule(static)
+        for (int64_t k = 0; k < b->count; k++) {
+            if (!s.mem)
+                continue;
+            int64_t n0 = k * b->rows_per, nn = p->N - n0 < b->rows_per ? p->N - n0 : b->rows_per;
+            ce_logp_block(p, b, j->compute, j->cd, n0, nn, &s);
+            work(j, n0, nn, &s);
+        }
+        free(s.mem);
+    }
+    return !failed;
+}
+
 /* A compute-dtype value at index i of a block buffer, in double. */
 #define CE_AT(buf, i) (dbl ? ((const double *)(buf))[i] : (double)((const float *)(buf))[i])
 
 /* The loss in double from compute-dtype values: per batch element b of the block its nll part
  * nll[b] and its smoothing part sm[b] (the sums over the classes in class order). Device values
  * follow the compute dtype's rounding through the ops' boundaries only. */
-static void ce_loss_block(const ce_plan *p, const ce_blocks *b, bool dbl, const ce_bufs *u,
-                          int64_t n0, int64_t nn, const ce_scratch *s, double *nll_out,
-                          double *sm_out)
+static void ce_loss_block(const ce_job *j, int64_t n0, int64_t nn, ce_scratch *s)
 {
+    const ce_plan *p = j->p;
+    const ce_blocks *b = j->b;
+    const ce_bufs *u = j->u;
+    bool dbl = j->cd == PC_DTYPE_F64;
+    double *nll_out = j->nll, *sm_out = j->sm;
     const void *lp = s->lp, *wv = p->w ? pc_tensor_data(&u->w) : NULL;
     const int64_t *tk = p->probs ? NULL : pc_tensor_data(&u->t);
     double C = (double)p->C;
@@ -244,25 +295,8 @@ pc_status pc_k_cross_entropy_forward(const pc_op_call *call, pc_compute compute,
         goto done;
     }
     ce_blocks b = ce_blocks_make(&p);
-    bool failed = false;
-#pragma omp parallel if (pc_tensor_numel(p.x) > 32768 && b.count > 1)
-    {
-        ce_scratch s;
-        if (!ce_scratch_alloc(&s, &b, cd)) {
-#pragma omp atomic write
-            failed = true;
-        }
-#pragma omp for schedule(static)
-        for (int64_t k = 0; k < b.count; k++) {
-            if (!s.mem)
-                continue;
-            int64_t n0 = k * b.rows_per, nn = p.N - n0 < b.rows_per ? p.N - n0 : b.rows_per;
-            ce_logp_block(&p, &b, compute, cd, n0, nn, &s);
-            ce_loss_block(&p, &b, dbl, &u, n0, nn, &s, l, sm); /* l holds the nll parts */
-        }
-        free(s.mem);
-    }
-    if (failed) {
+    ce_job job = {.p = &p, .b = &b, .compute = compute, .cd = cd, .u = &u, .nll = l, .sm = sm};
+    if (!ce_for_blocks(&job, ce_loss_block)) { /* l holds the nll parts */
         st = pc_kernel_nomem(call);
         goto done;
     }
@@ -308,12 +342,6 @@ done:
     ce_free(&u);
     return st;
 }
-
-/* The scales of the gradient of the log-probabilities. */
-typedef struct ce_scales {
-    const double *gv; /* the incoming gradient, in double */
-    double wsum, counted;
-} ce_scales;
 
 /* Element k of a compute-dtype block buffer set to the double v (rounded RNE to float). */
 static inline void ce_put(void *buf, bool dbl, int64_t k, double v)
@@ -375,6 +403,31 @@ static void ce_glp_block(const ce_plan *p, const ce_blocks *b, pc_compute comput
         pc_kernel_round_n(s->gs, dbl ? PC_DTYPE_F64 : PC_DTYPE_F32, nn * b->slab, p->x->dtype);
 }
 
+/* A block of the backward: the gradients of its log-probabilities (ce_glp_block), that of the
+ * probability targets into dt, and log_softmax's backward into dx. */
+static void ce_grad_block(const ce_job *j, int64_t n0, int64_t nn, ce_scratch *s)
+{
+    const ce_plan *p = j->p;
+    pc_dtype cd = j->cd;
+    bool dbl = cd == PC_DTYPE_F64;
+    int64_t at = n0 * j->b->slab, len = nn * j->b->slab;
+    ce_glp_block(p, j->b, j->compute, dbl, j->u, j->sc, j->dt != NULL, n0, nn, s);
+    if (j->dt)
+        pc_kernel_write(j->dt, at, len, s->dts, cd);
+    if (!j->dx)
+        return;
+    /* log_softmax's backward: straight into dx when it has the compute dtype, else in place in
+     * gs and converted */
+    bool direct = j->dx->dtype == cd;
+    void *to = direct ? (char *)pc_tensor_data(j->dx) + (size_t)at * pc_dtype_size(cd) : s->gs;
+    if (dbl)
+        softmax_bwd_d(true, p->inner == 1, s->lp, s->gs, to, nn, p->C, p->inner);
+    else
+        softmax_bwd_f(true, p->inner == 1, s->lp, s->gs, to, nn, p->C, p->inner);
+    if (!direct)
+        pc_kernel_write(j->dx, at, len, s->gs, cd);
+}
+
 pc_status pc_k_cross_entropy_backward(const pc_op_call *call, pc_compute compute,
                                       const pc_tensor *grad_out, pc_op_grads *out)
 {
@@ -404,40 +457,15 @@ pc_status pc_k_cross_entropy_backward(const pc_op_call *call, pc_compute compute
             }
         }
     ce_blocks b = ce_blocks_make(&p);
-    bool failed = false;
-#pragma omp parallel if (pc_tensor_numel(p.x) > 32768 && b.count > 1)
-    {
-        ce_scratch s;
-        if (!ce_scratch_alloc(&s, &b, cd)) {
-#pragma omp atomic write
-            failed = true;
-        }
-#pragma omp for schedule(static)
-        for (int64_t k = 0; k < b.count; k++) {
-            if (!s.mem)
-                continue;
-            int64_t n0 = k * b.rows_per, nn = p.N - n0 < b.rows_per ? p.N - n0 : b.rows_per;
-            int64_t at = n0 * b.slab, len = nn * b.slab;
-            ce_logp_block(&p, &b, compute, cd, n0, nn, &s);
-            ce_glp_block(&p, &b, compute, dbl, &u, &sc, gt, n0, nn, &s);
-            if (gt)
-                pc_kernel_write(&dt, at, len, s.dts, cd);
-            if (!gx)
-                continue;
-            /* log_softmax's backward: straight into dx when it has the compute dtype, else in
-             * place in gs and converted */
-            bool direct = dx.dtype == cd;
-            void *to = direct ? (char *)pc_tensor_data(&dx) + (size_t)at * pc_dtype_size(cd) : s.gs;
-            if (dbl)
-                softmax_bwd_d(true, p.inner == 1, s.lp, s.gs, to, nn, p.C, p.inner);
-            else
-                softmax_bwd_f(true, p.inner == 1, s.lp, s.gs, to, nn, p.C, p.inner);
-            if (!direct)
-                pc_kernel_write(&dx, at, len, s.gs, cd);
-        }
-        free(s.mem);
-    }
-    if (failed) {
+    ce_job job = {.p = &p,
+                  .b = &b,
+                  .compute = compute,
+                  .cd = cd,
+                  .u = &u,
+                  .sc = &sc,
+                  .dx = gx ? &dx : NULL,
+                  .dt = gt ? &dt : NULL};
+    if (!ce_for_blocks(&job, ce_grad_block)) {
         st = pc_kernel_nomem(call);
         goto done;
     }

@@ -270,7 +270,7 @@ static void sdpa_probs(const sdpa_plan *p, pc_dtype cd, pc_dtype rd, sdpa_ws *w,
             int64_t k = i * S + j;
             double bias = 0;
             if (p->causal && j > r0 + i)
-                bias = -INFINITY;
+                bias = -HUGE_VAL;
             if (p->mask) {
                 double m = dbl ? ((double *)w->mb)[k] : (double)((float *)w->mb)[k];
                 bias = p->mask_bool ? (m != 0 ? 0.0 : -HUGE_VAL) : pc_fn_round(rd, m);

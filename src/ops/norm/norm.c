@@ -520,7 +520,7 @@ static void bn_stats(const bn_plan *p, bool dbl, const void *x, const pc_tensor 
             mean[c] = dbl ? m : (double)(float)m;
             invstd[c] = 1.0 / sqrt(v + p->eps);
             if (!dbl)
-                invstd[c] = (float)invstd[c];
+                invstd[c] = (double)(float)invstd[c];
             continue;
         }
         double s = 0;
@@ -532,7 +532,7 @@ static void bn_stats(const bn_plan *p, bool dbl, const void *x, const pc_tensor 
         double cnt = (double)(p->N * p->S);
         double m = s / cnt;
         if (!dbl)
-            m = (float)m;
+            m = (double)(float)m;
         double vs = 0;
         for (int64_t n = 0; n < p->N; n++) {
             for (int64_t i = 0; i < p->S; i++) {
@@ -547,12 +547,12 @@ static void bn_stats(const bn_plan *p, bool dbl, const void *x, const pc_tensor 
             }
         }
         if (!dbl)
-            vs = (float)vs;
+            vs = (double)(float)vs;
         mean[c] = m;
         var_sum[c] = vs;
         invstd[c] = 1.0 / sqrt(vs / cnt + p->eps);
         if (!dbl)
-            invstd[c] = (float)invstd[c];
+            invstd[c] = (double)(float)invstd[c];
     }
 }
 

@@ -591,7 +591,7 @@ static pc_status var_moments(const pc_op_call *call, const pc_reduce_plan *p, in
     for (int64_t o = 0; o < p->outer; o++) {
         const double *row = v + o * p->inner;
         if (p->inner == 0) {
-            mean[o] = var[o] = NAN;
+            mean[o] = var[o] = (double)NAN;
             continue;
         }
         if (two_pass) {
@@ -719,7 +719,7 @@ static double lse_slot(pc_compute compute, pc_dtype d, const pc_reduce_plan *p, 
                        int64_t cols, int64_t o, const double *row, int64_t n, double *scratch)
 {
     if (n == 0)
-        return -INFINITY;
+        return -HUGE_VAL;
     double m = row[0];
     for (int64_t k = 0; k < n; k++)
         if (isnan(row[k]) || row[k] > m)

@@ -579,7 +579,7 @@ static pc_status median_all(const pc_op_call *call, pc_tensor *value)
     if (pc_tensor_numel(x) == 0) {
         st = pc_tensor_alloc(value, x->dtype, NULL, 0);
         if (st == PC_OK && pc_dtype_is_float(x->dtype))
-            pc_element_store(pc_tensor_data(value), x->dtype, NAN, 0);
+            pc_element_store(pc_tensor_data(value), x->dtype, (double)NAN, 0);
         else if (st == PC_OK)
             pc_element_store_i64(pc_tensor_data(value), x->dtype, INT64_MIN);
         return st;
