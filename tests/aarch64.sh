@@ -56,6 +56,7 @@ echo "== aarch64: cross build (${#tests[@]} test programs)"
 mkdir -p "$out"
 cmake -S . -B "$out" --toolchain cmake/aarch64-linux-gnu.cmake -DCMAKE_BUILD_TYPE=Release \
     -DPRECHECK_TORCH=OFF -DPRECHECK_MPI=OFF -DPRECHECK_BUILD_BENCH=OFF -DPRECHECK_WERROR=ON \
+    ${CMAKE_C_COMPILER_LAUNCHER:+"-DCMAKE_C_COMPILER_LAUNCHER=$CMAKE_C_COMPILER_LAUNCHER"} \
     >"$out/aarch64-configure.log" 2>&1 ||
     fail "configuring the cross build failed: $(tail -20 "$out/aarch64-configure.log")"
 cmake --build "$out" -j "$jobs" --target "${targets[@]}" >"$out/aarch64-build.log" 2>&1 ||
