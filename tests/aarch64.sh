@@ -38,6 +38,8 @@ done
 [[ -x $x86/precheck ]] || fail "no x86-64 precheck in $x86/ to compare with (build it first)"
 
 # ---- the cross build ----
+# (tests/CMakeLists.txt labels these, and runner.run_ut, "numerics": the tests run.sh's clang
+# stage runs)
 tests=(core.convert core.exhaustive_convert core.dtype core.rng core.tensor
     compare.metrics compare.metrics_fast compare.numpy_sum compare.compare compare.conformance
     compare.vectors_rows ops.op_goldens ops.gemm_panels ops.elementwise_threads ops.schema

@@ -17,7 +17,8 @@ PRECHECK_AARCH64="${PRECHECK_AARCH64:-1}"
 # The stages, each a tier of what it checks (docs/development.md, "Test tiers", has the table
 # of what each checks and how long it takes):
 #   Release      every ctest case, the 2^32 exhaustive conversion walk and the torch tests included
-#   ASan+UBSan   every ctest case but the install tests, the exhaustive walk sampled
+#   ASan+UBSan   every ctest case but the install tests, light: the exhaustive walk sampled,
+#                the torch tests' dumps each path once (PRECHECK_TEST_LIGHT)
 #   clang        its own warnings over every source, and the numerics tests (label "numerics")
 #                under another compiler
 #   aarch64      the numerics tests and run_ut under qemu, against x86-64
@@ -49,7 +50,7 @@ werror=(-DPRECHECK_WERROR=ON -DPRECHECK_BUILD_TESTS=ON)
 # ccache (tools/install-deps.sh installs it): every build of the suite compiles through it when
 # it is installed -- the five builds here, tests/aarch64.sh's and tests/fuzz.sh's, and the
 # README's quick start in tests/docs_check.sh (CMake takes the launcher from the environment) --
-# so that a second run compiles only what changed (the builds of a whole run: ~480 s of 2 cores
+# so that a second run compiles only what changed (the builds of a whole run: ~480 s wall on 2 cores
 # without it). CCACHE_BASEDIR: the cache is shared by clones and worktrees at other paths.
 # PRECHECK_CCACHE=0 compiles without it.
 if [[ ${PRECHECK_CCACHE:-1} != 0 ]] && command -v ccache >/dev/null; then
