@@ -38,6 +38,8 @@ done
 [[ -x $x86/precheck ]] || fail "no x86-64 precheck in $x86/ to compare with (build it first)"
 
 # ---- the cross build ----
+# (tests/CMakeLists.txt labels these, and runner.run_ut, "numerics": the tests run.sh's clang
+# stage runs)
 tests=(core.convert core.exhaustive_convert core.dtype core.rng core.tensor
     compare.metrics compare.metrics_fast compare.numpy_sum compare.compare compare.conformance
     compare.vectors_rows ops.op_goldens ops.gemm_panels ops.elementwise_threads ops.schema
@@ -56,6 +58,7 @@ echo "== aarch64: cross build (${#tests[@]} test programs)"
 mkdir -p "$out"
 cmake -S . -B "$out" --toolchain cmake/aarch64-linux-gnu.cmake -DCMAKE_BUILD_TYPE=Release \
     -DPRECHECK_TORCH=OFF -DPRECHECK_MPI=OFF -DPRECHECK_BUILD_BENCH=OFF -DPRECHECK_WERROR=ON \
+    ${CMAKE_C_COMPILER_LAUNCHER:+"-DCMAKE_C_COMPILER_LAUNCHER=$CMAKE_C_COMPILER_LAUNCHER"} \
     >"$out/aarch64-configure.log" 2>&1 ||
     fail "configuring the cross build failed: $(tail -20 "$out/aarch64-configure.log")"
 cmake --build "$out" -j "$jobs" --target "${targets[@]}" >"$out/aarch64-build.log" 2>&1 ||

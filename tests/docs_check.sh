@@ -45,17 +45,24 @@ for doc in README.md docs/guide.md; do
     for ((i = 1; i <= n; i++)); do
         dir="$work/run/${doc//\//_}_$i"
         mkdir -p "$dir"
+        # (ccache: tests/run.sh exports CMAKE_C_COMPILER_LAUNCHER when it is installed, and
+        # CMake takes it from the environment when the quick start configures its fresh build
+        # folder; CCACHE_BASEDIR the copy's root, so that the compilers' command lines of one
+        # run's copy are those of the next one's, and the next run's build is ccache's)
+        basedir=${CCACHE_BASEDIR:-}
         if [[ $doc == README.md ]]; then
             # a fresh copy of the repository's files, as a clone has them
             (cd "$root" && git ls-files -z | xargs -0 cp --parents -t "$dir") || exit 1
             path=$PATH
+            basedir=$dir
         else
             mkdir -p "$dir/dump/step0"
             cp -r "$root/tests/fixtures/msprobe/dumps/gpt_bf16_tensor/step0/rank" "$dir/dump/step0/"
             path="$build:$PATH"
         fi
         start=$SECONDS
-        if (cd "$dir" && PATH=$path bash -eo pipefail "$blocks/$i.sh") >"$dir.log" 2>&1; then
+        if (cd "$dir" && PATH=$path CCACHE_BASEDIR=$basedir bash -eo pipefail "$blocks/$i.sh") \
+            >"$dir.log" 2>&1; then
             echo "docs_check: $doc block $i passed ($((SECONDS - start)) s)"
         else
             echo "docs_check: $doc block $i FAILED (exit $?); its commands:" >&2

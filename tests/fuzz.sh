@@ -11,8 +11,10 @@ if ! command -v clang >/dev/null; then
     echo "fuzz.sh: clang is not installed; skipping libFuzzer runs" >&2
     exit 0
 fi
+# (the compiler launcher, ccache, that tests/run.sh sets when it is installed)
 cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=Debug -DPRECHECK_FUZZ=ON \
-    -DPRECHECK_BUILD_TESTS=OFF -DPRECHECK_BUILD_BENCH=OFF -DPRECHECK_WERROR=ON >/dev/null
+    -DPRECHECK_BUILD_TESTS=OFF -DPRECHECK_BUILD_BENCH=OFF -DPRECHECK_WERROR=ON \
+    ${CMAKE_C_COMPILER_LAUNCHER:+"-DCMAKE_C_COMPILER_LAUNCHER=$CMAKE_C_COMPILER_LAUNCHER"} >/dev/null
 cmake --build build-fuzz -j "$(nproc 2>/dev/null || echo 2)" >/dev/null
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -17,9 +17,10 @@ PRECHECK_AARCH64="${PRECHECK_AARCH64:-1}"
 # The stages, each a tier of what it checks (docs/development.md, "Test tiers", has the table
 # of what each checks and how long it takes):
 #   Release      every ctest case, the 2^32 exhaustive conversion walk and the torch tests included
-#   ASan+UBSan   every ctest case but the install tests, the exhaustive walk sampled
-#   clang        every ctest case but the install tests, the exhaustive walk and the torch tests
-#                (its own warnings, and the numerics under another compiler)
+#   ASan+UBSan   every ctest case but the install tests, light: the exhaustive walk sampled,
+#                the torch tests' dumps each path once (PRECHECK_TEST_LIGHT)
+#   clang        its own warnings over every source, and the numerics tests (label "numerics")
+#                under another compiler
 #   aarch64      the numerics tests and run_ut under qemu, against x86-64
 #   valgrind     run_ut end to end in process; runs beside the libFuzzer smoke (each on one core)
 # Each stage's wall and CPU time is printed at its end and in a table at the end.
@@ -45,6 +46,24 @@ stage() { # stage NAME: ends the stage that runs and starts NAME ("" ends the la
 # the stages' warnings are errors, and the benchmarks (off in a user's build) are built
 werror=(-DPRECHECK_WERROR=ON -DPRECHECK_BUILD_TESTS=ON)
 # (PRECHECK_BUILD_TESTS=ON: a build folder the README's quick start configured has them off)
+
+# ccache (tools/install-deps.sh installs it): every build of the suite compiles through it when
+# it is installed -- the five builds here, tests/aarch64.sh's and tests/fuzz.sh's, and the
+# README's quick start in tests/docs_check.sh (CMake takes the launcher from the environment) --
+# so that a second run compiles only what changed (the builds of a whole run: ~480 s wall on 2 cores
+# without it). CCACHE_BASEDIR: the cache is shared by clones and worktrees at other paths.
+# PRECHECK_CCACHE=0 compiles without it.
+if [[ ${PRECHECK_CCACHE:-1} != 0 ]] && command -v ccache >/dev/null; then
+    export CMAKE_C_COMPILER_LAUNCHER="${CMAKE_C_COMPILER_LAUNCHER:-ccache}"
+    export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$PWD}"
+fi
+if [[ -n ${CMAKE_C_COMPILER_LAUNCHER:-} ]]; then
+    # also for a build folder configured before without it (the variable is read when a
+    # folder is configured first)
+    werror+=("-DCMAKE_C_COMPILER_LAUNCHER=$CMAKE_C_COMPILER_LAUNCHER")
+else
+    werror+=(-UCMAKE_C_COMPILER_LAUNCHER)
+fi
 
 if command -v clang-format >/dev/null && git rev-parse --git-dir >/dev/null 2>&1; then
     stage "clang-format"
@@ -72,7 +91,9 @@ stage "ASan+UBSan tests"
 # exhaustive walk of every float32 pattern runs there too, here a sample: every upper half
 # with the lower halves at the rounding boundaries and a few random ones, 4.2 million patterns
 # instead of 2^32 (it took ~725 s here whole))
-PRECHECK_EXHAUSTIVE_SAMPLE=1 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+# (PRECHECK_TEST_LIGHT=1: a test that repeats one path over several inputs runs each path once
+# here, and whole in the Release stage: tests/support/pc_test.h, pc_test_light)
+PRECHECK_EXHAUSTIVE_SAMPLE=1 PRECHECK_TEST_LIGHT=1 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
     UBSAN_OPTIONS=print_stacktrace=1 \
     ctest --test-dir build-asan --output-on-failure -j "$jobs" -LE install
 
@@ -82,10 +103,15 @@ if command -v clang >/dev/null; then
         "${werror[@]}" -DPRECHECK_BUILD_BENCH=ON >/dev/null
     cmake --build build-clang -j "$jobs" >/dev/null
     stage "clang Release tests"
-    # the torch tests ran in the Release stage (the plug-in's code is the same; they spend
-    # their time in PyTorch): PRECHECK_TEST_TORCH=0 skips them here
+    # the tests whose results depend on the code the compiler generates (label "numerics":
+    # conversions, metrics, the op goldens and GEMM panels, input generation, the parsers,
+    # api_precision_compare's rules, run_ut end to end against msprobe's statuses), under
+    # clang's -O3 and LLVM's OpenMP; the others check what precheck does, not what a compiler
+    # made of it, and ran in the Release and ASan+UBSan stages (clang's warnings over every
+    # source, tests and benchmarks included, are the build's above). The exhaustive walk and
+    # the torch tests ran in the Release stage.
     PRECHECK_TEST_TORCH=0 ctest --test-dir build-clang --output-on-failure -j "$jobs" \
-        -LE 'exhaustive|install'
+        -L numerics -LE 'exhaustive|install'
 fi
 
 if [[ $PRECHECK_AARCH64 != 0 && $(uname -m) == x86_64 ]]; then

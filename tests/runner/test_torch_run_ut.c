@@ -48,16 +48,34 @@ static const pc_test_known_diff torch_diffs[] = {
     {NULL, NULL, NULL, NULL, NULL},
 };
 
+/* The bundled dumps the torch tests run. Light (pc_test_light: the ASan+UBSan stage) the
+ * plug-in's paths once each: the conformance test on gpt_bf16_tensor (bfloat16, the
+ * transformer's ops forward and backward), cnn_tensor (convolutions, pooling) and
+ * ew_fp16_tensor (float16), the same-bytes test on ew_fp16_tensor alone (multi_run_ut, and
+ * Python in precheck's own process); gpt_tensor and gpt_stats hand the plug-in the same ops in
+ * float32, which the Release stage checks whole against msprobe's statuses. */
+static const char *const torch_dumps[] = {"gpt_tensor", "gpt_bf16_tensor", "cnn_tensor",
+                                          "ew_fp16_tensor", "gpt_stats"};
+enum { N_TORCH_DUMPS = 5 };
+
+static int skip_dump(int i, int light_too)
+{
+    if (!pc_test_light() || light_too)
+        return 0;
+    printf("light run (PRECHECK_TEST_LIGHT=1): %s left to the whole run\n", torch_dumps[i]);
+    return 1;
+}
+
 static void test_conformance(void **state)
 {
     (void)state;
     need_torch();
-    const char *dumps[] = {"gpt_tensor", "gpt_bf16_tensor", "cnn_tensor", "ew_fp16_tensor",
-                           "gpt_stats"};
     int same = 0, total = 0;
-    for (int i = 0; i < 5; i++) {
+    for (int i = 0; i < N_TORCH_DUMPS; i++) {
+        if (skip_dump(i, i == 1 || i == 2 || i == 3))
+            continue;
         int n = 0;
-        same += pc_test_conformance(NULL, dumps[i], torch_args, torch_diffs, &n);
+        same += pc_test_conformance(NULL, torch_dumps[i], torch_args, torch_diffs, &n);
         total += n;
     }
     printf("torch:cpu, all dumps: %d of %d APIs (%.1f%%) have msprobe's statuses\n", same, total,
@@ -84,16 +102,18 @@ static void test_multi_run_ut_same_bytes(void **state)
 {
     (void)state;
     need_torch();
-    const char *dumps[] = {"gpt_tensor", "gpt_bf16_tensor", "cnn_tensor", "ew_fp16_tensor",
-                           "gpt_stats"};
-    for (int i = 0; i < 5; i++) {
+    for (int i = 0; i < N_TORCH_DUMPS; i++) {
+        /* light: the dump that also runs in process (its run_ut through workers is the
+         * conformance test's) */
+        if (skip_dump(i, i == 3))
+            continue;
         char one[512], two[512];
-        run_into(NULL, "run_ut", dumps[i], "", one, sizeof one);
-        run_into(NULL, "multi_run_ut", dumps[i], "-n 2", two, sizeof two);
+        run_into(NULL, "run_ut", torch_dumps[i], "", one, sizeof one);
+        run_into(NULL, "multi_run_ut", torch_dumps[i], "-n 2", two, sizeof two);
         pc_test_assert_same_csvs(one, two);
         if (i == 3) { /* Python in precheck's own process (no workers) */
             char three[512];
-            run_into("ASAN_OPTIONS=detect_leaks=0", "run_ut", dumps[i], "--jobs 0", three,
+            run_into("ASAN_OPTIONS=detect_leaks=0", "run_ut", torch_dumps[i], "--jobs 0", three,
                      sizeof three);
             pc_test_assert_same_csvs(one, three);
         }

@@ -157,6 +157,12 @@ int pc_test_file_contains(const char *path, const char *text)
     return r;
 }
 
+int pc_test_light(void)
+{
+    const char *light = getenv("PRECHECK_TEST_LIGHT");
+    return light && strcmp(light, "1") == 0;
+}
+
 const char *pc_test_torch_python(void)
 {
     static char python[1024];

@@ -61,6 +61,13 @@ int pc_test_file_contains(const char *path, const char *text);
  * PRECHECK_TEST_TORCH=0 skips them in any case (tests/run.sh's clang stage). */
 const char *pc_test_torch_python(void);
 
+/* Whether the tests run light (PRECHECK_TEST_LIGHT=1: tests/run.sh's ASan+UBSan stage): a test
+ * that repeats one code path over several inputs (the same run_ut on each bundled dump, say)
+ * runs each path once, on the inputs that reach it, and leaves the repetitions, which check
+ * results rather than memory, to the stages that run it whole. A test that does so says so on
+ * stdout. */
+int pc_test_light(void);
+
 /* Debian's chromium for the browser tests: its path, or NULL when it is not installed (the test
  * then skips); with PRECHECK_REQUIRE_CHROMIUM=1 (tests/run.sh, CI) a missing browser fails the
  * test instead. Looked up once. */
