@@ -55,19 +55,6 @@ static double run_into(const char *dump, const char *out, const char *cache)
     return bench_run_ut(dump, out, "cpu", NULL, cache, NULL);
 }
 
-/* Whether the CSVs of the two run directories are the same bytes. */
-static int same_csvs(const char *a, const char *b)
-{
-    char cmd[3000];
-    snprintf(cmd, sizeof cmd,
-             "cmp -s \"$(ls '%s'/accuracy_checking_result_*.csv)\" \"$(ls "
-             "'%s'/accuracy_checking_result_*.csv)\" && "
-             "cmp -s \"$(ls '%s'/accuracy_checking_details_*.csv)\" \"$(ls "
-             "'%s'/accuracy_checking_details_*.csv)\"",
-             a, b, a, b);
-    return system(cmd) == 0;
-}
-
 static int cache_runs(const char *dir, const char *dump, const char *plain, double wall)
 {
     char cache[1200], fill[1200], reuse[1200];
@@ -92,7 +79,7 @@ static int cache_runs(const char *dir, const char *dump, const char *plain, doub
     printf("  --bench-cache: filling run %.2f s, reusing run %.2f s: %.2fx faster than the plain "
            "run; cache %d MB; CSVs of the three runs %s\n",
            t1, t2, wall / t2, mb,
-           same_csvs(plain, fill) && same_csvs(plain, reuse) ? "identical" : "DIFFER");
+           bench_same_csvs(plain, fill) && bench_same_csvs(plain, reuse) ? "identical" : "DIFFER");
     return 0;
 }
 

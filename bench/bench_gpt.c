@@ -140,19 +140,6 @@ static int sh(const char *cmd)
     return system(cmd);
 }
 
-/* Whether the CSVs of the run directories a and b are the same bytes. */
-static int same_csvs(const char *a, const char *b)
-{
-    char cmd[6000];
-    snprintf(cmd, sizeof cmd,
-             "cmp -s \"$(ls '%s'/accuracy_checking_result_*.csv)\" \"$(ls "
-             "'%s'/accuracy_checking_result_*.csv)\" && "
-             "cmp -s \"$(ls '%s'/accuracy_checking_details_*.csv)\" \"$(ls "
-             "'%s'/accuracy_checking_details_*.csv)\"",
-             a, b, a, b);
-    return sh(cmd) == 0;
-}
-
 int main(int argc, char **argv)
 {
     llama_cfg c = llama_gpt_medium();
@@ -237,7 +224,7 @@ int main(int argc, char **argv)
             }
             if (!first[0])
                 snprintf(first, sizeof first, "%s", out);
-            else if (!same_csvs(first, out))
+            else if (!bench_same_csvs(first, out))
                 same = 0;
             if (r.wall < best[one_job].wall)
                 best[one_job] = r;

@@ -35,6 +35,20 @@ static inline double bench_run_ut(const char *dump, const char *out, const char 
     return rc == 0 ? pc_clock_seconds() - t : -1;
 }
 
+/* Whether the result and details CSVs of run directories a and b are the same bytes. */
+static inline int bench_same_csvs(const char *a, const char *b)
+{
+    char cmd[6000];
+    snprintf(cmd, sizeof cmd,
+             "cmp -s \"$(ls '%s'/accuracy_checking_result_*.csv)\" \"$(ls "
+             "'%s'/accuracy_checking_result_*.csv)\" && "
+             "cmp -s \"$(ls '%s'/accuracy_checking_details_*.csv)\" \"$(ls "
+             "'%s'/accuracy_checking_details_*.csv)\"",
+             a, b, a, b);
+    fflush(NULL);
+    return system(cmd) == 0;
+}
+
 /* The statuses of the result CSV in dir (forward column counts) and the first SKIP rows: a
  * SKIP for a missing op would make a run look faster than it is. */
 static inline void bench_report_statuses(const char *dir, const char *label)

@@ -6,7 +6,7 @@
  *                  [--batch N] [--hidden N --heads N --ffn N --vocab N]
  *   defaults: LLaMA-7B (hidden 4096, 32 heads, FFN 11008, vocabulary 32000), sequence 2048,
  *   batch 1, bfloat16, one decoder layer, torch_npu fused ops;
- *   with --gpt (given first): GPT-2-small-like, hidden 512, 8 heads, FFN 2048, vocabulary
+ *   with --gpt (anywhere): GPT-2-small-like, hidden 512, 8 heads, FFN 2048, vocabulary
  *   2048, sequence 256, batch 2, 4 layers, float32 (issue #31's medium dump: 101 forward APIs).
  * A tensor-mode dump of the same: precheck materialize -api_info OUT.json -o DIR.
  */
@@ -21,10 +21,8 @@ static int parse_args(int argc, char **argv, llama_cfg *c, const char **out)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         long *num = NULL;
-        if (strcmp(a, "--gpt") == 0) {
-            *c = llama_gpt_medium();
+        if (strcmp(a, "--gpt") == 0) /* taken before the others (main) */
             continue;
-        }
         if (strcmp(a, "--fp32") == 0 || strcmp(a, "--bf16") == 0) {
             c->fp32 = strcmp(a, "--fp32") == 0;
             continue;
@@ -82,6 +80,9 @@ static int parse_args(int argc, char **argv, llama_cfg *c, const char **out)
 int main(int argc, char **argv)
 {
     llama_cfg c = llama_7b();
+    for (int i = 1; i < argc; i++) /* --gpt sets the defaults the other flags change */
+        if (strcmp(argv[i], "--gpt") == 0)
+            c = llama_gpt_medium();
     const char *out = NULL;
     if (parse_args(argc, argv, &c, &out) != 0)
         return 2;
