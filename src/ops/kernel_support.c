@@ -25,9 +25,16 @@ pc_status pc_kernel_load(const pc_op_call *call, const pc_tensor *t, pc_dtype cd
     return st == PC_OK ? st : pc_error_prefix(st, "%s", call->full_name);
 }
 
+/* Whether t's memory already holds its values as compute dtype cd lays them out: the read-only
+ * loads then use it in place. */
+static bool holds_as(const pc_tensor *t, pc_dtype cd)
+{
+    return t->dtype == cd && pc_tensor_is_contiguous(t);
+}
+
 pc_status pc_kernel_load_ro(const pc_op_call *call, const pc_tensor *t, pc_dtype cd, pc_tensor *out)
 {
-    if (t->dtype == cd && pc_tensor_is_contiguous(t)) {
+    if (holds_as(t, cd)) {
         pc_tensor_share(out, t);
         return PC_OK;
     }
@@ -80,7 +87,7 @@ static void convert_run(void *dst, pc_dtype dd, const void *src, pc_dtype sd, in
 const void *pc_kernel_read_ro(const pc_tensor *t, int64_t start, int64_t count, pc_dtype cd,
                               void *dst)
 {
-    if (t->dtype == cd && pc_tensor_is_contiguous(t))
+    if (holds_as(t, cd))
         return (const unsigned char *)pc_tensor_data(t) + (size_t)start * pc_dtype_size(cd);
     pc_kernel_read(t, start, count, cd, dst);
     return dst;
@@ -88,7 +95,7 @@ const void *pc_kernel_read_ro(const pc_tensor *t, int64_t start, int64_t count, 
 
 void *pc_kernel_write_at(pc_tensor *out, int64_t start, pc_dtype cd, void *scratch)
 {
-    if (out->dtype == cd && pc_tensor_is_contiguous(out))
+    if (holds_as(out, cd))
         return (unsigned char *)pc_tensor_data(out) + (size_t)start * pc_dtype_size(cd);
     return scratch;
 }
