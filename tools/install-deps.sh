@@ -31,8 +31,8 @@ tests="libcmocka-dev clang clang-format libclang-rt-14-dev libomp-dev valgrind p
 # fonts-wqy-microhei the CJK font that shows msprobe's Chinese column names in its screenshot
 tests="$tests chromium fonts-wqy-microhei"
 # ccache: tests/run.sh compiles its builds through it, so that a second run compiles only what
-# changed
-tests="$tests ccache"
+# changed; ninja-build: its builds' generator (~35% faster than make here)
+tests="$tests ccache ninja-build"
 # the install and package tests (tests/install): man -l, cpack's .deb (dpkg-shlibdeps needs
 # file) and .rpm (rpmbuild)
 packaging="man-db file rpm"
