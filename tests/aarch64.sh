@@ -47,7 +47,7 @@ tests=(core.convert core.exhaustive_convert core.dtype core.rng core.tensor
     inputs.inputs inputs.materialize precision_compare.rules precision_compare.vectors
     precision_compare.conformance runner.multi_output
     fuzz.dump fuzz.pt fuzz.npy fuzz.csv fuzz.config)
-targets=(precheck)
+targets=(precheck precheck_man) # (and what the package installs: cpack does not build a Ninja folder)
 for t in "${tests[@]}"; do
     case $t in
     fuzz.*) targets+=("replay_${t#fuzz.}") ;; # the fuzz corpora replayed (unsigned char here)

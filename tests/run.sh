@@ -19,8 +19,8 @@ PRECHECK_AARCH64="${PRECHECK_AARCH64:-1}"
 #   Release      every ctest case, the 2^32 exhaustive conversion walk and the torch tests included
 #   ASan+UBSan   every ctest case but the install tests, light: the exhaustive walk sampled,
 #                the torch tests' dumps each path once (PRECHECK_TEST_LIGHT)
-#   clang        its own warnings over every source, and the numerics tests (label "numerics")
-#                under another compiler
+#   clang        its own warnings over every source (built beside the stages), and the numerics
+#                tests (label "numerics") under another compiler
 #   aarch64      the numerics tests and run_ut under qemu, against x86-64
 #   valgrind     run_ut end to end in process, beside the stages from the Release build on
 #   libFuzzer    the harnesses built beside the stages, then 10 s each, two at a time
@@ -125,11 +125,15 @@ background() { # background NAME COMMAND...: COMMAND beside the stages
     ) >"$log" 2>&1 &
     bg_pids+=($!) bg_names+=("$name") bg_logs+=("$log")
 }
-background_wait() { # waits for every job beside the stages, prints its log; fails on a failure
+background_wait() { # background_wait [NAME]: waits for job NAME (every job when none is named),
+    # prints its log; fails on a failure
     local i rc failed=0
     for i in "${!bg_pids[@]}"; do
+        [[ $# == 0 || ${bg_names[$i]} == "$1" ]] || continue
+        [[ -n ${bg_pids[$i]} ]] || continue
         rc=0
         wait "${bg_pids[$i]}" || rc=$?
+        bg_pids[i]=""
         echo "== ${bg_names[$i]} (beside the stages)"
         cat "${bg_logs[$i]}"
         [[ ! -f ${bg_logs[$i]}.row ]] || stage_rows+=("$(cat "${bg_logs[$i]}.row")")
@@ -141,6 +145,8 @@ background_wait() { # waits for every job beside the stages, prints its log; fai
     done
     [[ $failed == 0 ]] || exit 1
 }
+# a failing stage ends the run: the jobs beside it end with it
+trap 'for p in "${bg_pids[@]}"; do [[ -z $p ]] || pkill -TERM -P "$p" 2>/dev/null; [[ -z $p ]] || kill "$p" 2>/dev/null; done; true' EXIT
 
 # valgrind memcheck: run_ut end to end, in process, on a transformer and a CNN dump (one core:
 # valgrind runs the program's threads one at a time)
@@ -172,7 +178,23 @@ valgrind_job() {
 if command -v valgrind >/dev/null; then
     background "valgrind memcheck" valgrind_job
 fi
-# the libFuzzer harnesses' build (clang, ASan+UBSan, coverage); the smoke runs last
+# the clang build (its warnings over every source, and the numerics tests' programs, which run
+# after the ASan+UBSan tests) and the libFuzzer harnesses' build (clang, ASan+UBSan, coverage;
+# the smoke runs last): their output in a log shown when it fails
+quiet_build() { # quiet_build DIR CMAKE-OPTIONS...: configures and builds DIR, its output shown on failure
+    local dir=$1
+    shift
+    mkdir -p "$dir"
+    if ! { cmake -S . -B "$dir" "$@" && cmake --build "$dir" -j "$jobs"; } >"$dir/suite-build.log" 2>&1; then
+        tail -n 60 "$dir/suite-build.log"
+        return 1
+    fi
+    echo "built $dir"
+}
+if command -v clang >/dev/null; then
+    background "clang Release build" quiet_build build-clang -DCMAKE_C_COMPILER=clang \
+        -DCMAKE_BUILD_TYPE=Release "${werror[@]}" -DPRECHECK_BUILD_BENCH=ON
+fi
 background "libFuzzer build" bash tests/fuzz.sh --build
 stage "Release tests"
 ctest --test-dir build --output-on-failure -j "$jobs"
@@ -194,23 +216,25 @@ stage "ASan+UBSan tests"
 # instead of 2^32 (it took ~725 s here whole))
 # (PRECHECK_TEST_LIGHT=1: a test that repeats one path over several inputs runs each path once
 # here, and whole in the Release stage: tests/support/pc_test.h, pc_test_light)
+# (OMP_WAIT_POLICY and OPENBLAS_THREAD_TIMEOUT set as precheck sets them: it does not execute
+# itself again to set them (core/threads.c), which costs an instrumented program's start, 0.07 s
+# of system time here, at every run of the binary; tests/core/test_threads.c checks that step,
+# and the Release stage runs the binary as a user does)
 PRECHECK_EXHAUSTIVE_SAMPLE=1 PRECHECK_TEST_LIGHT=1 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
-    UBSAN_OPTIONS=print_stacktrace=1 \
+    UBSAN_OPTIONS=print_stacktrace=1 OMP_WAIT_POLICY=PASSIVE OPENBLAS_THREAD_TIMEOUT=16 \
     ctest --test-dir build-asan --output-on-failure -j "$jobs" -LE install
 
 if command -v clang >/dev/null; then
-    stage "clang Release build"
-    cmake -S . -B build-clang -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=Release \
-        "${werror[@]}" -DPRECHECK_BUILD_BENCH=ON >/dev/null
-    cmake --build build-clang -j "$jobs" >/dev/null
     stage "clang Release tests"
+    # (the build ran beside the stages above)
+    background_wait "clang Release build"
     # the tests whose results depend on the code the compiler generates (label "numerics":
     # conversions, metrics, the op goldens and GEMM panels, input generation, the parsers,
     # api_precision_compare's rules, run_ut end to end against msprobe's statuses), under
     # clang's -O3 and LLVM's OpenMP; the others check what precheck does, not what a compiler
     # made of it, and ran in the Release and ASan+UBSan stages (clang's warnings over every
-    # source, tests and benchmarks included, are the build's above). The exhaustive walk and
-    # the torch tests ran in the Release stage.
+    # source, tests and benchmarks included, are the build's). The exhaustive walk and the
+    # torch tests ran in the Release stage.
     PRECHECK_TEST_TORCH=0 ctest --test-dir build-clang --output-on-failure -j "$jobs" \
         -L numerics -LE 'exhaustive|install'
 fi
@@ -227,6 +251,7 @@ fi
 fuzz_rc=0
 stage "libFuzzer smoke"
 # (the harnesses were built beside the stages above; two at a time, one core each)
+background_wait "libFuzzer build"
 bash tests/fuzz.sh 10 || fuzz_rc=$?
 if [[ $fuzz_rc != 0 ]]; then
     echo "libFuzzer smoke failed (exit $fuzz_rc)" >&2

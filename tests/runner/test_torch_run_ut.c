@@ -66,6 +66,11 @@ static int skip_dump(int i, int light_too)
     return 1;
 }
 
+/* The folders of the conformance test's runs, each run_ut of a dump with torch_args: the
+ * same-bytes test compares multi_run_ut's CSVs with them instead of running run_ut again ("" if
+ * the conformance test did not run the dump). */
+static char conformance_dirs[N_TORCH_DUMPS][512];
+
 static void test_conformance(void **state)
 {
     (void)state;
@@ -75,7 +80,8 @@ static void test_conformance(void **state)
         if (skip_dump(i, i == 1 || i == 2 || i == 3))
             continue;
         int n = 0;
-        same += pc_test_conformance(NULL, torch_dumps[i], torch_args, torch_diffs, &n);
+        same += pc_test_conformance_in(NULL, torch_dumps[i], torch_args, torch_diffs, &n,
+                                       conformance_dirs[i], sizeof conformance_dirs[i]);
         total += n;
     }
     printf("torch:cpu, all dumps: %d of %d APIs (%.1f%%) have msprobe's statuses\n", same, total,
@@ -107,8 +113,12 @@ static void test_multi_run_ut_same_bytes(void **state)
          * conformance test's) */
         if (skip_dump(i, i == 3))
             continue;
+        /* run_ut's CSVs: the conformance test's run of the dump, else one of its own */
         char one[512], two[512];
-        run_into(NULL, "run_ut", torch_dumps[i], "", one, sizeof one);
+        if (conformance_dirs[i][0])
+            memcpy(one, conformance_dirs[i], sizeof one);
+        else
+            run_into(NULL, "run_ut", torch_dumps[i], "", one, sizeof one);
         run_into(NULL, "multi_run_ut", torch_dumps[i], "-n 2", two, sizeof two);
         pc_test_assert_same_csvs(one, two);
         if (i == 3) { /* Python in precheck's own process (no workers) */

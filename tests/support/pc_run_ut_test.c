@@ -71,8 +71,15 @@ static const pc_test_known_diff *find_known(const pc_test_known_diff *table, con
 int pc_test_conformance(const char *env, const char *dump, const char *extra,
                         const pc_test_known_diff *table, int *total)
 {
-    char dir[512], args[2048], ours[1024], theirs_dir[512], theirs[1024];
-    assert_non_null(pc_test_tmpdir(dir, sizeof dir));
+    char dir[512];
+    return pc_test_conformance_in(env, dump, extra, table, total, dir, sizeof dir);
+}
+
+int pc_test_conformance_in(const char *env, const char *dump, const char *extra,
+                           const pc_test_known_diff *table, int *total, char *dir, size_t size)
+{
+    char args[2048], ours[1024], theirs_dir[512], theirs[1024];
+    assert_non_null(pc_test_tmpdir(dir, size));
     PC_TEST_FMT(args, "run_ut -api_info %s/%s/step0/rank/dump.json -o %s %s",
                 PC_TEST_FIXTURES "/msprobe/dumps", dump, dir, extra);
     assert_int_equal(pc_test_run_precheck(env, args, NULL), 0);

@@ -3,6 +3,8 @@
 #ifndef PC_RUN_UT_TEST_H
 #define PC_RUN_UT_TEST_H
 
+#include <stddef.h>
+
 typedef struct pc_test_status_row {
     char name[128];
     char fwd[16], bwd[16];
@@ -40,5 +42,10 @@ typedef struct pc_test_known_diff {
  * statuses (*total, may be NULL: of how many); table ends with a NULL dump. */
 int pc_test_conformance(const char *env, const char *dump, const char *extra,
                         const pc_test_known_diff *table, int *total);
+
+/* pc_test_conformance that keeps its run's output folder: its path in out (size bytes), for a
+ * test that compares the same run's CSVs with another's instead of running it again. */
+int pc_test_conformance_in(const char *env, const char *dump, const char *extra,
+                           const pc_test_known_diff *table, int *total, char *out, size_t size);
 
 #endif
