@@ -1,10 +1,12 @@
 /*
- * The element-wise ops raise on the bench as their kernels read (PC_OP_BENCH_LAZY, issue #31):
- * pc_bench_prepare shares their float16/bfloat16/float32 tensors unconverted and the engine
- * widens them in its chunk buffers. Every result and gradient must be the one of the eager raise
- * (each input cast whole to the raised dtype first, the incoming gradient too): the same dtype,
- * shape and bits, for mixed dtypes, 0-dim tensors, Python numbers, integer operands, broadcast
- * gradients (summed), the in-place form and tensors of several chunks.
+ * The element-wise ops and the matrix products raise on the bench as their kernels read
+ * (PC_OP_BENCH_LAZY, issue #31): pc_bench_prepare shares their float16/bfloat16/float32 tensors
+ * unconverted, the element-wise engine widens them in its chunk buffers and matmul/mm/bmm/addmm/
+ * baddbmm a batch (or an operand) at a time. Every result and gradient must be the one of the
+ * eager raise (each input cast whole to the raised dtype first, the incoming gradient too): the
+ * same dtype, shape and bits, for mixed dtypes, 0-dim tensors, Python numbers, integer operands,
+ * broadcast gradients (summed), the in-place form, tensors of several chunks, every path of the
+ * products (dot, matrix-vector, GEMM, batched, folded, broadcast batches) and strided operands.
  */
 #include "pc_op_test.h"
 #include "pc_test.h"
@@ -40,37 +42,16 @@ static void fill(pc_tensor *t)
 typedef struct operand {
     pc_dtype dtype;
     int rank;
-    int64_t shape[2];
+    int64_t shape[3];
 } operand;
 
-#define T1(d, a)                                                                                   \
-    {                                                                                              \
-        d, 1,                                                                                      \
-        {                                                                                          \
-            a, 0                                                                                   \
-        }                                                                                          \
-    }
-#define T2(d, a, b)                                                                                \
-    {                                                                                              \
-        d, 2,                                                                                      \
-        {                                                                                          \
-            a, b                                                                                   \
-        }                                                                                          \
-    }
-#define T0(d)                                                                                      \
-    {                                                                                              \
-        d, 0,                                                                                      \
-        {                                                                                          \
-            0, 0                                                                                   \
-        }                                                                                          \
-    }
-#define NUM                                                                                        \
-    {                                                                                              \
-        PC_DTYPE_F64, -1,                                                                          \
-        {                                                                                          \
-            0, 0                                                                                   \
-        }                                                                                          \
-    }
+/* clang-format off */
+#define T1(d, a)       {d, 1, {a, 0, 0}}
+#define T2(d, a, b)    {d, 2, {a, b, 0}}
+#define T3(d, a, b, c) {d, 3, {a, b, c}}
+#define T0(d)          {d, 0, {0, 0, 0}}
+#define NUM            {PC_DTYPE_F64, -1, {0, 0, 0}}
+/* clang-format on */
 
 static void set_arg(pc_op_call *c, int i, const operand *o)
 {
@@ -90,7 +71,7 @@ static void make_call(pc_op_call *c, const char *op, pc_api_form form, const ope
     c->form = form;
     for (int i = 0; i < n; i++)
         set_arg(c, i, &ops[i]);
-    static const char *const floats[] = {"alpha", "value"};
+    static const char *const floats[] = {"alpha", "beta", "value"};
     for (size_t k = 0; k < sizeof floats / sizeof *floats; k++) {
         int ia = pc_schema_find_arg(c->op->schema, floats[k]);
         if (ia >= n) {
@@ -151,11 +132,18 @@ static void check(const pc_op_call *c, bool lazy)
     assert_int_equal(rl.count, re.count);
     assert_same(&rl.tensors[0], &re.tensors[0], "forward", op);
 
-    /* the incoming gradient: the device result's dtype and shape */
-    assert_int_equal(pc_op_forward(c, PC_COMPUTE_DEVICE, &rd), PC_OK);
+    /* the incoming gradient: the device result's dtype and shape (float32 where the device
+     * refuses the mixed dtypes that the bench's raise makes one) */
+    const pc_tensor *like = &re.tensors[0];
+    pc_dtype gd = PC_DTYPE_F32;
+    if (pc_op_forward(c, PC_COMPUTE_DEVICE, &rd) == PC_OK) {
+        like = &rd.tensors[0];
+        gd = like->dtype;
+    } else {
+        pc_error_clear();
+    }
     pc_tensor dy = PC_TENSOR_NULL, gl = PC_TENSOR_NULL, ge = PC_TENSOR_NULL;
-    assert_int_equal(
-        pc_tensor_alloc(&dy, rd.tensors[0].dtype, rd.tensors[0].shape, rd.tensors[0].rank), PC_OK);
+    assert_int_equal(pc_tensor_alloc(&dy, gd, like->shape, like->rank), PC_OK);
     fill(&dy);
     if (c->op->backward && pc_dtype_is_float(dy.dtype)) {
         assert_int_equal(pc_bench_kernel_grad(c, PC_BENCH_MSPROBE, &dy, &gl), PC_OK);
@@ -193,6 +181,21 @@ static void run_case(const char *op, pc_api_form form, const operand *ops, int n
     pc_op_call c;
     make_call(&c, op, form, ops, n, str);
     check(&c, lazy);
+    pc_op_call_free(&c);
+}
+
+/* The same with argument i replaced by its transpose of the last two dims (strided). */
+static void run_transposed(const char *op, const operand *ops, int n, int i)
+{
+    pc_op_call c;
+    make_call(&c, op, PC_FORM_PLAIN, ops, n, NULL);
+    pc_tensor t = PC_TENSOR_NULL;
+    pc_tensor *a = &c.args[i].tensor;
+    assert_int_equal(pc_tensor_transpose(&t, a, a->rank - 2, a->rank - 1), PC_OK);
+    assert_false(pc_tensor_is_contiguous(&t));
+    pc_tensor_free(a);
+    *a = t;
+    check(&c, true);
     pc_op_call_free(&c);
 }
 
@@ -262,6 +265,33 @@ static void test_ternary_and_select(void **state)
     run_case("addcmul", PC_FORM_INPLACE, ip, 3, NULL, true);
 }
 
+static void test_matrix_products(void **state)
+{
+    (void)state;
+    /* batched, every batch: a batch at a time */
+    CASE("matmul", true, T3(PC_DTYPE_F32, 2, 4, 5), T3(PC_DTYPE_F32, 2, 5, 3));
+    CASE("matmul", true, T3(PC_DTYPE_BF16, 2, 4, 5), T3(PC_DTYPE_F32, 2, 5, 3));
+    /* broadcast batches (summed gradients), 2-D x N-D (folded), N-D x 2-D (one GEMM) */
+    CASE("matmul", true, T3(PC_DTYPE_F32, 1, 4, 5), T3(PC_DTYPE_F32, 3, 5, 2));
+    CASE("matmul", true, T2(PC_DTYPE_F16, 4, 5), T3(PC_DTYPE_F16, 2, 5, 3));
+    CASE("matmul", true, T3(PC_DTYPE_F32, 2, 4, 5), T2(PC_DTYPE_F32, 5, 3));
+    /* dot, matrix-vector, vector-matrix */
+    CASE("matmul", true, T1(PC_DTYPE_F32, 7), T1(PC_DTYPE_F32, 7));
+    CASE("matmul", true, T2(PC_DTYPE_BF16, 3, 7), T1(PC_DTYPE_BF16, 7));
+    CASE("matmul", true, T1(PC_DTYPE_F32, 4), T3(PC_DTYPE_F32, 2, 4, 3));
+    CASE("matmul", false, T2(PC_DTYPE_F64, 3, 4), T2(PC_DTYPE_F64, 4, 2));
+    CASE("mm", true, T2(PC_DTYPE_F32, 6, 5), T2(PC_DTYPE_BF16, 5, 4));
+    CASE("bmm", true, T3(PC_DTYPE_BF16, 3, 40, 30), T3(PC_DTYPE_BF16, 3, 30, 20));
+    CASE("addmm", true, T1(PC_DTYPE_F32, 4), T2(PC_DTYPE_F32, 6, 5), T2(PC_DTYPE_F32, 5, 4));
+    CASE("baddbmm", true, T2(PC_DTYPE_F32, 3, 4), T3(PC_DTYPE_F32, 2, 3, 5),
+         T3(PC_DTYPE_F32, 2, 5, 4));
+    /* a transposed operand, as attention's q @ k^T reads k */
+    const operand qk[] = {T3(PC_DTYPE_F32, 2, 6, 4), T3(PC_DTYPE_F32, 2, 6, 4)};
+    run_transposed("matmul", qk, 2, 1);
+    const operand mm[] = {T2(PC_DTYPE_BF16, 6, 5), T2(PC_DTYPE_BF16, 4, 5)};
+    run_transposed("mm", mm, 2, 1);
+}
+
 /* Every op row that the element-wise engine runs raises as it reads. */
 static void test_engine_rows_are_lazy(void **state)
 {
@@ -277,6 +307,9 @@ static void test_engine_rows_are_lazy(void **state)
     }
     /* outer reads through whole float64 copies: raised ahead */
     assert_false(pc_op_find("outer")->rules & PC_OP_BENCH_LAZY);
+    static const char *const mms[] = {"matmul", "mm", "bmm", "addmm", "baddbmm"};
+    for (size_t k = 0; k < sizeof mms / sizeof *mms; k++)
+        assert_true(pc_op_find(mms[k])->rules & PC_OP_BENCH_LAZY);
 }
 
 int main(void)
@@ -285,6 +318,7 @@ int main(void)
         cmocka_unit_test(test_binary),
         cmocka_unit_test(test_unary),
         cmocka_unit_test(test_ternary_and_select),
+        cmocka_unit_test(test_matrix_products),
         cmocka_unit_test(test_engine_rows_are_lazy),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
