@@ -64,6 +64,10 @@ pc_status pc_kernel_same_dtype(const pc_op_call *call, const pc_tensor *a, const
  * pc_bench_prepare left the raising to the kernel (call->lazy_raise; only ops that read
  * their inputs through pc_kernel_read/pc_kernel_load with the compute dtype get such calls). */
 pc_dtype pc_kernel_dtype(const pc_op_call *call, const pc_tensor *t);
+/* pc_result_type_add_tensor (promote.h) of t as the dtype it stands for in call
+ * (pc_kernel_dtype): the type promotion of an op whose bench raises as it reads. */
+void pc_kernel_result_type_add(const pc_op_call *call, pc_result_type *rt, const pc_tensor *t,
+                               bool wrapped);
 /* PC_ERR_INVALID "<name>: "<kernel>" not implemented for 'Long'" for non-float t. */
 pc_status pc_kernel_need_float(const pc_op_call *call, const pc_tensor *t, const char *kernel);
 pc_status pc_kernel_nomem(const pc_op_call *call);

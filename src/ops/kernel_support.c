@@ -335,6 +335,14 @@ pc_dtype pc_kernel_dtype(const pc_op_call *call, const pc_tensor *t)
                                                            : t->dtype;
 }
 
+void pc_kernel_result_type_add(const pc_op_call *call, pc_result_type *rt, const pc_tensor *t,
+                               bool wrapped)
+{
+    pc_result_type_add(rt, pc_kernel_dtype(call, t),
+                       wrapped ? PC_OPERAND_WRAPPED
+                               : (t->rank == 0 ? PC_OPERAND_ZERO_DIM : PC_OPERAND_DIM));
+}
+
 pc_status pc_kernel_need_float(const pc_op_call *call, const pc_tensor *t, const char *kernel)
 {
     if (pc_dtype_is_float(t->dtype))

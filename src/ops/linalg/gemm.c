@@ -470,6 +470,7 @@ typedef struct mm_plan {
     int kind;
     mm_path path;
     const pc_tensor *a, *b, *in; /* in: the addend of addmm/baddbmm */
+    pc_dtype ad; /* the dtype a (and b) stand for: the bench may raise them as it reads */
     double alpha, beta;
     int64_t nb, n, m, p;
     /* batched: a and b as 3-D-able shapes with their batch dims (1-D operands get the 1) and
@@ -544,9 +545,10 @@ static pc_status mm_plan_make(const pc_op_call *call, mm_plan *q)
     pc_status st = pc_kernel_same_dtype(call, q->a, q->b);
     if (st != PC_OK)
         return st;
-    if (pc_dtype_is_complex(q->a->dtype) || q->a->dtype == PC_DTYPE_BOOL)
+    q->ad = pc_kernel_dtype(call, q->a);
+    if (pc_dtype_is_complex(q->ad) || q->ad == PC_DTYPE_BOOL)
         return pc_error_set(PC_ERR_UNSUPPORTED, "%s: %s of %s tensors is not supported",
-                            call->full_name, call->op->name, pc_dtype_name(q->a->dtype));
+                            call->full_name, call->op->name, pc_dtype_name(q->ad));
     int ra = q->a->rank, rb = q->b->rank;
     switch (q->kind) {
     case PC_LINALG_MM:
@@ -768,7 +770,7 @@ static pc_status mm_forward_batched(const pc_op_call *call, const mm_plan *q, pc
     int64_t cs[3] = {q->nb, q->n, q->p};
     pc_tensor in = PC_TENSOR_NULL;
     mm_scratch s = {NULL, NULL, NULL};
-    pc_status st = pc_tensor_alloc(out, q->a->dtype, q->osh, q->orank);
+    pc_status st = pc_tensor_alloc(out, q->ad, q->osh, q->orank);
     if (st != PC_OK)
         return pc_error_prefix(st, "%s", call->full_name);
     if ((st = mm_scratch_make(call, es, na, nbm, nc, &s)) != PC_OK)
@@ -839,12 +841,13 @@ static pc_status mm_grad_batched(const pc_op_call *call, const mm_plan *q, pc_co
                                  pc_dtype cd, const pc_tensor *grad_out, int which, pc_tensor *out)
 {
     const pc_tensor *t = which == 0 ? q->a : q->b;
+    pc_dtype td = pc_kernel_dtype(call, t);
     int64_t na = q->n * q->m, nbm = q->m * q->p, ng = q->n * q->p;
     int64_t nr = which == 0 ? na : nbm, no = which == 0 ? nbm : na;
     size_t es = pc_dtype_size(cd);
     mm_scratch s = {NULL, NULL,
                     NULL}; /* s.a: the other operand, s.b: the gradient, s.c: the result */
-    pc_status st = pc_tensor_alloc(out, t->dtype, t->shape, t->rank);
+    pc_status st = pc_tensor_alloc(out, td, t->shape, t->rank);
     if (st != PC_OK)
         return pc_error_prefix(st, "%s", call->full_name);
     if ((st = mm_scratch_make(call, es, no, ng, nr, &s)) != PC_OK) {
@@ -865,7 +868,7 @@ static pc_status mm_grad_batched(const pc_op_call *call, const mm_plan *q, pc_co
             else
                 bmm_run(cd, 1, q->m, q->p, q->n, O, true, G, false, C, false, 1.0, 0.0);
         }
-        mm_scale_n(C, cd, nr, q->alpha, compute, t->dtype);
+        mm_scale_n(C, cd, nr, q->alpha, compute, td);
         if (C == s.c)
             pc_kernel_write(out, k * nr, nr, s.c, cd);
     }
@@ -879,7 +882,7 @@ pc_status pc_k_matmul_forward(const pc_op_call *call, pc_compute compute, pc_op_
     pc_status st = mm_plan_make(call, &q);
     if (st != PC_OK)
         return st;
-    pc_dtype cd = compute_of(compute, q.a->dtype);
+    pc_dtype cd = compute_of(compute, q.ad);
     if (q.path == MM_BATCHED) {
         if ((st = mm_forward_batched(call, &q, cd, &out->tensors[0])) == PC_OK)
             out->count = 1;
@@ -927,7 +930,7 @@ pc_status pc_k_matmul_forward(const pc_op_call *call, pc_compute compute, pc_op_
     pc_tensor_free(&b);
     pc_tensor_free(&prod);
     if (st == PC_OK)
-        st = pc_kernel_store(call, &c, q.a->dtype, q.osh, q.orank, &out->tensors[0]);
+        st = pc_kernel_store(call, &c, q.ad, q.osh, q.orank, &out->tensors[0]);
     if (st == PC_OK)
         out->count = 1;
 done:
@@ -947,7 +950,7 @@ static pc_status mm_finish_grad(const pc_op_call *call, const mm_plan *q, pc_com
     pc_status st = PC_OK;
     if (alpha != 1.0) {
         if (compute == PC_COMPUTE_DEVICE)
-            pc_kernel_round(r, t->dtype);
+            pc_kernel_round(r, pc_kernel_dtype(call, t));
         scale_buf(r, alpha);
     }
     if (q->path == MM_BATCHED) {
@@ -1000,14 +1003,14 @@ pc_status pc_k_matmul_backward(const pc_op_call *call, pc_compute compute,
 {
     mm_plan q;
     pc_status st = mm_plan_make(call, &q);
-    if (st != PC_OK || !pc_dtype_is_float(q.a->dtype))
+    if (st != PC_OK || !pc_dtype_is_float(q.ad))
         return st;
     int ia = q.in ? 1 : 0, ib = ia + 1;
     bool ga = pc_kernel_wants_grad(call, ia), gb = pc_kernel_wants_grad(call, ib);
     bool gi = q.in && pc_kernel_wants_grad(call, 0);
     if (!ga && !gb && !gi)
         return PC_OK;
-    pc_dtype cd = compute_of(compute, q.a->dtype);
+    pc_dtype cd = compute_of(compute, q.ad);
     if (q.path == MM_BATCHED) {
         /* a batch at a time where the operand has every batch (nothing to sum over them) and
          * the product is not the folded 2-D x N-D one */
@@ -1131,7 +1134,7 @@ pc_status pc_k_matmul_backward(const pc_op_call *call, pc_compute compute,
         if (q.beta != 1.0) {
             scale_buf(&r, q.beta);
             if (compute == PC_COMPUTE_DEVICE)
-                pc_kernel_round(&r, q.a->dtype);
+                pc_kernel_round(&r, q.ad);
         }
         pc_tensor s = PC_TENSOR_NULL;
         st = pc_kernel_sum_to(call, &r, q.in->shape, q.in->rank, &s);

@@ -41,8 +41,8 @@ static pc_status binary_plan_make(const pc_op_call *call, binary_plan *p)
     p->alpha = 1;
     p->alpha_i = 1;
     pc_result_type rt = PC_RESULT_TYPE_INIT;
-    pc_result_type_add_tensor(&rt, a, va->wrapped);
-    pc_result_type_add_tensor(&rt, b, vb->wrapped);
+    pc_kernel_result_type_add(call, &rt, a, va->wrapped);
+    pc_kernel_result_type_add(call, &rt, b, vb->wrapped);
     pc_dtype common = pc_result_type_get(&rt);
     if (pc_dtype_is_complex(common) || common == PC_DTYPE_F8E4M3FN || common == PC_DTYPE_F8E5M2)
         return pc_error_set(PC_ERR_UNSUPPORTED, "%s: %s of %s is not supported by precheck",
@@ -309,7 +309,7 @@ pc_status pc_k_binary_forward(const pc_op_call *call, pc_compute compute, pc_op_
     pc_ew_loop_input(&l, ts[1]);
     if (p.k != PC_BINARY_POW) /* torch's pow(Tensor, Scalar) keeps the exponent as it is */
         pc_ew_loop_wrap_inputs(&l, p.cd);
-    pc_ew_loop_store(&l, call->form == PC_FORM_INPLACE ? ts[0]->dtype : p.od);
+    pc_ew_loop_store(&l, call->form == PC_FORM_INPLACE ? pc_kernel_dtype(call, ts[0]) : p.od);
     if ((st = pc_ew_loop_run(&l)) != PC_OK) {
         if (l.err == EW_ERR_ZERO_DIV)
             return pc_error_set(PC_ERR_INVALID, "%s: ZeroDivisionError", call->full_name);
@@ -351,10 +351,12 @@ pc_status pc_k_binary_backward(const pc_op_call *call, pc_compute compute,
     p.sq_a = p.sq_b = PC_DTYPE_INVALID;
     if (compute == PC_COMPUTE_DEVICE && p.k == PC_BINARY_ATAN2) {
         /* torch's atan2 backward squares each input in its own dtype */
-        if (call->args[0].tensor.dtype != p.cd)
-            p.sq_a = call->args[0].tensor.dtype;
-        if (call->args[1].tensor.dtype != p.cd)
-            p.sq_b = call->args[1].tensor.dtype;
+        pc_dtype da = pc_kernel_dtype(call, &call->args[0].tensor),
+                 db = pc_kernel_dtype(call, &call->args[1].tensor);
+        if (da != p.cd)
+            p.sq_a = da;
+        if (db != p.cd)
+            p.sq_b = db;
     }
     bool ga = pc_ew_wants_grad(call, 0), gb = pc_ew_wants_grad(call, 1);
     /* torch has no derivative of remainder(Scalar, Tensor) (Tensor.__rmod__): none here */

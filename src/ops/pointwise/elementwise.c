@@ -42,6 +42,7 @@ pc_status pc_ew_init(ew_ctx *c, const pc_op_call *call, pc_compute compute, pc_d
     c->cd = cd;
     c->kind = kind_of(compute, cd);
     c->name = call->full_name;
+    c->call = call;
     for (int i = 0; i < nts; i++) {
         if (!ts[i])
             continue;
@@ -379,9 +380,9 @@ void pc_ew_loop_grad(ew_loop *l, const pc_tensor *like)
         return;
     const ew_ctx *c = l->c;
     k->like = like;
-    k->dtype = like->dtype;
+    k->dtype = pc_kernel_dtype(c->call, like); /* on a lazy bench, the raised dtype */
     /* autograd sums in the computation dtype, then casts to the input's */
-    k->round = c->compute == PC_COMPUTE_DEVICE && like->dtype != c->cd;
+    k->round = c->compute == PC_COMPUTE_DEVICE && k->dtype != c->cd;
     if (pc_tensor_numel(like) == c->n) {
         k->kind = EW_SINK_GRAD; /* the same elements in the same order */
         return;
@@ -653,12 +654,12 @@ pc_status pc_ew_inplace_check(const ew_ctx *c, const pc_op_call *call, pc_dtype 
 {
     if (call->form != PC_FORM_INPLACE)
         return PC_OK;
-    if (!pc_can_cast(result, self->dtype))
+    pc_dtype sd = pc_kernel_dtype(call, self);
+    if (!pc_can_cast(result, sd))
         return pc_error_set(PC_ERR_INVALID,
                             "%s: result type %s can't be cast to the desired "
                             "output type %s",
-                            call->full_name, pc_torch_type_name(result),
-                            pc_torch_type_name(self->dtype));
+                            call->full_name, pc_torch_type_name(result), pc_torch_type_name(sd));
     if (c->rank != self->rank || memcmp(c->shape, self->shape, sizeof(int64_t) * (size_t)c->rank)) {
         char a[PC_SHAPE_FORMAT_MAX], b[PC_SHAPE_FORMAT_MAX];
         pc_shape_format(a, sizeof a, self->shape, self->rank);

@@ -62,6 +62,9 @@ typedef struct ew_ctx {
     int64_t shape[PC_TENSOR_MAX_DIMS];
     int64_t n;
     const char *name; /* full API name for messages */
+    /* The call: the dtypes its tensors stand for (pc_kernel_dtype) name the gradients' dtypes
+     * and the in-place result's. */
+    const pc_op_call *call;
 } ew_ctx;
 
 /* The iteration space: the context's shape without its dimensions of size 1 and with
@@ -137,7 +140,8 @@ void pc_ew_loop_wrap_inputs(ew_loop *l, pc_dtype cd);
 void pc_ew_loop_cond(ew_loop *l, const pc_tensor *t);
 /* The next output: a result of dtype in the context's shape. */
 void pc_ew_loop_store(ew_loop *l, pc_dtype dtype);
-/* The next output: the gradient of input like (NULL: not wanted, its out[k] NULL). */
+/* The next output: the gradient of input like (NULL: not wanted, its out[k] NULL), of the dtype
+ * like stands for in the call (pc_kernel_dtype). */
 void pc_ew_loop_grad(ew_loop *l, const pc_tensor *like);
 /* Runs the loop: the results in l->out[k].t, the caller's (pc_ew_loop_take_grad moves one out;
  * pc_tensor_free what is taken). When fn returns an error code, l->err is set, the results are
@@ -148,7 +152,8 @@ pc_status pc_ew_loop_run(ew_loop *l);
 void pc_ew_loop_take_grad(ew_loop *l, int k, pc_tensor *dst);
 
 /* In-place forms: the result goes into self, so it must have self's shape and its dtype must
- * be castable to self's. PC_OK for the other forms. */
+ * be castable to self's (the dtype self stands for in the call, pc_kernel_dtype). PC_OK for the
+ * other forms. */
 pc_status pc_ew_inplace_check(const ew_ctx *c, const pc_op_call *call, pc_dtype result,
                               const pc_tensor *self);
 /* Whether the call wants the gradient of its argument i (a float tensor that requires it). */

@@ -28,8 +28,8 @@ static pc_status check_bool_mask(const pc_op_call *call, const pc_tensor *m, con
 static pc_dtype where_dtype(const pc_op_call *call)
 {
     pc_result_type rt = PC_RESULT_TYPE_INIT;
-    pc_result_type_add_tensor(&rt, &call->args[1].tensor, call->args[1].wrapped);
-    pc_result_type_add_tensor(&rt, &call->args[2].tensor, call->args[2].wrapped);
+    pc_kernel_result_type_add(call, &rt, &call->args[1].tensor, call->args[1].wrapped);
+    pc_kernel_result_type_add(call, &rt, &call->args[2].tensor, call->args[2].wrapped);
     return pc_result_type_get(&rt);
 }
 
@@ -204,7 +204,7 @@ pc_status pc_k_masked_fill_forward(const pc_op_call *call, pc_compute compute, p
         return st;
     const pc_tensor *ts[3] = {pc_call_tensor(call, 0), pc_call_tensor(call, 1),
                               pc_call_tensor(call, 2)};
-    pc_dtype od = ts[0]->dtype;
+    pc_dtype od = pc_kernel_dtype(call, ts[0]);
     ew_ctx c;
     /* in place, the mask broadcasts to self; out of place both broadcast */
     if ((st = pc_ew_init(&c, call, compute, od, ts, 2)) != PC_OK)
@@ -244,7 +244,7 @@ pc_status pc_k_masked_fill_backward(const pc_op_call *call, pc_compute compute,
     if (st != PC_OK || !pc_dtype_is_float(ts[0]->dtype))
         return st;
     ew_ctx c;
-    if ((st = pc_ew_init(&c, call, compute, ts[0]->dtype, ts, 2)) != PC_OK)
+    if ((st = pc_ew_init(&c, call, compute, pc_kernel_dtype(call, ts[0]), ts, 2)) != PC_OK)
         return st;
     /* self keeps dy where the mask is false, the value gets the sum where it is true */
     ew_loop l;

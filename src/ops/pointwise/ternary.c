@@ -54,7 +54,7 @@ static pc_status ternary_plan_make(const pc_op_call *call, ternary_plan *p)
     p->k = (pc_ternary)call->op->param;
     pc_result_type rt = PC_RESULT_TYPE_INIT;
     for (int i = 0; i < 3; i++)
-        pc_result_type_add_tensor(&rt, &call->args[i].tensor, call->args[i].wrapped);
+        pc_kernel_result_type_add(call, &rt, &call->args[i].tensor, call->args[i].wrapped);
     pc_dtype common = pc_result_type_get(&rt);
     if (pc_dtype_is_complex(common) || common == PC_DTYPE_F8E4M3FN || common == PC_DTYPE_F8E5M2)
         return pc_error_set(PC_ERR_UNSUPPORTED, "%s: %s of %s is not supported by precheck",
@@ -62,20 +62,21 @@ static pc_status ternary_plan_make(const pc_op_call *call, ternary_plan *p)
     p->od = common;
     if (p->k == PC_TERNARY_LERP) {
         const pc_value *w = &call->args[2];
-        pc_dtype xd = call->args[0].tensor.dtype;
+        pc_dtype xd = pc_kernel_dtype(call, &call->args[0].tensor),
+                 ed = pc_kernel_dtype(call, &call->args[1].tensor),
+                 wd = pc_kernel_dtype(call, &w->tensor);
         p->od = xd;
         if (!pc_dtype_is_float(xd))
             return pc_error_set(PC_ERR_INVALID, "%s: \"lerp_kernel_%s\" not implemented for '%s'",
                                 call->full_name, w->wrapped ? "scalar" : "tensor",
                                 pc_torch_type_name(xd));
-        if (call->args[1].tensor.dtype != xd)
+        if (ed != xd)
             return pc_error_set(PC_ERR_INVALID, "%s: expected dtype %s for `end` but got dtype %s",
-                                call->full_name, meta_name(xd),
-                                meta_name(call->args[1].tensor.dtype));
-        if (!w->wrapped && w->tensor.dtype != xd)
+                                call->full_name, meta_name(xd), meta_name(ed));
+        if (!w->wrapped && wd != xd)
             return pc_error_set(PC_ERR_INVALID,
                                 "%s: expected dtype %s for `weight` but got dtype %s",
-                                call->full_name, meta_name(xd), meta_name(w->tensor.dtype));
+                                call->full_name, meta_name(xd), meta_name(wd));
         p->w_tensor = !w->wrapped;
         if (w->wrapped)
             pc_element_load(pc_tensor_data(&w->tensor), w->tensor.dtype, &p->v, NULL);
@@ -151,7 +152,7 @@ pc_status pc_k_ternary_forward(const pc_op_call *call, pc_compute compute, pc_op
     for (int i = 0; i < 3; i++)
         pc_ew_loop_input(&l, ts[i]);
     pc_ew_loop_wrap_inputs(&l, p.od);
-    pc_ew_loop_store(&l, call->form == PC_FORM_INPLACE ? ts[0]->dtype : p.od);
+    pc_ew_loop_store(&l, call->form == PC_FORM_INPLACE ? pc_kernel_dtype(call, ts[0]) : p.od);
     if ((st = pc_ew_loop_run(&l)) != PC_OK)
         return st;
     out->tensors[0] = l.out[0].t;
@@ -225,15 +226,15 @@ static pc_status clamp_plan_make(const pc_op_call *call, clamp_plan *p)
                             "must not be None",
                             call->full_name);
     pc_result_type rt = PC_RESULT_TYPE_INIT;
-    pc_result_type_add_tensor(&rt, p->x, false);
+    pc_kernel_result_type_add(call, &rt, p->x, false);
     for (int i = 1; i < call->nargs; i++)
         if (pc_call_tensor(call, i))
-            pc_result_type_add_tensor(&rt, pc_call_tensor(call, i), call->args[i].wrapped);
+            pc_kernel_result_type_add(call, &rt, pc_call_tensor(call, i), call->args[i].wrapped);
     p->od = pc_result_type_get(&rt);
     if (p->od == PC_DTYPE_BOOL)
         return pc_error_set(PC_ERR_INVALID, "%s: \"clamp_cpu\" not implemented for 'Bool'",
                             call->full_name);
-    if (!pc_dtype_is_float(p->od) && pc_dtype_is_float(p->x->dtype))
+    if (!pc_dtype_is_float(p->od) && pc_dtype_is_float(pc_kernel_dtype(call, p->x)))
         return PC_OK; /* not reachable: promotion keeps the float */
     return PC_OK;
 }
@@ -277,7 +278,7 @@ pc_status pc_k_clamp_forward(const pc_op_call *call, pc_compute compute, pc_op_r
     pc_ew_loop_init(&l, &c, clamp_fwd_chunk, NULL);
     for (int i = 0; i < 3; i++)
         pc_ew_loop_input(&l, ts[i]);
-    pc_ew_loop_store(&l, call->form == PC_FORM_INPLACE ? p.x->dtype : p.od);
+    pc_ew_loop_store(&l, call->form == PC_FORM_INPLACE ? pc_kernel_dtype(call, p.x) : p.od);
     if ((st = pc_ew_loop_run(&l)) != PC_OK)
         return st;
     out->tensors[0] = l.out[0].t;

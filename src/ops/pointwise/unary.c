@@ -176,7 +176,7 @@ static pc_status unary_plan_make(const pc_op_call *call, unary_plan *p)
     pc_unary k = (pc_unary)call->op->param;
     memset(p, 0, sizeof *p);
     p->k = k;
-    pc_dtype d = x->dtype;
+    pc_dtype d = pc_kernel_dtype(call, x);
     if (pc_dtype_is_complex(d) || d == PC_DTYPE_F8E4M3FN || d == PC_DTYPE_F8E5M2)
         return pc_error_set(PC_ERR_UNSUPPORTED, "%s: %s of %s is not supported by precheck",
                             call->full_name, call->op->name, pc_dtype_torch_name(d));
@@ -296,7 +296,7 @@ pc_status pc_k_unary_forward(const pc_op_call *call, pc_compute compute, pc_op_r
     ew_loop l;
     pc_ew_loop_init(&l, &c, unary_fwd_chunk, &p);
     pc_ew_loop_input(&l, x);
-    pc_ew_loop_store(&l, call->form == PC_FORM_INPLACE ? x->dtype : p.od);
+    pc_ew_loop_store(&l, call->form == PC_FORM_INPLACE ? pc_kernel_dtype(call, x) : p.od);
     if ((st = pc_ew_loop_run(&l)) != PC_OK)
         return st;
     out->tensors[0] = l.out[0].t;
