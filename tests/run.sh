@@ -102,12 +102,12 @@ warned_build "$build_log"
 rm -f "$build_log"
 
 # ---- jobs beside the stages ----
-# A job that needs one core and nothing of the stages after the Release build runs beside them at
-# the lowest priority (nice 19), on the core a stage leaves idle (the tails of ctest, the docs
-# check, qemu), and whole at the end if it is not done by then. Its output goes to a log that is
-# printed when it ends (background_wait), so that each stage's lines and failure stay its own.
-# Wall-clock limits would count the time it waits for a core: its limit is CPU time (ulimit -t)
-# with a wall limit for a hang that burns none.
+# A job that needs nothing of the stages after the Release build runs beside them at the lowest
+# priority (nice 19), on what a stage leaves idle (the tails of ctest, the docs check, qemu), and
+# whole when a stage waits for it. Its output goes to a log that is printed then
+# (background_wait), so that each stage's lines and failure stay its own. A wall-clock limit
+# would count the time it waits for a core: valgrind's is CPU time (ulimit -t), with a wall
+# limit for a hang that burns none.
 bg_pids=() bg_names=() bg_logs=()
 background() { # background NAME COMMAND...: COMMAND beside the stages
     local name=$1 log
@@ -145,8 +145,13 @@ background_wait() { # background_wait [NAME]: waits for job NAME (every job when
     done
     [[ $failed == 0 ]] || exit 1
 }
-# a failing stage ends the run: the jobs beside it end with it
-trap 'for p in "${bg_pids[@]}"; do [[ -z $p ]] || pkill -TERM -P "$p" 2>/dev/null; [[ -z $p ]] || kill "$p" 2>/dev/null; done; true' EXIT
+background_kill() { # a failing stage ends the run: the jobs beside it end with it
+    local p
+    for p in "${bg_pids[@]}"; do
+        [[ -z $p ]] || { pkill -TERM -P "$p" || true; kill "$p" || true; } 2>/dev/null
+    done
+}
+trap background_kill EXIT
 
 # valgrind memcheck: run_ut end to end, in process, on a transformer and a CNN dump (one core:
 # valgrind runs the program's threads one at a time)
@@ -248,15 +253,10 @@ if [[ $PRECHECK_AARCH64 != 0 && $(uname -m) == x86_64 ]]; then
         { echo "aarch64 job failed (exit $?; 124: over 1200 s)" >&2; exit 1; }
 fi
 
-fuzz_rc=0
 stage "libFuzzer smoke"
 # (the harnesses were built beside the stages above; two at a time, one core each)
 background_wait "libFuzzer build"
-bash tests/fuzz.sh 10 || fuzz_rc=$?
-if [[ $fuzz_rc != 0 ]]; then
-    echo "libFuzzer smoke failed (exit $fuzz_rc)" >&2
-    exit 1
-fi
+bash tests/fuzz.sh 10 || { echo "libFuzzer smoke failed (exit $?)" >&2; exit 1; }
 stage ""
 background_wait
 
