@@ -18,25 +18,7 @@
 #include "precheck/core/convert.h"
 #include "precheck/ops/exec.h"
 
-static uint32_t rng = 31;
-
-/* Values of varied magnitude and sign, some zeros; integers small, bools 0/1. */
-static void fill(pc_tensor *t)
-{
-    char *p = pc_tensor_data(t);
-    size_t sz = pc_dtype_size(t->dtype);
-    for (int64_t i = 0; i < pc_tensor_numel(t); i++) {
-        rng = rng * 1664525u + 1013904223u;
-        double v = ((double)(rng >> 8) * 0x1p-24 - 0.5) * (double)(1u << (rng % 7));
-        if (rng % 13 == 0)
-            v = 0.0;
-        if (t->dtype == PC_DTYPE_BOOL)
-            v = (rng >> 9) & 1;
-        else if (!pc_dtype_is_float(t->dtype))
-            v = (double)((int)(rng >> 20) % 7 - 3);
-        pc_element_store(p + (size_t)i * sz, t->dtype, v, 0.0);
-    }
-}
+static uint32_t rng = 31; /* pc_test_fill_varied's generator state */
 
 /* One operand of a case: a tensor of dtype and shape (rank -1: a wrapped Python float). */
 typedef struct operand {
@@ -57,7 +39,7 @@ static void set_arg(pc_op_call *c, int i, const operand *o)
 {
     pc_tensor t = PC_TENSOR_NULL;
     assert_int_equal(pc_tensor_alloc(&t, o->dtype, o->shape, o->rank < 0 ? 0 : o->rank), PC_OK);
-    fill(&t);
+    pc_test_fill_varied(&t, &rng);
     pc_test_op_tensor_arg(c, i, t, o->rank >= 0 && pc_dtype_is_float(o->dtype));
     c->args[i].wrapped = o->rank < 0;
 }
@@ -144,7 +126,7 @@ static void check(const pc_op_call *c, bool lazy)
     }
     pc_tensor dy = PC_TENSOR_NULL, gl = PC_TENSOR_NULL, ge = PC_TENSOR_NULL;
     assert_int_equal(pc_tensor_alloc(&dy, gd, like->shape, like->rank), PC_OK);
-    fill(&dy);
+    pc_test_fill_varied(&dy, &rng);
     if (c->op->backward && pc_dtype_is_float(dy.dtype)) {
         assert_int_equal(pc_bench_kernel_grad(c, PC_BENCH_MSPROBE, &dy, &gl), PC_OK);
         assert_int_equal(pc_bench_prepare_grad(c, PC_BENCH_MSPROBE, &dy, &ge), PC_OK);

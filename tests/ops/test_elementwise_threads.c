@@ -15,27 +15,13 @@
 #include "precheck/core/convert.h"
 #include "precheck/ops/exec.h"
 
-static uint32_t rng = 2024;
-
-/* Values of varied magnitude and sign, a few zeros and NaNs. */
-static void fill(pc_tensor *t)
-{
-    char *p = pc_tensor_data(t);
-    size_t sz = pc_dtype_size(t->dtype);
-    for (int64_t i = 0; i < pc_tensor_numel(t); i++) {
-        rng = rng * 1664525u + 1013904223u;
-        double v = ((double)(rng >> 8) * 0x1p-24 - 0.5) * (double)(1u << (rng % 9));
-        if (rng % 997 == 0)
-            v = 0.0;
-        pc_element_store(p + (size_t)i * sz, t->dtype, v, 0.0);
-    }
-}
+static uint32_t rng = 2024; /* pc_test_fill_varied's generator state */
 
 static pc_tensor make(pc_dtype dtype, const int64_t *shape, int rank)
 {
     pc_tensor t = PC_TENSOR_NULL;
     assert_int_equal(pc_tensor_alloc(&t, dtype, shape, rank), PC_OK);
-    fill(&t);
+    pc_test_fill_varied(&t, &rng);
     return t;
 }
 

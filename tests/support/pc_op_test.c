@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "pc_test.h"
+#include "precheck/core/convert.h"
 #include "precheck/ops/op.h"
 
 void pc_test_op_call(pc_op_call *c, const char *op, const char *full_name)
@@ -70,4 +71,22 @@ void pc_test_causal_attention(int64_t S, int64_t D, const double *q, const doubl
     }
     free(p);
     free(dp);
+}
+
+void pc_test_fill_varied(pc_tensor *t, uint32_t *rng)
+{
+    char *p = pc_tensor_data(t);
+    size_t sz = pc_dtype_size(t->dtype);
+    for (int64_t i = 0; i < pc_tensor_numel(t); i++) {
+        *rng = *rng * 1664525u + 1013904223u;
+        uint32_t r = *rng;
+        double v = ((double)(r >> 8) * 0x1p-24 - 0.5) * (double)(1u << (r % 7));
+        if (r % 13 == 0)
+            v = 0.0;
+        if (t->dtype == PC_DTYPE_BOOL)
+            v = (r >> 9) & 1;
+        else if (!pc_dtype_is_float(t->dtype))
+            v = (double)((int)(r >> 20) % 7 - 3);
+        pc_element_store(p + (size_t)i * sz, t->dtype, v, 0.0);
+    }
 }
