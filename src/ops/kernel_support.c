@@ -338,9 +338,7 @@ pc_dtype pc_kernel_dtype(const pc_op_call *call, const pc_tensor *t)
 void pc_kernel_result_type_add(const pc_op_call *call, pc_result_type *rt, const pc_tensor *t,
                                bool wrapped)
 {
-    pc_result_type_add(rt, pc_kernel_dtype(call, t),
-                       wrapped ? PC_OPERAND_WRAPPED
-                               : (t->rank == 0 ? PC_OPERAND_ZERO_DIM : PC_OPERAND_DIM));
+    pc_result_type_add_tensor_as(rt, t, pc_kernel_dtype(call, t), wrapped);
 }
 
 pc_status pc_kernel_need_float(const pc_op_call *call, const pc_tensor *t, const char *kernel)

@@ -100,7 +100,13 @@ void pc_result_type_add(pc_result_type *r, pc_dtype dtype, pc_operand_rank rank)
 
 void pc_result_type_add_tensor(pc_result_type *r, const pc_tensor *t, bool wrapped)
 {
-    pc_result_type_add(r, t->dtype,
+    pc_result_type_add_tensor_as(r, t, t->dtype, wrapped);
+}
+
+void pc_result_type_add_tensor_as(pc_result_type *r, const pc_tensor *t, pc_dtype dtype,
+                                  bool wrapped)
+{
+    pc_result_type_add(r, dtype,
                        wrapped ? PC_OPERAND_WRAPPED
                                : (t->rank == 0 ? PC_OPERAND_ZERO_DIM : PC_OPERAND_DIM));
 }

@@ -30,6 +30,9 @@ typedef struct pc_result_type {
 void pc_result_type_add(pc_result_type *r, pc_dtype dtype, pc_operand_rank rank);
 /* The tensor's rank class: wrapped when asked, else by its rank. */
 void pc_result_type_add_tensor(pc_result_type *r, const pc_tensor *t, bool wrapped);
+/* The same for a tensor that stands for dtype, not its own (a bench that raises as it reads). */
+void pc_result_type_add_tensor_as(pc_result_type *r, const pc_tensor *t, pc_dtype dtype,
+                                  bool wrapped);
 /* The result: dimensioned operands decide first, then 0-dim tensors, then Python numbers,
  * where a higher category lifts (a float Python number makes an integer tensor float32).
  * PC_DTYPE_INVALID when nothing was added. */
