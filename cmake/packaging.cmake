@@ -2,7 +2,7 @@
 # build directory:
 #   cpack                 both kinds (those whose tools are here)
 #   cpack -G DEB          precheck_<version>_<arch>.deb (Debian, Ubuntu), needs dpkg-deb and,
-#                         for its Depends, dpkg-shlibdeps (dpkg-dev) and file
+#                         for its Depends, dpkg-shlibdeps (dpkg-dev)
 #   cpack -G RPM          precheck-<version>-1.<arch>.rpm (openEuler, EulerOS, Fedora), needs
 #                         rpmbuild (Debian's rpm package)
 # The dependencies are not written here: the .deb's come from the Debian packages of the
@@ -40,7 +40,18 @@ endif()
 # Debian
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION science)
-set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+# Depends from dpkg-shlibdeps over the package's two ELF files (cmake/cpack_deb_depends.cmake,
+# which cpack reads before it makes each package: CPACK_PROJECT_CONFIG_FILE). CPack's own
+# CPACK_DEBIAN_PACKAGE_SHLIBDEPS finds them by running `file` on every installed file, one
+# process each: ~450 files with the examples, 20-30 s of every .deb.
+set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS OFF)
+set(PC_DEB_ELF_FILES "$<TARGET_FILE:precheck>")
+if(PC_HAVE_TORCH_PLUGIN)
+    string(APPEND PC_DEB_ELF_FILES "\n$<TARGET_FILE:precheck_torch>")
+endif()
+set(CPACK_PC_DEB_ELF_LIST ${CMAKE_BINARY_DIR}/pc_deb_elf_files.txt)
+file(GENERATE OUTPUT ${CPACK_PC_DEB_ELF_LIST} CONTENT "${PC_DEB_ELF_FILES}\n")
+set(CPACK_PROJECT_CONFIG_FILE ${CMAKE_CURRENT_LIST_DIR}/cpack_deb_depends.cmake)
 # the torch backend embeds the user's Python (>= 3.8 with a shared libpython) and its PyTorch
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS "python3")
 # the long description under CPACK_PACKAGE_DESCRIPTION_SUMMARY's line

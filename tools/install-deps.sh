@@ -33,8 +33,8 @@ tests="$tests chromium fonts-wqy-microhei"
 # ccache: tests/run.sh compiles its builds through it, so that a second run compiles only what
 # changed; ninja-build: its builds' generator (~35% faster than make here)
 tests="$tests ccache ninja-build"
-# the install and package tests (tests/install): man -l, cpack's .deb (dpkg-shlibdeps needs
-# file) and .rpm (rpmbuild)
+# the install and package tests (tests/install): man -l, cpack's .rpm (rpmbuild; the .deb's
+# dpkg-shlibdeps comes with dpkg-dev); file: tests/aarch64.sh checks its executable's machine
 packaging="man-db file rpm"
 # the aarch64 job (tests/aarch64.sh): Debian's cross compiler, qemu-user, and the arm64
 # libraries precheck and its tests link, installed beside the host's (multiarch)

@@ -7,7 +7,7 @@
 # Usage: test_package.sh BUILD_DIR TORCH_PLUGIN(ON|OFF) [DEB_ARCH RPM_ARCH EMULATOR]
 #   (tests/aarch64.sh passes arm64 aarch64 "timeout 300 qemu-aarch64" for the cross build's
 #   packages)
-# Needs dpkg-deb, dpkg-shlibdeps (dpkg-dev), file and rpmbuild (rpm): tools/install-deps.sh
+# Needs dpkg-deb, dpkg-shlibdeps (dpkg-dev) and rpmbuild (rpm): tools/install-deps.sh
 # installs them for developers and CI.
 set -euo pipefail
 build=$(cd "$1" && pwd)
@@ -21,7 +21,7 @@ fail() {
     echo "FAIL: $*" >&2
     exit 1
 }
-for tool in dpkg-deb:dpkg dpkg-shlibdeps:dpkg-dev file:file rpmbuild:rpm rpm2archive:rpm2cpio; do
+for tool in dpkg-deb:dpkg dpkg-shlibdeps:dpkg-dev rpmbuild:rpm rpm2archive:rpm2cpio; do
     command -v "${tool%%:*}" >/dev/null ||
         fail "${tool%%:*} is missing (Debian: ${tool#*:}; bash tools/install-deps.sh)"
 done
