@@ -415,8 +415,15 @@ int pc_cli_repro(int argc, char **argv)
         pc_log_error("%s", pc_error_message());
         return 1;
     }
-    static char names[REPRO_MAX_APIS][256];
-    static verdict v[REPRO_MAX_APIS];
+    /* on the heap: as static arrays, their 3.4 MB were scanned by LeakSanitizer at the exit
+     * of every precheck process of the ASan+UBSan tests, whatever its command */
+    char(*names)[256] = calloc(REPRO_MAX_APIS, sizeof *names);
+    verdict *v = calloc(REPRO_MAX_APIS, sizeof *v);
+    if (!names || !v) {
+        pc_log_error("repro: out of memory");
+        rc = 1;
+        goto out;
+    }
     if (a.api_count == 0) {
         char run[PC_PATH_BUFFER_SIZE + 8], csv[PC_PATH_BUFFER_SIZE * 2];
         snprintf(run, sizeof run, "%s/run", a.out_dir);
@@ -425,7 +432,8 @@ int pc_cli_repro(int argc, char **argv)
                     run);
         if (pc_path_make_dir(run) != PC_OK) {
             pc_log_error("%s", pc_error_message());
-            return 1;
+            rc = 1;
+            goto out;
         }
         int urc = run_ut(&a, a.api_info, run);
         int count = find_csv(run, "accuracy_checking_result_", csv, sizeof csv)
@@ -434,19 +442,24 @@ int pc_cli_repro(int argc, char **argv)
         if (urc != 0 || count < 0) {
             pc_log_error("run_ut on %s did not finish (exit %d): see its log above", a.api_info,
                          urc);
-            return 1;
+            rc = 1;
+            goto out;
         }
         for (int i = 0; i < count; i++)
             if (failed(v[i].forward) || failed(v[i].backward))
                 a.apis[a.api_count++] = names[i];
         if (a.api_count == 0) {
             pc_log_info("every API passed or was skipped: no bundle to make");
-            return 0;
+            rc = 0;
+            goto out;
         }
         pc_log_info("%d APIs did not pass: one bundle each", a.api_count);
     }
     rc = 0;
     for (int i = 0; i < a.api_count; i++)
         rc |= bundle(&a, a.apis[i]);
+out:
+    free(names);
+    free(v);
     return rc;
 }
