@@ -326,18 +326,29 @@ static void scratch_free(chunk_scratch *s, int count)
     free(s);
 }
 
-static chunk_scratch *scratch_alloc(int count)
+/* Elements of a chunk buffer for n elements: a chunk's, or fewer for a smaller tensor (rounded up
+ * to whole 64-byte lines: no kernel reads past its chunk, but a buffer's size stays a multiple
+ * of every vector width). Most compared tensors are small, and NP_BLOCK elements each time
+ * took 221 kB a thread and 64 kB a slot of the ring: a process comparing many small tensors
+ * under ASan, whose allocator hands out fresh pages while freed ones sit in its quarantine,
+ * faulted them in again at every comparison. */
+static size_t chunk_elems(int64_t n)
+{
+    return n < NP_BLOCK ? ((size_t)n + 63) / 64 * 64 : NP_BLOCK;
+}
+
+static chunk_scratch *scratch_alloc(int count, size_t elems)
 {
     chunk_scratch *s = calloc((size_t)count, sizeof *s);
     if (!s)
         return NULL;
     for (int i = 0; i < count; i++) {
-        s[i].sq = malloc(NP_BLOCK * sizeof(double));
-        s[i].ulp = malloc(NP_BLOCK * sizeof(double));
-        s[i].dev = malloc(NP_BLOCK * sizeof(float));
-        s[i].cast = malloc(NP_BLOCK * sizeof(float));
-        s[i].half = malloc(NP_BLOCK * sizeof(uint16_t));
-        s[i].flags = malloc(NP_BLOCK);
+        s[i].sq = malloc(elems * sizeof(double));
+        s[i].ulp = malloc(elems * sizeof(double));
+        s[i].dev = malloc(elems * sizeof(float));
+        s[i].cast = malloc(elems * sizeof(float));
+        s[i].half = malloc(elems * sizeof(uint16_t));
+        s[i].flags = malloc(elems);
         if (!s[i].sq || !s[i].ulp || !s[i].dev || !s[i].cast || !s[i].half || !s[i].flags) {
             scratch_free(s, count);
             return NULL;
@@ -397,13 +408,14 @@ static pc_status run_chunks(const metrics_plan *p, const pc_metrics_input *in, c
     slot_ring r = {.count = (int64_t)threads * SLOTS_PER_THREAD};
     if (r.count > nchunks)
         r.count = nchunks;
-    chunk_scratch *scratch = scratch_alloc(threads);
+    size_t elems = chunk_elems(p->n);
+    chunk_scratch *scratch = scratch_alloc(threads, elems);
     r.accs = calloc((size_t)r.count, sizeof *r.accs);
     r.ready = calloc((size_t)r.count, sizeof *r.ready);
     r.relb = keep_relb ? calloc((size_t)r.count, sizeof *r.relb) : NULL;
     bool ok = scratch && r.accs && r.ready && (!keep_relb || r.relb);
     for (int64_t k = 0; ok && keep_relb && k < r.count; k++)
-        ok = (r.relb[k] = malloc(NP_BLOCK * sizeof(double))) != NULL;
+        ok = (r.relb[k] = malloc(elems * sizeof(double))) != NULL;
     pc_status st = ok ? pc_np_stream_init(&t->relb, np_sum_type(p->t_relb))
                       : pc_error_set(PC_ERR_NOMEM, "metrics: cannot allocate chunk buffers");
     if (st == PC_OK) {
