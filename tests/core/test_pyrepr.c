@@ -1,6 +1,7 @@
 /* core/pyrepr.h against Python itself: repr() of >= 300,000 doubles (random bit patterns and
  * random values in the ranges precheck meets) and numpy's str() of float32/float16, computed
- * by the python3 on PATH in the same run, plus the edge cases written out. */
+ * by the python3 on PATH in the same run, plus the edge cases written out (the random values a
+ * tenth as many under PRECHECK_TEST_LIGHT, the ASan+UBSan stage). */
 #include "pc_test.h"
 
 #include <float.h>
@@ -111,33 +112,36 @@ static double double_of(uint64_t b)
 
 /* The doubles tested against Python: random bit patterns, and random values where precheck's
  * numbers live (thresholds, statistics, errors, integers held as floats, float32 values
- * widened), every power of two with its neighbours, and the edge cases. */
+ * widened), every power of two with its neighbours, and the edge cases. Under the sanitizers
+ * (pc_test_light) a tenth of the random ones: the same paths, and Python's side, which checks
+ * nothing new there, a tenth as long. */
 static size_t make_doubles(uint64_t **out)
 {
     enum { N = 330000 };
+    const int d = pc_test_light() ? 10 : 1;
     uint64_t *v = malloc(N * sizeof *v);
     assert_non_null(v);
     size_t n = 0;
     uint64_t s = 27;
-    for (int i = 0; i < 130000; i++) /* any bit pattern: subnormals, nan, inf included */
+    for (int i = 0; i < 130000 / d; i++) /* any bit pattern: subnormals, nan, inf included */
         v[n++] = splitmix64(&s);
-    for (int i = 0; i < 50000; i++) { /* uniform in (-1, 1) */
+    for (int i = 0; i < 50000 / d; i++) { /* uniform in (-1, 1) */
         double u = (double)(splitmix64(&s) >> 11) * 0x1p-53;
         v[n++] = bits_of(i % 2 ? -u : u);
     }
-    for (int i = 0; i < 50000; i++) { /* [1, 10) times 10^-30 .. 10^30 */
+    for (int i = 0; i < 50000 / d; i++) { /* [1, 10) times 10^-30 .. 10^30 */
         double u = 1 + 9 * (double)(splitmix64(&s) >> 11) * 0x1p-53;
         v[n++] = bits_of(u * pow(10, (double)(int)(splitmix64(&s) % 61) - 30));
     }
-    for (int i = 0; i < 40000; i++) { /* short decimals: k / 10^j */
+    for (int i = 0; i < 40000 / d; i++) { /* short decimals: k / 10^j */
         double k = (double)(splitmix64(&s) % 10000000);
         v[n++] = bits_of(k / pow(10, (double)(splitmix64(&s) % 12)));
     }
-    for (int i = 0; i < 20000; i++) { /* integers around 1e15 .. 1e17 */
+    for (int i = 0; i < 20000 / d; i++) { /* integers around 1e15 .. 1e17 */
         uint64_t k = 500000000000000u + splitmix64(&s) % 199500000000000000u;
         v[n++] = bits_of((double)k);
     }
-    for (int i = 0; i < 30000; i++) { /* float32 values */
+    for (int i = 0; i < 30000 / d; i++) { /* float32 values */
         uint32_t b = (uint32_t)splitmix64(&s);
         float f;
         memcpy(&f, &b, sizeof f);
@@ -213,7 +217,7 @@ static void test_against_python_repr(void **state)
     PC_TEST_FMT(out, "%s/repr.txt", dir);
     uint64_t *v = NULL;
     size_t n = make_doubles(&v);
-    assert_true(n >= 300000);
+    assert_true(n >= (pc_test_light() ? 30000u : 300000u));
     write_numbers(in, v, n);
     assert_int_equal(run_python("python3",
                                 "import struct,sys\n"
@@ -261,13 +265,14 @@ static void test_against_numpy_str(void **state)
     pc_test_tmpdir(dir, sizeof dir);
     PC_TEST_FMT(in, "%s/bits.txt", dir);
     PC_TEST_FMT(out, "%s/str.txt", dir);
-    enum { N32 = 60000 };
-    uint64_t *v = malloc((N32 + 65536) * sizeof *v);
+    enum { N32_FULL = 60000 };
+    const int N32 = pc_test_light() ? N32_FULL / 10 : N32_FULL; /* (see make_doubles) */
+    uint64_t *v = malloc((N32_FULL + 65536) * sizeof *v);
     assert_non_null(v);
     uint64_t s = 32;
     for (int i = 0; i < N32; i++)
         v[i] = (uint32_t)splitmix64(&s);
-    write_numbers(in, v, N32);
+    write_numbers(in, v, (size_t)N32);
     assert_int_equal(run_python(python,
                                 "import numpy,struct,sys\n"
                                 "w=sys.stdout.write\n"
@@ -275,7 +280,7 @@ static void test_against_numpy_str(void **state)
                                 "struct.pack('<I',int(l)),dtype=numpy.float32)[0])+'\\n')",
                                 in, out),
                      0);
-    size_t bad = count_mismatches(out, v, N32, format_f32);
+    size_t bad = count_mismatches(out, v, (size_t)N32, format_f32);
     print_message("%d float32, %zu differ from numpy's str\n", N32, bad);
     assert_int_equal(bad, 0);
 
