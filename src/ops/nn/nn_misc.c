@@ -294,17 +294,18 @@ static void drop_mask_apply(const pc_op_call *call, const drop_plan *d, pc_compu
     }
 }
 
-/* y = x m (x itself, copied, when not active), rounded to x's dtype. */
+/* y = x m (x itself, copied, when not active), rounded to the dtype x stands for
+ * (pc_kernel_dtype: the bench's raise happens in the load, the same exact widening). */
 static pc_status drop_apply(const pc_op_call *call, const drop_plan *d, pc_compute compute,
                             const pc_tensor *x, pc_tensor *out)
 {
-    pc_dtype cd = pc_kernel_compute_dtype(compute, d->x->dtype);
+    pc_dtype xd = pc_kernel_dtype(call, d->x), cd = pc_kernel_compute_dtype(compute, xd);
     pc_tensor b = PC_TENSOR_NULL;
     pc_status st = pc_kernel_load(call, x, cd, &b);
     if (st == PC_OK && d->active)
         drop_mask_apply(call, d, compute, cd, pc_tensor_data(&b));
     if (st == PC_OK)
-        st = pc_kernel_store(call, &b, d->x->dtype, d->x->shape, d->x->rank, out);
+        st = pc_kernel_store(call, &b, xd, d->x->shape, d->x->rank, out);
     pc_tensor_free(&b);
     return st;
 }
