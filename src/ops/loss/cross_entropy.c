@@ -29,7 +29,7 @@
 
 typedef struct ce_plan {
     const pc_tensor *x, *t, *w;
-    pc_dtype xd; /* the dtype x stands for (pc_kernel_dtype: the bench's raise) */
+    pc_dtype xd;         /* the dtype x stands for (pc_kernel_dtype: the bench's raise) */
     bool probs;          /* float targets: class probabilities */
     int64_t N, C, inner; /* x as [N, C, inner] */
     int64_t ignore;
@@ -446,8 +446,8 @@ pc_status pc_k_cross_entropy_backward(const pc_op_call *call, pc_compute compute
     if ((st = ce_load(call, &p, cd, &u)) != PC_OK ||
         (st = pc_tensor_cast(&g, grad_out, PC_DTYPE_F64)) != PC_OK ||
         (gx && (st = pc_tensor_alloc(&dx, p.xd, p.x->shape, p.x->rank)) != PC_OK) ||
-        (gt && (st = pc_tensor_alloc(&dt, pc_kernel_dtype(call, p.t), p.t->shape, p.t->rank)) !=
-                   PC_OK))
+        (gt &&
+         (st = pc_tensor_alloc(&dt, pc_kernel_dtype(call, p.t), p.t->shape, p.t->rank)) != PC_OK))
         goto done;
     ce_scales sc = {pc_tensor_data(&g), 0, 0};
     const void *wv = p.w ? pc_tensor_data(&u.w) : NULL;

@@ -164,8 +164,8 @@ static void sm_bwd(pc_dtype cd, bool logsm, bool lanes, const void *y, const voi
  * per-thread scratch (blocks are independent: threads change no result); *out has x's shape
  * and dtype od (forward) or xd (gradient). x is read through od (torch casts before the op;
  * reading a float32 x that stands for float64 straight into the compute dtype is the same
- * exact widening as the bench's raise); on the device the recomputed output and the gradient are rounded to od, as
- * autograd keeps them, and the gradient is stored through od. */
+ * exact widening as the bench's raise); on the device the recomputed output and the gradient are
+ * rounded to od, as autograd keeps them, and the gradient is stored through od. */
 static pc_status sm_run(const pc_op_call *call, const sm_plan *p, pc_compute compute,
                         const pc_tensor *grad_out, pc_tensor *out)
 {
