@@ -11,9 +11,19 @@
  * in scratch of the compute dtype and round each block straight into the output:
  * a call's memory beyond its output does not grow with the tensor. The arithmetic of every row
  * is the whole-tensor kernel's, so the blocks change no bit.
+ *
+ * On x86-64 CPUs with FMA, layer_norm (forward and backward) and softmax's backward run a copy
+ * of their kernels compiled for it (norm_fma): their fma() calls become single instructions
+ * instead of calls into libm (two to four per element), with the same results (a fused
+ * multiply-add rounds once either way), and no other operation is contracted into one
+ * (GCC never fuses a*b+c in ISO C mode; clang would, hence FP_CONTRACT OFF).
  */
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#endif
 #include <inttypes.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <tgmath.h>
@@ -24,6 +34,51 @@
 
 #define PC_TWIN_TEMPLATE "ops/norm/norm_kernel.inc"
 #include "ops/kernel_twins.h"
+
+#if defined(__x86_64__) && defined(__GNUC__)
+/* The kernels again, *_f_fma and *_d_fma, with the FMA instructions (see the top); only some
+ * of them are called. */
+#define PC_NORM_FMA 1
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-function"
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("fma"))), apply_to = function)
+#else
+#pragma GCC push_options
+#pragma GCC target("fma")
+#endif
+#define PC_TWIN_TEMPLATE "ops/norm/norm_kernel.inc"
+#define PC_TWIN_FMA
+#include "ops/kernel_twins.h"
+#undef PC_TWIN_FMA
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
+#pragma GCC pop_options
+#endif
+#pragma GCC diagnostic pop
+
+static atomic_bool fma_allowed = true;
+
+/* Whether the kernels run their FMA copies: allowed, and this CPU has FMA. */
+static bool norm_fma(void)
+{
+    return atomic_load_explicit(&fma_allowed, memory_order_relaxed) &&
+           __builtin_cpu_supports("fma");
+}
+
+void pc_norm_allow_fma(bool allow)
+{
+    atomic_store_explicit(&fma_allowed, allow, memory_order_relaxed);
+}
+#else
+#define PC_NORM_FMA 0
+
+void pc_norm_allow_fma(bool allow)
+{
+    (void)allow;
+}
+#endif
 
 /* ---- softmax, log_softmax ---- */
 
@@ -154,6 +209,15 @@ static void sm_fwd(pc_dtype cd, bool logsm, bool lanes, const void *x, void *y, 
 static void sm_bwd(pc_dtype cd, bool logsm, bool lanes, const void *y, const void *dy, void *dx,
                    int64_t outer, int64_t n, int64_t inner)
 {
+#if PC_NORM_FMA
+    if (norm_fma()) {
+        if (cd == PC_DTYPE_F64)
+            softmax_bwd_d_fma(logsm, lanes, y, dy, dx, outer, n, inner);
+        else
+            softmax_bwd_f_fma(logsm, lanes, y, dy, dx, outer, n, inner);
+        return;
+    }
+#endif
     if (cd == PC_DTYPE_F64)
         softmax_bwd_d(logsm, lanes, y, dy, dx, outer, n, inner);
     else
@@ -315,10 +379,38 @@ static int64_t ln_rows_per_block(const ln_plan *p)
 static void ln_fwd(pc_dtype cd, const void *x, const void *w, const void *b, void *y, int64_t rows,
                    int64_t n, double eps, void *mean, void *rstd)
 {
+#if PC_NORM_FMA
+    if (norm_fma()) {
+        if (cd == PC_DTYPE_F64)
+            layer_norm_fwd_d_fma(x, w, b, y, rows, n, eps, mean, rstd);
+        else
+            layer_norm_fwd_f_fma(x, w, b, y, rows, n, (float)eps, mean, rstd);
+        return;
+    }
+#endif
     if (cd == PC_DTYPE_F64)
         layer_norm_fwd_d(x, w, b, y, rows, n, eps, mean, rstd);
     else
         layer_norm_fwd_f(x, w, b, y, rows, n, (float)eps, mean, rstd);
+}
+
+/* layer_norm_bwd of the compute dtype cd (see ln_fwd). */
+static void ln_bwd(pc_dtype cd, const void *x, const void *w, const void *dy, const void *mean,
+                   const void *rstd, int64_t rows, int64_t n, void *dx, void *dw, void *db)
+{
+#if PC_NORM_FMA
+    if (norm_fma()) {
+        if (cd == PC_DTYPE_F64)
+            layer_norm_bwd_d_fma(x, w, dy, mean, rstd, rows, n, dx, dw, db);
+        else
+            layer_norm_bwd_f_fma(x, w, dy, mean, rstd, rows, n, dx, dw, db);
+        return;
+    }
+#endif
+    if (cd == PC_DTYPE_F64)
+        layer_norm_bwd_d(x, w, dy, mean, rstd, rows, n, dx, dw, db);
+    else
+        layer_norm_bwd_f(x, w, dy, mean, rstd, rows, n, dx, dw, db);
 }
 
 typedef struct ln_params {
@@ -438,12 +530,7 @@ pc_status pc_k_layer_norm_backward(const pc_op_call *call, pc_compute compute,
         void *Y = gx ? pc_kernel_write_at(&out->grads[0], r0 * p.n, cd, ys) : ys;
         ln_fwd(cd, X, w, b, Y, nr, p.n, p.eps, mean, rstd); /* the statistics */
         void *dx = gx ? Y : NULL;                           /* dx overwrites y */
-        if (cd == PC_DTYPE_F64)
-            layer_norm_bwd_d((const double *)X, w, (const double *)G, (const double *)(void *)mean,
-                             (const double *)(void *)rstd, nr, p.n, dx, dwp, dbp);
-        else
-            layer_norm_bwd_f((const float *)X, w, (const float *)G, (const float *)(void *)mean,
-                             (const float *)(void *)rstd, nr, p.n, dx, dwp, dbp);
+        ln_bwd(cd, X, w, G, mean, rstd, nr, p.n, dx, dwp, dbp);
         if (gx && Y == ys)
             pc_kernel_write(&out->grads[0], r0 * p.n, len, ys, cd);
     }
