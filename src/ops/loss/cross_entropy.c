@@ -445,7 +445,8 @@ pc_status pc_k_cross_entropy_backward(const pc_op_call *call, pc_compute compute
     int64_t B = p.N * p.inner;
     if ((st = ce_load(call, &p, cd, &u)) != PC_OK ||
         (st = pc_tensor_cast(&g, grad_out, PC_DTYPE_F64)) != PC_OK ||
-        (gx && (st = pc_tensor_alloc(&dx, p.xd, p.x->shape, p.x->rank)) != PC_OK) ||
+        /* (dx: every block of slices is written whole) */
+        (gx && (st = pc_tensor_alloc_uninit(&dx, p.xd, p.x->shape, p.x->rank)) != PC_OK) ||
         (gt &&
          (st = pc_tensor_alloc(&dt, pc_kernel_dtype(call, p.t), p.t->shape, p.t->rank)) != PC_OK))
         goto done;

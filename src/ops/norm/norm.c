@@ -505,7 +505,8 @@ pc_status pc_k_layer_norm_backward(const pc_op_call *call, pc_compute compute,
     if ((st = ln_params_load(call, &p, cd, &u)) != PC_OK ||
         (gw && (st = pc_tensor_alloc(&dw, cd, &p.n, 1)) != PC_OK) ||
         (gb && (st = pc_tensor_alloc(&db, cd, &p.n, 1)) != PC_OK) ||
-        (gx && (st = pc_tensor_alloc(&out->grads[0], p.xd, p.x->shape, p.x->rank)) != PC_OK))
+        (gx && (st = pc_tensor_alloc_uninit(&out->grads[0], p.xd, p.x->shape, p.x->rank)) !=
+                   PC_OK)) /* (every block of rows is written whole) */
         goto done;
     if (!(buf = malloc(bytes * 3 + (size_t)(per + 1) * es * 2))) {
         st = pc_kernel_nomem(call);
