@@ -107,9 +107,21 @@ static void check(const pc_op_call *c, bool lazy)
     pc_op_call b, e;
     assert_int_equal(pc_bench_prepare(c, PC_BENCH_MSPROBE, &b), PC_OK);
     assert_int_equal(b.lazy_raise != 0, lazy);
-    for (int i = 0; i < c->nargs; i++) /* shared, not converted */
-        if (c->args[i].kind == PC_VALUE_TENSOR)
-            assert_ptr_equal(pc_tensor_data(&b.args[i].tensor), pc_tensor_data(&c->args[i].tensor));
+    for (int i = 0; i < c->nargs; i++) { /* shared, not converted; or raised ahead when small */
+        const pc_tensor *t = &c->args[i].tensor, *bt = &b.args[i].tensor;
+        if (c->args[i].kind != PC_VALUE_TENSOR)
+            continue;
+        pc_dtype to = b.lazy_raise ? (pc_dtype)(b.lazy_raise - 1) : PC_DTYPE_INVALID;
+        bool ahead = (c->op->rules & PC_OP_BENCH_RAISE_SMALL) && !c->args[i].wrapped &&
+                     to != PC_DTYPE_INVALID && pc_bench_raisable(t->dtype) && t->dtype != to &&
+                     (size_t)pc_tensor_numel(t) * pc_dtype_size(to) <= PC_BENCH_SMALL_BYTES;
+        if (ahead) {
+            assert_int_equal(bt->dtype, to);
+            assert_ptr_not_equal(pc_tensor_data(bt), pc_tensor_data(t));
+        } else {
+            assert_ptr_equal(pc_tensor_data(bt), pc_tensor_data(t));
+        }
+    }
     eager_call(c, &b, &e);
 
     pc_op_result rl = {0}, re = {0}, rd = {0};
@@ -445,6 +457,20 @@ static void test_cross_entropy(void **state)
     cross_entropy_case(v, 2, "mean", 0.0, true);
 }
 
+/* linear: operands whose raised copy is small are raised ahead (the forward and the backward
+ * read that one copy), larger ones as the kernel reads them; either way the eager bits. */
+static void test_linear(void **state)
+{
+    (void)state;
+    CASE("linear", true, T2(PC_DTYPE_F32, 6, 5), T2(PC_DTYPE_F32, 4, 5), T1(PC_DTYPE_F32, 4));
+    CASE("linear", true, T3(PC_DTYPE_BF16, 2, 3, 5), T2(PC_DTYPE_BF16, 4, 5));
+    CASE("linear", true, T2(PC_DTYPE_F16, 3, 5), T2(PC_DTYPE_F32, 4, 5), T1(PC_DTYPE_BF16, 4));
+    CASE("linear", false, T2(PC_DTYPE_F64, 3, 5), T2(PC_DTYPE_F64, 4, 5));
+    /* a weight whose float64 copy is over PC_BENCH_SMALL_BYTES stays lazy, the input is raised */
+    CASE("linear", true, T2(PC_DTYPE_F32, 3, 1024), T2(PC_DTYPE_F32, 2100, 1024),
+         T1(PC_DTYPE_F32, 2100));
+}
+
 /* Every op row that the element-wise engine runs raises as it reads. */
 static void test_engine_rows_are_lazy(void **state)
 {
@@ -463,6 +489,7 @@ static void test_engine_rows_are_lazy(void **state)
     static const char *const mms[] = {"matmul", "mm", "bmm", "addmm", "baddbmm"};
     for (size_t k = 0; k < sizeof mms / sizeof *mms; k++)
         assert_true(pc_op_find(mms[k])->rules & PC_OP_BENCH_LAZY);
+    assert_true(pc_op_find("linear")->rules & PC_OP_BENCH_RAISE_SMALL);
     static const char *const nns[] = {"softmax", "log_softmax", "layer_norm",
                                       "dropout", "dropout2d",   "cross_entropy"};
     for (size_t k = 0; k < sizeof nns / sizeof *nns; k++)
@@ -480,6 +507,7 @@ int main(void)
         cmocka_unit_test(test_layer_norm),
         cmocka_unit_test(test_dropout),
         cmocka_unit_test(test_cross_entropy),
+        cmocka_unit_test(test_linear),
         cmocka_unit_test(test_engine_rows_are_lazy),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
