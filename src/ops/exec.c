@@ -27,6 +27,12 @@ static bool raises_lazily(const pc_op_call *call)
     return call->op->rules & PC_OP_BENCH_LAZY;
 }
 
+/* Whether its small tensors are raised ahead all the same (PC_OP_BENCH_RAISE_SMALL). */
+static bool raises_small(const pc_op_call *call)
+{
+    return call->op->rules & PC_OP_BENCH_RAISE_SMALL;
+}
+
 static bool never_raised(const pc_op_call *call)
 {
     return call->op->rules & PC_OP_BENCH_NEVER;
@@ -74,12 +80,23 @@ pc_status pc_bench_prepare(const pc_op_call *call, pc_bench_policy policy, pc_op
     pc_dtype to = pc_bench_raise_dtype(call, policy);
     pc_op_call b;
     pc_op_call_share(&b, call);
+    pc_status st = PC_OK;
     if (raises_lazily(call)) {
         b.lazy_raise = to == PC_DTYPE_INVALID ? 0 : (int)to + 1;
+        for (int i = 0; to != PC_DTYPE_INVALID && raises_small(call) && i < b.nargs && st == PC_OK;
+             i++) {
+            pc_value *v = &b.args[i];
+            if (v->kind == PC_VALUE_TENSOR && !v->wrapped &&
+                (size_t)pc_tensor_numel(&v->tensor) <= PC_BENCH_SMALL_BYTES / pc_dtype_size(to))
+                st = raise_tensor(&v->tensor, to, false);
+        }
+        if (st != PC_OK) {
+            pc_op_call_free(&b);
+            return st;
+        }
         *out = b;
         return PC_OK;
     }
-    pc_status st = PC_OK;
     bool keep = keeps_f32(call, policy);
     for (int i = 0; i < b.nargs && st == PC_OK; i++) {
         pc_value *v = &b.args[i];

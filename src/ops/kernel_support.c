@@ -197,44 +197,57 @@ void pc_kernel_round_n(void *buf, pc_dtype cd, int64_t n, pc_dtype d)
  * ceil(log2(groups)) / 4)) level 0 is added into level 1, which moves up the same way
  * (four levels); the rows left over after the last group go into the accumulators too, the
  * levels are added into level 0 and its four accumulators summed in order. Each step
- * rounded in T. */
+ * rounded in T. The columns go SUM_COLS at a time, each with its own accumulators (acc:
+ * LEVELS * ILP * SUM_COLS of T): every column sees the same additions in the same order as
+ * alone, and a row's columns are read together (x row-major: a column alone would read a
+ * cache line per element). */
+#define SUM_COLS 32
 #define SUM_ROWS(T, NAME)                                                                          \
     static void NAME(const T *x, int64_t R, int64_t C, T *out, T *acc)                             \
     {                                                                                              \
-        enum { ILP = 4, LEVELS = 4 };                                                              \
+        enum { ILP = 4, LEVELS = 4, W = SUM_COLS };                                                \
         int64_t groups = R / ILP, lp = 0;                                                          \
         while (((int64_t)1 << lp) < groups)                                                        \
             lp++;                                                                                  \
         lp = lp / LEVELS > 4 ? lp / LEVELS : 4;                                                    \
         int64_t step = (int64_t)1 << lp, mask = step - 1;                                          \
-        for (int64_t c = 0; c < C; c++) {                                                          \
-            memset(acc, 0, sizeof(T) * LEVELS * ILP);                                              \
+        for (int64_t c0 = 0; c0 < C; c0 += W) {                                                    \
+            int64_t nc = C - c0 < W ? C - c0 : W;                                                  \
+            const T *xc = x + c0;                                                                  \
+            memset(acc, 0, sizeof(T) * LEVELS * ILP * W);                                          \
             int64_t i = 0;                                                                         \
             while (i + step <= groups) {                                                           \
                 for (int64_t j = 0; j < step; j++, i++)                                            \
                     for (int a = 0; a < ILP; a++)                                                  \
-                        acc[a] += x[(i * ILP + a) * C + c];                                        \
+                        for (int64_t c = 0; c < nc; c++)                                           \
+                            acc[a * W + c] += xc[(i * ILP + a) * C + c];                           \
                 for (int j = 1; j < LEVELS; j++) {                                                 \
-                    for (int a = 0; a < ILP; a++) {                                                \
-                        acc[j * ILP + a] += acc[(j - 1) * ILP + a];                                \
-                        acc[(j - 1) * ILP + a] = 0;                                                \
-                    }                                                                              \
+                    for (int a = 0; a < ILP; a++)                                                  \
+                        for (int64_t c = 0; c < nc; c++) {                                         \
+                            acc[(j * ILP + a) * W + c] += acc[((j - 1) * ILP + a) * W + c];        \
+                            acc[((j - 1) * ILP + a) * W + c] = 0;                                  \
+                        }                                                                          \
                     if ((i & (mask << (j * lp))) != 0)                                             \
                         break;                                                                     \
                 }                                                                                  \
             }                                                                                      \
             for (; i < groups; i++)                                                                \
                 for (int a = 0; a < ILP; a++)                                                      \
-                    acc[a] += x[(i * ILP + a) * C + c];                                            \
+                    for (int64_t c = 0; c < nc; c++)                                               \
+                        acc[a * W + c] += xc[(i * ILP + a) * C + c];                               \
             for (int64_t r = groups * ILP; r < R; r++)                                             \
-                acc[r % ILP] += x[r * C + c];                                                      \
+                for (int64_t c = 0; c < nc; c++)                                                   \
+                    acc[(r % ILP) * W + c] += xc[r * C + c];                                       \
             for (int j = 1; j < LEVELS; j++)                                                       \
                 for (int a = 0; a < ILP; a++)                                                      \
-                    acc[a] += acc[j * ILP + a];                                                    \
-            T t = acc[0];                                                                          \
-            for (int a = 1; a < ILP; a++)                                                          \
-                t += acc[a];                                                                       \
-            out[c] = t;                                                                            \
+                    for (int64_t c = 0; c < nc; c++)                                               \
+                        acc[a * W + c] += acc[(j * ILP + a) * W + c];                              \
+            for (int64_t c = 0; c < nc; c++) {                                                     \
+                T t = acc[c];                                                                      \
+                for (int a = 1; a < ILP; a++)                                                      \
+                    t += acc[a * W + c];                                                           \
+                out[c0 + c] = t;                                                                   \
+            }                                                                                      \
         }                                                                                          \
     }
 SUM_ROWS(float, sum_rows_f)
@@ -286,8 +299,8 @@ pc_status pc_kernel_sum_to(const pc_op_call *call, const pc_tensor *buf, const i
     double *dd = pc_tensor_data(&r);
     int64_t R, C;
     if (n > 0 && leading_reduction(buf->shape, brank, shape, rank, &R, &C)) {
-        double accd[16];
-        float accf[16];
+        double accd[16 * SUM_COLS];
+        float accf[16 * SUM_COLS];
         if (dbl)
             sum_rows_d(sd, R, C, dd, accd);
         else

@@ -10,14 +10,21 @@
  *     KT_LANES     8 / 4             the lanes of torch's AVX2 vectors of KT_T
  *     KT_DOUBLE    0 / 1             whether KT_T is double
  * A template that uses another one's functions includes it at its top (npu_rowsum_kernel.inc).
+ * With PC_TWIN_FMA defined the suffixes are f_fma / d_fma: a second pair of the same functions,
+ * for the includer to compile with the FMA instructions enabled (norm.c; fma() then is one
+ * instruction instead of a call into libm, with the same result: both round once).
  * No include guard: each inclusion instantiates the template it names, then forgets it.
  */
 #define KT_CAT2(a, b) a##_##b
 #define KT_CAT(a, b)  KT_CAT2(a, b)
 #define KT_FN(name)   KT_CAT(name, KT_SFX)
 
-#define KT_T      float
-#define KT_SFX    f
+#define KT_T float
+#ifdef PC_TWIN_FMA
+#define KT_SFX f_fma
+#else
+#define KT_SFX f
+#endif
 #define KT_LANES  8
 #define KT_DOUBLE 0
 #include PC_TWIN_TEMPLATE
@@ -26,8 +33,12 @@
 #undef KT_LANES
 #undef KT_DOUBLE
 
-#define KT_T      double
-#define KT_SFX    d
+#define KT_T double
+#ifdef PC_TWIN_FMA
+#define KT_SFX d_fma
+#else
+#define KT_SFX d
+#endif
 #define KT_LANES  4
 #define KT_DOUBLE 1
 #include PC_TWIN_TEMPLATE

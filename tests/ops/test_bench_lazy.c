@@ -7,6 +7,10 @@
  * same dtype, shape and bits, for mixed dtypes, 0-dim tensors, Python numbers, integer operands,
  * broadcast gradients (summed), the in-place form, tensors of several chunks, every path of the
  * products (dot, matrix-vector, GEMM, batched, folded, broadcast batches) and strided operands.
+ * softmax/log_softmax (dim last or not, the dtype= argument), layer_norm (with and without
+ * weight and bias, mixed dtypes), dropout/dropout2d (the same masks) and cross_entropy (class
+ * indices with an ignored one, probabilities, weights, label smoothing, every reduction) raise
+ * as they read too: the same forward and backward bits and dtypes.
  */
 #include "pc_op_test.h"
 #include "pc_test.h"
@@ -103,9 +107,21 @@ static void check(const pc_op_call *c, bool lazy)
     pc_op_call b, e;
     assert_int_equal(pc_bench_prepare(c, PC_BENCH_MSPROBE, &b), PC_OK);
     assert_int_equal(b.lazy_raise != 0, lazy);
-    for (int i = 0; i < c->nargs; i++) /* shared, not converted */
-        if (c->args[i].kind == PC_VALUE_TENSOR)
-            assert_ptr_equal(pc_tensor_data(&b.args[i].tensor), pc_tensor_data(&c->args[i].tensor));
+    for (int i = 0; i < c->nargs; i++) { /* shared, not converted; or raised ahead when small */
+        const pc_tensor *t = &c->args[i].tensor, *bt = &b.args[i].tensor;
+        if (c->args[i].kind != PC_VALUE_TENSOR)
+            continue;
+        pc_dtype to = b.lazy_raise ? (pc_dtype)(b.lazy_raise - 1) : PC_DTYPE_INVALID;
+        bool ahead = (c->op->rules & PC_OP_BENCH_RAISE_SMALL) && !c->args[i].wrapped &&
+                     to != PC_DTYPE_INVALID && pc_bench_raisable(t->dtype) && t->dtype != to &&
+                     (size_t)pc_tensor_numel(t) * pc_dtype_size(to) <= PC_BENCH_SMALL_BYTES;
+        if (ahead) {
+            assert_int_equal(bt->dtype, to);
+            assert_ptr_not_equal(pc_tensor_data(bt), pc_tensor_data(t));
+        } else {
+            assert_ptr_equal(pc_tensor_data(bt), pc_tensor_data(t));
+        }
+    }
     eager_call(c, &b, &e);
 
     pc_op_result rl = {0}, re = {0}, rd = {0};
@@ -274,6 +290,187 @@ static void test_matrix_products(void **state)
     run_transposed("mm", mm, 2, 1);
 }
 
+/* A call of op on the operands, for the cases below to set the op's other arguments. */
+static void nn_call(pc_op_call *c, const char *op, const operand *ops, int n)
+{
+    make_call(c, op, PC_FORM_PLAIN, ops, n, NULL);
+    c->seed = 1234;
+}
+
+static void set_int(pc_op_call *c, int i, int64_t v)
+{
+    c->args[i].kind = PC_VALUE_INT;
+    c->args[i].i = v;
+}
+
+static void set_float(pc_op_call *c, int i, double v)
+{
+    c->args[i].kind = PC_VALUE_FLOAT;
+    c->args[i].f = v;
+}
+
+static void set_bool(pc_op_call *c, int i, bool v)
+{
+    c->args[i].kind = PC_VALUE_BOOL;
+    c->args[i].b = v;
+}
+
+/* softmax or log_softmax of x over dim (dim -9: torch's implicit dim), through dtype dt when it
+ * is not PC_DTYPE_INVALID. */
+static void softmax_case(const char *op, operand x, int64_t dim, pc_dtype dt, bool lazy)
+{
+    pc_op_call c;
+    nn_call(&c, op, &x, 1);
+    if (dim != -9)
+        set_int(&c, 1, dim);
+    if (dt != PC_DTYPE_INVALID) {
+        c.args[2].kind = PC_VALUE_DTYPE;
+        c.args[2].dtype = dt;
+    }
+    check(&c, lazy);
+    pc_op_call_free(&c);
+}
+
+static void test_softmax(void **state)
+{
+    (void)state;
+    static const char *const ops[] = {"softmax", "log_softmax"};
+    for (size_t k = 0; k < 2; k++) {
+        const char *op = ops[k];
+        softmax_case(op, (operand)T3(PC_DTYPE_F32, 2, 3, 7), -1, PC_DTYPE_INVALID, true);
+        softmax_case(op, (operand)T3(PC_DTYPE_BF16, 2, 3, 7), -1, PC_DTYPE_INVALID, true);
+        softmax_case(op, (operand)T3(PC_DTYPE_F16, 2, 5, 4), 1, PC_DTYPE_INVALID, true);
+        softmax_case(op, (operand)T3(PC_DTYPE_F32, 2, 5, 4), 0, PC_DTYPE_INVALID, true);
+        softmax_case(op, (operand)T2(PC_DTYPE_F32, 3, 6), -9, PC_DTYPE_INVALID, true);
+        softmax_case(op, (operand)T0(PC_DTYPE_F32), 0, PC_DTYPE_INVALID, true);
+        /* the dtype= argument: x read through it */
+        softmax_case(op, (operand)T2(PC_DTYPE_F32, 3, 6), -1, PC_DTYPE_F32, true);
+        softmax_case(op, (operand)T2(PC_DTYPE_BF16, 3, 6), -1, PC_DTYPE_F16, true);
+        softmax_case(op, (operand)T3(PC_DTYPE_BF16, 3, 6, 2), 1, PC_DTYPE_F64, true);
+        softmax_case(op, (operand)T2(PC_DTYPE_F64, 3, 6), -1, PC_DTYPE_INVALID, false);
+        /* blocks of rows and of columns, on the threads */
+        softmax_case(op, (operand)T3(PC_DTYPE_F32, 8, 64, 256), -1, PC_DTYPE_INVALID, true);
+        softmax_case(op, (operand)T3(PC_DTYPE_F32, 4, 300, 64), 1, PC_DTYPE_INVALID, true);
+    }
+}
+
+/* layer_norm over the last dims of x (normalized over k dims), weight and bias as given. */
+static void layer_norm_case(const operand *ops, int n, int k, bool lazy)
+{
+    pc_op_call c;
+    nn_call(&c, "layer_norm", ops, 1);
+    for (int i = 1; i < n; i++)
+        set_arg(&c, i + 1, &ops[i]);
+    c.args[1].kind = PC_VALUE_INT_LIST;
+    c.args[1].nints = k;
+    for (int i = 0; i < k; i++)
+        c.args[1].ints[i] = ops[0].shape[ops[0].rank - k + i];
+    set_float(&c, 4, 1e-5);
+    check(&c, lazy);
+    pc_op_call_free(&c);
+}
+
+static void test_layer_norm(void **state)
+{
+    (void)state;
+    const operand a[] = {T3(PC_DTYPE_F32, 2, 3, 8), T1(PC_DTYPE_F32, 8), T1(PC_DTYPE_F32, 8)};
+    layer_norm_case(a, 3, 1, true);
+    const operand b[] = {T3(PC_DTYPE_BF16, 2, 3, 8), T1(PC_DTYPE_BF16, 8), T1(PC_DTYPE_BF16, 8)};
+    layer_norm_case(b, 3, 1, true);
+    /* mixed: every tensor stands for float32 */
+    const operand m[] = {T2(PC_DTYPE_BF16, 4, 6), T1(PC_DTYPE_F32, 6), T1(PC_DTYPE_F32, 6)};
+    layer_norm_case(m, 3, 1, true);
+    const operand w[] = {T3(PC_DTYPE_F16, 2, 3, 4), T2(PC_DTYPE_F16, 3, 4)}; /* no bias */
+    layer_norm_case(w, 2, 2, true);
+    const operand x[] = {T2(PC_DTYPE_F32, 5, 7)}; /* neither */
+    layer_norm_case(x, 1, 1, true);
+    const operand d[] = {T2(PC_DTYPE_F64, 5, 7), T1(PC_DTYPE_F64, 7), T1(PC_DTYPE_F64, 7)};
+    layer_norm_case(d, 3, 1, false);
+    /* several blocks of rows, on the threads */
+    const operand big[] = {T3(PC_DTYPE_F32, 2, 256, 512), T1(PC_DTYPE_F32, 512),
+                           T1(PC_DTYPE_F32, 512)};
+    layer_norm_case(big, 3, 1, true);
+}
+
+static void dropout_case(const char *op, operand x, double p, bool training, bool lazy)
+{
+    pc_op_call c;
+    nn_call(&c, op, &x, 1);
+    set_float(&c, 1, p);
+    set_bool(&c, 2, training);
+    set_bool(&c, 3, false);
+    check(&c, lazy);
+    pc_op_call_free(&c);
+}
+
+static void test_dropout(void **state)
+{
+    (void)state;
+    dropout_case("dropout", (operand)T2(PC_DTYPE_F32, 30, 70), 0.1, true, true);
+    dropout_case("dropout", (operand)T2(PC_DTYPE_BF16, 30, 70), 0.5, true, true);
+    dropout_case("dropout", (operand)T1(PC_DTYPE_F16, 1000), 1.0, true, true);
+    dropout_case("dropout", (operand)T2(PC_DTYPE_F32, 3, 5), 0.1, false, true);
+    dropout_case("dropout", (operand)T2(PC_DTYPE_F64, 3, 5), 0.1, true, false);
+    dropout_case("dropout2d", (operand)T3(PC_DTYPE_F32, 6, 4, 5), 0.3, true, true);
+}
+
+/* cross_entropy of x [N, C(, d)] and targets t: class indices (int64, one of them ignored) or
+ * probabilities (a float operand); w: a weight of C, or absent; reduction; label smoothing. */
+static void cross_entropy_case(const operand *ops, int n, const char *reduction, double eps,
+                               bool lazy)
+{
+    pc_op_call c;
+    nn_call(&c, "cross_entropy", ops, n);
+    const operand *x = &ops[0];
+    if (ops[1].dtype == PC_DTYPE_I64) { /* indices in range, one -100 */
+        pc_tensor *t = &c.args[1].tensor;
+        int64_t *k = pc_tensor_data(t);
+        for (int64_t i = 0; i < pc_tensor_numel(t); i++)
+            k[i] = i == 1 ? -100 : (i * 7 + 3) % x->shape[x->rank == 1 ? 0 : 1];
+    }
+    set_int(&c, 4, -100);
+    c.args[6].kind = PC_VALUE_STR;
+    c.args[6].s = reduction;
+    set_float(&c, 7, eps);
+    check(&c, lazy);
+    pc_op_call_free(&c);
+}
+
+static void test_cross_entropy(void **state)
+{
+    (void)state;
+    const operand a[] = {T2(PC_DTYPE_F32, 6, 10), T1(PC_DTYPE_I64, 6)};
+    cross_entropy_case(a, 2, "mean", 0.0, true);
+    cross_entropy_case(a, 2, "sum", 0.1, true);
+    cross_entropy_case(a, 2, "none", 0.0, true);
+    const operand b[] = {T3(PC_DTYPE_BF16, 3, 5, 4), T2(PC_DTYPE_I64, 3, 4), T1(PC_DTYPE_BF16, 5)};
+    cross_entropy_case(b, 3, "mean", 0.2, true);
+    /* probabilities: bfloat16 beside float32, both stand for float32 */
+    const operand p[] = {T2(PC_DTYPE_F32, 4, 6), T2(PC_DTYPE_BF16, 4, 6)};
+    cross_entropy_case(p, 2, "mean", 0.1, true);
+    const operand q[] = {T2(PC_DTYPE_F32, 4, 6), T2(PC_DTYPE_F32, 4, 6), T1(PC_DTYPE_F32, 6)};
+    cross_entropy_case(q, 3, "none", 0.0, true);
+    const operand d[] = {T2(PC_DTYPE_F64, 4, 6), T1(PC_DTYPE_I64, 4)};
+    cross_entropy_case(d, 2, "mean", 0.0, false);
+    /* a vocabulary-sized row, several blocks on the threads */
+    const operand v[] = {T2(PC_DTYPE_F32, 64, 2048), T1(PC_DTYPE_I64, 64)};
+    cross_entropy_case(v, 2, "mean", 0.0, true);
+}
+
+/* linear: operands whose raised copy is small are raised ahead (the forward and the backward
+ * read that one copy), larger ones as the kernel reads them; either way the eager bits. */
+static void test_linear(void **state)
+{
+    (void)state;
+    CASE("linear", true, T2(PC_DTYPE_F32, 6, 5), T2(PC_DTYPE_F32, 4, 5), T1(PC_DTYPE_F32, 4));
+    CASE("linear", true, T3(PC_DTYPE_BF16, 2, 3, 5), T2(PC_DTYPE_BF16, 4, 5));
+    CASE("linear", true, T2(PC_DTYPE_F16, 3, 5), T2(PC_DTYPE_F32, 4, 5), T1(PC_DTYPE_BF16, 4));
+    CASE("linear", false, T2(PC_DTYPE_F64, 3, 5), T2(PC_DTYPE_F64, 4, 5));
+    /* a weight whose float64 copy is over PC_BENCH_SMALL_BYTES stays lazy, the input is raised */
+    CASE("linear", true, T2(PC_DTYPE_F32, 3, 1024), T2(PC_DTYPE_F32, 2100, 1024),
+         T1(PC_DTYPE_F32, 2100));
+}
+
 /* Every op row that the element-wise engine runs raises as it reads. */
 static void test_engine_rows_are_lazy(void **state)
 {
@@ -292,6 +489,11 @@ static void test_engine_rows_are_lazy(void **state)
     static const char *const mms[] = {"matmul", "mm", "bmm", "addmm", "baddbmm"};
     for (size_t k = 0; k < sizeof mms / sizeof *mms; k++)
         assert_true(pc_op_find(mms[k])->rules & PC_OP_BENCH_LAZY);
+    assert_true(pc_op_find("linear")->rules & PC_OP_BENCH_RAISE_SMALL);
+    static const char *const nns[] = {"softmax", "log_softmax", "layer_norm",
+                                      "dropout", "dropout2d",   "cross_entropy"};
+    for (size_t k = 0; k < sizeof nns / sizeof *nns; k++)
+        assert_true(pc_op_find(nns[k])->rules & PC_OP_BENCH_LAZY);
 }
 
 int main(void)
@@ -301,6 +503,11 @@ int main(void)
         cmocka_unit_test(test_unary),
         cmocka_unit_test(test_ternary_and_select),
         cmocka_unit_test(test_matrix_products),
+        cmocka_unit_test(test_softmax),
+        cmocka_unit_test(test_layer_norm),
+        cmocka_unit_test(test_dropout),
+        cmocka_unit_test(test_cross_entropy),
+        cmocka_unit_test(test_linear),
         cmocka_unit_test(test_engine_rows_are_lazy),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -3,7 +3,8 @@
  * inputs and incoming gradient stay float32 (the runner rounds them to HF32 for both sides),
  * float16/bfloat16 are still raised to float32, and the fp64 policy raises everything; other
  * ops raise float32 to float64 as before. linear raises as its kernel reads: its tensors are
- * shared unconverted and stand for the raised dtype (pc_kernel_dtype), its incoming gradient too.
+ * shared unconverted and stand for the raised dtype (pc_kernel_dtype), its incoming gradient too;
+ * those whose raised copy is small are raised ahead (PC_OP_BENCH_RAISE_SMALL).
  */
 #include "pc_op_test.h"
 #include "pc_test.h"
@@ -13,16 +14,23 @@
 #include "ops/kernel.h"
 #include "precheck/ops/exec.h"
 
-static void make_call(pc_op_call *c, const char *op, pc_dtype dx, pc_dtype dw)
+/* x and w of [1, 1, 3, 3], or (big) of [1, 1, 1025, 4096]: a float32 copy of over 16 MB, more
+ * than linear raises ahead (PC_BENCH_SMALL_BYTES). */
+static void make_call_of(pc_op_call *c, const char *op, pc_dtype dx, pc_dtype dw, bool big)
 {
     pc_test_op_call(c, op, "Functional.x.0");
-    int64_t s[4] = {1, 1, 3, 3};
+    int64_t s[4] = {1, 1, 3, 3}, sb[4] = {1, 1, 1025, 4096};
     pc_dtype dts[2] = {dx, dw};
     for (int i = 0; i < 2; i++) {
         pc_tensor t = PC_TENSOR_NULL;
-        assert_int_equal(pc_tensor_alloc(&t, dts[i], s, 4), PC_OK);
+        assert_int_equal(pc_tensor_alloc(&t, dts[i], big ? sb : s, 4), PC_OK);
         pc_test_op_tensor_arg(c, i, t, false);
     }
+}
+
+static void make_call(pc_op_call *c, const char *op, pc_dtype dx, pc_dtype dw)
+{
+    make_call_of(c, op, dx, dw, false);
 }
 
 static void check(const char *op, pc_dtype dx, pc_dtype dw, pc_bench_policy policy, pc_dtype want_x,
@@ -73,13 +81,15 @@ static void test_conv_keeps_f32(void **state)
           PC_DTYPE_F64);
 }
 
-/* linear's tensors are not copied: the prepared call shares them, and says what they stand
- * for; mixed float dtypes stand for float32 as a whole raise would make them. */
+/* linear's large tensors are not copied: the prepared call shares them, and says what they
+ * stand for; mixed float dtypes stand for float32 as a whole raise would make them. Small ones
+ * (a raised copy of at most PC_BENCH_SMALL_BYTES) are raised ahead: the forward and the
+ * backward read that one copy. */
 static void test_linear_raises_as_it_reads(void **state)
 {
     (void)state;
     pc_op_call c, b;
-    make_call(&c, "linear", PC_DTYPE_BF16, PC_DTYPE_F32);
+    make_call_of(&c, "linear", PC_DTYPE_BF16, PC_DTYPE_F32, true);
     assert_int_equal(pc_bench_prepare(&c, PC_BENCH_MSPROBE, &b), PC_OK);
     assert_int_equal(b.lazy_raise, (int)PC_DTYPE_F32 + 1);
     for (int i = 0; i < 2; i++) {
@@ -88,6 +98,17 @@ static void test_linear_raises_as_it_reads(void **state)
         assert_int_equal(pc_kernel_dtype(&b, &b.args[i].tensor), PC_DTYPE_F32);
     }
     assert_int_equal(pc_kernel_dtype(&c, &c.args[0].tensor), PC_DTYPE_BF16); /* not prepared */
+    pc_op_call_free(&b);
+    pc_op_call_free(&c);
+    /* small: the bfloat16 input raised to a float32 copy, the float32 weight shared as it is */
+    make_call(&c, "linear", PC_DTYPE_BF16, PC_DTYPE_F32);
+    assert_int_equal(pc_bench_prepare(&c, PC_BENCH_MSPROBE, &b), PC_OK);
+    assert_int_equal(b.lazy_raise, (int)PC_DTYPE_F32 + 1);
+    assert_int_equal(b.args[0].tensor.dtype, PC_DTYPE_F32);
+    assert_ptr_not_equal(pc_tensor_data(&b.args[0].tensor), pc_tensor_data(&c.args[0].tensor));
+    assert_ptr_equal(pc_tensor_data(&b.args[1].tensor), pc_tensor_data(&c.args[1].tensor));
+    for (int i = 0; i < 2; i++)
+        assert_int_equal(pc_kernel_dtype(&b, &b.args[i].tensor), PC_DTYPE_F32);
     pc_op_call_free(&b);
     pc_op_call_free(&c);
     /* float64 inputs: nothing to raise */

@@ -60,7 +60,15 @@ enum {
      * autocast dtype, precision-sensitive ones in float32, the rest in their input dtypes. */
     PC_OP_AMP_LOWER = 1u << 4,
     PC_OP_AMP_FP32 = 1u << 5,
+    /* With PC_OP_BENCH_LAZY: a tensor whose raised copy takes at most PC_BENCH_SMALL_BYTES is
+     * raised ahead all the same, so that the forward and the backward (which the bench hands
+     * the same prepared call) read one copy instead of each widening the tensor whole again
+     * (linear's operands); a larger one (the vocabulary-sized weight) stays lazy. The values
+     * are the same either way. */
+    PC_OP_BENCH_RAISE_SMALL = 1u << 6,
 };
+/* The largest raised copy that PC_OP_BENCH_RAISE_SMALL makes ahead. */
+#define PC_BENCH_SMALL_BYTES ((size_t)16 << 20)
 
 #define PC_OP_MAX_CALLS 2 /* the most ops one op calls */
 

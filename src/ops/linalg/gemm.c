@@ -770,7 +770,8 @@ static pc_status mm_forward_batched(const pc_op_call *call, const mm_plan *q, pc
     int64_t cs[3] = {q->nb, q->n, q->p};
     pc_tensor in = PC_TENSOR_NULL;
     mm_scratch s = {NULL, NULL, NULL};
-    pc_status st = pc_tensor_alloc(out, q->ad, q->osh, q->orank);
+    /* (every batch is written whole below) */
+    pc_status st = pc_tensor_alloc_uninit(out, q->ad, q->osh, q->orank);
     if (st != PC_OK)
         return pc_error_prefix(st, "%s", call->full_name);
     if ((st = mm_scratch_make(call, es, na, nbm, nc, &s)) != PC_OK)
@@ -847,7 +848,8 @@ static pc_status mm_grad_batched(const pc_op_call *call, const mm_plan *q, pc_co
     size_t es = pc_dtype_size(cd);
     mm_scratch s = {NULL, NULL,
                     NULL}; /* s.a: the other operand, s.b: the gradient, s.c: the result */
-    pc_status st = pc_tensor_alloc(out, td, t->shape, t->rank);
+    /* (every batch is written whole below) */
+    pc_status st = pc_tensor_alloc_uninit(out, td, t->shape, t->rank);
     if (st != PC_OK)
         return pc_error_prefix(st, "%s", call->full_name);
     if ((st = mm_scratch_make(call, es, no, ng, nr, &s)) != PC_OK) {

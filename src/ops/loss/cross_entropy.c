@@ -29,6 +29,7 @@
 
 typedef struct ce_plan {
     const pc_tensor *x, *t, *w;
+    pc_dtype xd;         /* the dtype x stands for (pc_kernel_dtype: the bench's raise) */
     bool probs;          /* float targets: class probabilities */
     int64_t N, C, inner; /* x as [N, C, inner] */
     int64_t ignore;
@@ -43,6 +44,7 @@ static pc_status ce_plan_make(const pc_op_call *call, ce_plan *p)
     p->x = pc_call_tensor(call, 0);
     p->t = pc_call_tensor(call, 1);
     p->w = pc_call_tensor(call, 2);
+    p->xd = pc_kernel_dtype(call, p->x);
     p->ignore = call->args[4].i;
     p->eps = call->args[7].f;
     /* reduction, or the legacy size_average / reduce flags */
@@ -76,8 +78,8 @@ static pc_status ce_plan_make(const pc_op_call *call, ce_plan *p)
             return pc_error_set(PC_ERR_INVALID,
                                 "%s: Expected input and target to have the same shape",
                                 call->full_name);
-        if (p->t->dtype != p->x->dtype)
-            return pc_kernel_same_dtype(call, p->x, p->t);
+        if ((st = pc_kernel_same_dtype(call, p->x, p->t)) != PC_OK)
+            return st;
     } else {
         if (p->t->dtype != PC_DTYPE_I64 && p->t->dtype != PC_DTYPE_I32)
             return pc_error_set(PC_ERR_INVALID, "%s: expected scalar type Long but found %s",
@@ -179,7 +181,7 @@ static void ce_logp_block(const ce_plan *p, const ce_blocks *b, pc_compute compu
     else
         softmax_fwd_f(true, p->inner == 1, xs, s->lp, nn, p->C, p->inner);
     if (compute == PC_COMPUTE_DEVICE)
-        pc_kernel_round_n(s->lp, cd, len, p->x->dtype);
+        pc_kernel_round_n(s->lp, cd, len, p->xd);
     if (p->probs)
         pc_kernel_read(p->t, at, len, cd, s->ts);
 }
@@ -277,7 +279,7 @@ pc_status pc_k_cross_entropy_forward(const pc_op_call *call, pc_compute compute,
     pc_status st = ce_plan_make(call, &p);
     if (st != PC_OK)
         return st;
-    pc_dtype cd = pc_kernel_compute_dtype(compute, p.x->dtype);
+    pc_dtype cd = pc_kernel_compute_dtype(compute, p.xd);
     bool dbl = cd == PC_DTYPE_F64;
     ce_bufs u;
     pc_tensor r = PC_TENSOR_NULL;
@@ -333,7 +335,7 @@ pc_status pc_k_cross_entropy_forward(const pc_op_call *call, pc_compute compute,
             goto done;
         *(double *)pc_tensor_data(&r) = v;
     }
-    st = pc_kernel_store(call, &r, p.x->dtype, p.osh, p.orank, &out->tensors[0]);
+    st = pc_kernel_store(call, &r, p.xd, p.osh, p.orank, &out->tensors[0]);
     if (st == PC_OK)
         out->count = 1;
 done:
@@ -400,7 +402,7 @@ static void ce_glp_block(const ce_plan *p, const ce_blocks *b, pc_compute comput
             ce_put(s->gs, dbl, base + t * p->inner, d);
         }
     if (compute == PC_COMPUTE_DEVICE)
-        pc_kernel_round_n(s->gs, dbl ? PC_DTYPE_F64 : PC_DTYPE_F32, nn * b->slab, p->x->dtype);
+        pc_kernel_round_n(s->gs, dbl ? PC_DTYPE_F64 : PC_DTYPE_F32, nn * b->slab, p->xd);
 }
 
 /* A block of the backward: the gradients of its log-probabilities (ce_glp_block), that of the
@@ -436,15 +438,17 @@ pc_status pc_k_cross_entropy_backward(const pc_op_call *call, pc_compute compute
     bool gx = pc_kernel_wants_grad(call, 0), gt = p.probs && pc_kernel_wants_grad(call, 1);
     if (st != PC_OK || (!gx && !gt))
         return st;
-    pc_dtype cd = pc_kernel_compute_dtype(compute, p.x->dtype);
+    pc_dtype cd = pc_kernel_compute_dtype(compute, p.xd);
     bool dbl = cd == PC_DTYPE_F64;
     ce_bufs u;
     pc_tensor g = PC_TENSOR_NULL, dt = PC_TENSOR_NULL, dx = PC_TENSOR_NULL;
     int64_t B = p.N * p.inner;
     if ((st = ce_load(call, &p, cd, &u)) != PC_OK ||
         (st = pc_tensor_cast(&g, grad_out, PC_DTYPE_F64)) != PC_OK ||
-        (gx && (st = pc_tensor_alloc(&dx, p.x->dtype, p.x->shape, p.x->rank)) != PC_OK) ||
-        (gt && (st = pc_tensor_alloc(&dt, p.t->dtype, p.t->shape, p.t->rank)) != PC_OK))
+        /* (dx: every block of slices is written whole) */
+        (gx && (st = pc_tensor_alloc_uninit(&dx, p.xd, p.x->shape, p.x->rank)) != PC_OK) ||
+        (gt &&
+         (st = pc_tensor_alloc(&dt, pc_kernel_dtype(call, p.t), p.t->shape, p.t->rank)) != PC_OK))
         goto done;
     ce_scales sc = {pc_tensor_data(&g), 0, 0};
     const void *wv = p.w ? pc_tensor_data(&u.w) : NULL;

@@ -251,11 +251,13 @@ static pc_status drop_plan_make(const pc_op_call *call, drop_plan *d)
     return PC_OK;
 }
 
-/* x *= the mask, in place: every element of a unit kept (times 1 / (1 - p)) or zeroed (all
- * zeroed when p is 1). The keep draw of unit u is pc_rng_uniform(u, float64) >= p, drawn in
- * blocks by the SIMD fill (the same values, bit for bit). */
+/* y = src m into y (contiguous, n elements of dtype cd): every element of a unit kept (times
+ * 1 / (1 - p)) or zeroed (all zeroed when p is 1), src read into y a block at a time just
+ * before its mask (converted as pc_tensor_cast converts). The keep draw of unit u is
+ * pc_rng_uniform(u, float64) >= p, drawn in blocks by the SIMD fill (the same values, bit for
+ * bit, whatever the block). */
 static void drop_mask_apply(const pc_op_call *call, const drop_plan *d, pc_compute compute,
-                            pc_dtype cd, void *x)
+                            pc_dtype cd, const pc_tensor *src, void *y)
 {
     char key[512];
     snprintf(key, sizeof key, "%s/dropout/%s", call->full_name ? call->full_name : "",
@@ -265,7 +267,8 @@ static void drop_mask_apply(const pc_op_call *call, const drop_plan *d, pc_compu
     const double scale = d->p >= 1 ? 0.0 : 1.0 / (1.0 - d->p);
     const float fscale = d->p >= 1 ? 0.0f : 1.0f / (float)(1.0 - d->p);
     const int64_t units = (d->n + d->unit - 1) / d->unit;
-    enum { BLOCK = 256 };
+    const size_t es = pc_dtype_size(cd);
+    enum { BLOCK = 1024 };
     double u[BLOCK];
     for (int64_t u0 = 0; u0 < units; u0 += BLOCK) {
         int64_t m = units - u0 < BLOCK ? units - u0 : BLOCK;
@@ -274,37 +277,47 @@ static void drop_mask_apply(const pc_op_call *call, const drop_plan *d, pc_compu
         int64_t first = u0 * d->unit, last = (u0 + m) * d->unit;
         if (last > d->n)
             last = d->n;
+        pc_kernel_read(src, first, last - first, cd, (char *)y + (size_t)first * es);
         if (d->unit == 1 && d->p < 1 && cd == PC_DTYPE_F64) {
-            double *v = (double *)x + first;
+            double *v = (double *)y + first;
             for (int64_t j = 0; j < m; j++)
                 v[j] *= u[j] >= d->p ? scale : 0.0;
         } else if (d->unit == 1 && d->p < 1) {
-            float *v = (float *)x + first;
+            float *v = (float *)y + first;
             for (int64_t j = 0; j < m; j++)
                 v[j] *= u[j] >= d->p ? fscale : 0.0f;
         } else {
             for (int64_t i = first; i < last; i++) {
                 bool keep = d->p < 1 && u[(i - first) / d->unit] >= d->p;
                 if (cd == PC_DTYPE_F64)
-                    ((double *)x)[i] *= keep ? scale : 0.0;
+                    ((double *)y)[i] *= keep ? scale : 0.0;
                 else
-                    ((float *)x)[i] *= keep ? fscale : 0.0f;
+                    ((float *)y)[i] *= keep ? fscale : 0.0f;
             }
         }
     }
 }
 
-/* y = x m (x itself, copied, when not active), rounded to x's dtype. */
+/* y = x m (x itself, copied, when not active), rounded to the dtype x stands for
+ * (pc_kernel_dtype: the bench's raise happens in the read, the same exact widening). x is
+ * read and masked a block at a time, in one pass over the result. */
 static pc_status drop_apply(const pc_op_call *call, const drop_plan *d, pc_compute compute,
                             const pc_tensor *x, pc_tensor *out)
 {
-    pc_dtype cd = pc_kernel_compute_dtype(compute, d->x->dtype);
+    pc_dtype xd = pc_kernel_dtype(call, d->x), cd = pc_kernel_compute_dtype(compute, xd);
     pc_tensor b = PC_TENSOR_NULL;
-    pc_status st = pc_kernel_load(call, x, cd, &b);
-    if (st == PC_OK && d->active)
-        drop_mask_apply(call, d, compute, cd, pc_tensor_data(&b));
+    pc_status st;
+    if (d->active) {
+        /* (written whole by the mask's blocks) */
+        st = pc_tensor_alloc_uninit(&b, cd, x->shape, x->rank);
+        if (st != PC_OK)
+            return pc_error_prefix(st, "%s", call->full_name);
+        drop_mask_apply(call, d, compute, cd, x, pc_tensor_data(&b));
+    } else {
+        st = pc_kernel_load(call, x, cd, &b);
+    }
     if (st == PC_OK)
-        st = pc_kernel_store(call, &b, d->x->dtype, d->x->shape, d->x->rank, out);
+        st = pc_kernel_store(call, &b, xd, d->x->shape, d->x->rank, out);
     pc_tensor_free(&b);
     return st;
 }

@@ -11,9 +11,19 @@
  * in scratch of the compute dtype and round each block straight into the output:
  * a call's memory beyond its output does not grow with the tensor. The arithmetic of every row
  * is the whole-tensor kernel's, so the blocks change no bit.
+ *
+ * On x86-64 CPUs with FMA, layer_norm (forward and backward) and softmax's backward run a copy
+ * of their kernels compiled for it (norm_fma): their fma() calls become single instructions
+ * instead of calls into libm (two to four per element), with the same results (a fused
+ * multiply-add rounds once either way), and no other operation is contracted into one
+ * (GCC never fuses a*b+c in ISO C mode; clang would, hence FP_CONTRACT OFF).
  */
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#endif
 #include <inttypes.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <tgmath.h>
@@ -25,12 +35,58 @@
 #define PC_TWIN_TEMPLATE "ops/norm/norm_kernel.inc"
 #include "ops/kernel_twins.h"
 
+#if defined(__x86_64__) && defined(__GNUC__)
+/* The kernels again, *_f_fma and *_d_fma, with the FMA instructions (see the top); only some
+ * of them are called. */
+#define PC_NORM_FMA 1
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-function"
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("fma"))), apply_to = function)
+#else
+#pragma GCC push_options
+#pragma GCC target("fma")
+#endif
+#define PC_TWIN_TEMPLATE "ops/norm/norm_kernel.inc"
+#define PC_TWIN_FMA
+#include "ops/kernel_twins.h"
+#undef PC_TWIN_FMA
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
+#pragma GCC pop_options
+#endif
+#pragma GCC diagnostic pop
+
+static atomic_bool fma_allowed = true;
+
+/* Whether the kernels run their FMA copies: allowed, and this CPU has FMA. */
+static bool norm_fma(void)
+{
+    return atomic_load_explicit(&fma_allowed, memory_order_relaxed) &&
+           __builtin_cpu_supports("fma");
+}
+
+void pc_norm_allow_fma(bool allow)
+{
+    atomic_store_explicit(&fma_allowed, allow, memory_order_relaxed);
+}
+#else
+#define PC_NORM_FMA 0
+
+void pc_norm_allow_fma(bool allow)
+{
+    (void)allow;
+}
+#endif
+
 /* ---- softmax, log_softmax ---- */
 
 typedef struct sm_plan {
     bool logsm;
     const pc_tensor *x;
-    pc_dtype od; /* the dtype= argument, else x's */
+    pc_dtype xd; /* the dtype x stands for (pc_kernel_dtype: the bench's raise) */
+    pc_dtype od; /* the dtype= argument, else xd */
     int64_t outer, n, inner;
 } sm_plan;
 
@@ -39,7 +95,8 @@ static pc_status sm_plan_make(const pc_op_call *call, sm_plan *p)
     p->logsm = call->op->param == PC_NORM_LOG_SOFTMAX;
     p->x = pc_call_tensor(call, 0);
     const pc_value *dimv = &call->args[1], *dtv = &call->args[2];
-    p->od = dtv->kind == PC_VALUE_DTYPE ? dtv->dtype : p->x->dtype;
+    p->xd = pc_kernel_dtype(call, p->x);
+    p->od = dtv->kind == PC_VALUE_DTYPE ? dtv->dtype : p->xd;
     pc_status st = pc_kernel_need_float(
         call, p->x, p->logsm ? "log_softmax_lastdim_kernel_impl" : "softmax_lastdim_kernel_impl");
     if (st == PC_OK && !pc_dtype_is_float(p->od))
@@ -152,6 +209,15 @@ static void sm_fwd(pc_dtype cd, bool logsm, bool lanes, const void *x, void *y, 
 static void sm_bwd(pc_dtype cd, bool logsm, bool lanes, const void *y, const void *dy, void *dx,
                    int64_t outer, int64_t n, int64_t inner)
 {
+#if PC_NORM_FMA
+    if (norm_fma()) {
+        if (cd == PC_DTYPE_F64)
+            softmax_bwd_d_fma(logsm, lanes, y, dy, dx, outer, n, inner);
+        else
+            softmax_bwd_f_fma(logsm, lanes, y, dy, dx, outer, n, inner);
+        return;
+    }
+#endif
     if (cd == PC_DTYPE_F64)
         softmax_bwd_d(logsm, lanes, y, dy, dx, outer, n, inner);
     else
@@ -160,16 +226,17 @@ static void sm_bwd(pc_dtype cd, bool logsm, bool lanes, const void *y, const voi
 
 /* softmax (forward) or its gradient (grad_out given) of the call, a block at a time in
  * per-thread scratch (blocks are independent: threads change no result); *out has x's shape
- * and dtype od (forward) or x's dtype (gradient). x is read through od (torch casts before
- * the op); on the device the recomputed output and the gradient are rounded to od, as
- * autograd keeps them, and the gradient is stored through od. */
+ * and dtype od (forward) or xd (gradient). x is read through od (torch casts before the op;
+ * reading a float32 x that stands for float64 straight into the compute dtype is the same
+ * exact widening as the bench's raise); on the device the recomputed output and the gradient are
+ * rounded to od, as autograd keeps them, and the gradient is stored through od. */
 static pc_status sm_run(const pc_op_call *call, const sm_plan *p, pc_compute compute,
                         const pc_tensor *grad_out, pc_tensor *out)
 {
     bool bwd = grad_out != NULL, lanes = p->inner == 1;
     pc_dtype cd = pc_kernel_compute_dtype(compute, p->od);
     /* (every block writes its rows whole) */
-    pc_status st = pc_tensor_alloc_uninit(out, bwd ? p->x->dtype : p->od, p->x->shape, p->x->rank);
+    pc_status st = pc_tensor_alloc_uninit(out, bwd ? p->xd : p->od, p->x->shape, p->x->rank);
     if (st != PC_OK)
         return pc_error_prefix(st, "%s", call->full_name);
     if (pc_tensor_numel(p->x) == 0)
@@ -196,7 +263,7 @@ static pc_status sm_run(const pc_op_call *call, const sm_plan *p, pc_compute com
             int64_t len = no * p->n * nc, at = o0 * p->n * p->inner;
             /* a block of whole rows read in place, and written where it goes, where the
              * dtypes allow (no cast through od): the same values */
-            bool rows = nc == p->inner, x_as_is = rows && p->od == p->x->dtype;
+            bool rows = nc == p->inner, x_as_is = rows && p->od == p->xd;
             const void *X = xs;
             if (x_as_is)
                 X = pc_kernel_read_ro(p->x, at, len, cd, xs);
@@ -259,6 +326,7 @@ pc_status pc_k_softmax_backward(const pc_op_call *call, pc_compute compute,
 
 typedef struct ln_plan {
     const pc_tensor *x, *w, *b;
+    pc_dtype xd; /* the dtype x stands for (pc_kernel_dtype: the bench's raise) */
     int64_t rows, n;
     double eps;
 } ln_plan;
@@ -268,6 +336,7 @@ static pc_status ln_plan_make(const pc_op_call *call, ln_plan *p)
     p->x = pc_call_tensor(call, 0);
     p->w = pc_call_tensor(call, 2);
     p->b = pc_call_tensor(call, 3);
+    p->xd = pc_kernel_dtype(call, p->x);
     p->eps = call->args[4].f;
     const pc_value *ns = &call->args[1];
     pc_status st = pc_kernel_need_float(call, p->x, "LayerNormKernelImpl");
@@ -310,10 +379,38 @@ static int64_t ln_rows_per_block(const ln_plan *p)
 static void ln_fwd(pc_dtype cd, const void *x, const void *w, const void *b, void *y, int64_t rows,
                    int64_t n, double eps, void *mean, void *rstd)
 {
+#if PC_NORM_FMA
+    if (norm_fma()) {
+        if (cd == PC_DTYPE_F64)
+            layer_norm_fwd_d_fma(x, w, b, y, rows, n, eps, mean, rstd);
+        else
+            layer_norm_fwd_f_fma(x, w, b, y, rows, n, (float)eps, mean, rstd);
+        return;
+    }
+#endif
     if (cd == PC_DTYPE_F64)
         layer_norm_fwd_d(x, w, b, y, rows, n, eps, mean, rstd);
     else
         layer_norm_fwd_f(x, w, b, y, rows, n, (float)eps, mean, rstd);
+}
+
+/* layer_norm_bwd of the compute dtype cd (see ln_fwd). */
+static void ln_bwd(pc_dtype cd, const void *x, const void *w, const void *dy, const void *mean,
+                   const void *rstd, int64_t rows, int64_t n, void *dx, void *dw, void *db)
+{
+#if PC_NORM_FMA
+    if (norm_fma()) {
+        if (cd == PC_DTYPE_F64)
+            layer_norm_bwd_d_fma(x, w, dy, mean, rstd, rows, n, dx, dw, db);
+        else
+            layer_norm_bwd_f_fma(x, w, dy, mean, rstd, rows, n, dx, dw, db);
+        return;
+    }
+#endif
+    if (cd == PC_DTYPE_F64)
+        layer_norm_bwd_d(x, w, dy, mean, rstd, rows, n, dx, dw, db);
+    else
+        layer_norm_bwd_f(x, w, dy, mean, rstd, rows, n, dx, dw, db);
 }
 
 typedef struct ln_params {
@@ -343,11 +440,11 @@ pc_status pc_k_layer_norm_forward(const pc_op_call *call, pc_compute compute, pc
     pc_status st = ln_plan_make(call, &p);
     if (st != PC_OK)
         return st;
-    pc_dtype cd = pc_kernel_compute_dtype(compute, p.x->dtype);
+    pc_dtype cd = pc_kernel_compute_dtype(compute, p.xd);
     ln_params u;
     pc_tensor *y = &out->tensors[0];
     if ((st = ln_params_load(call, &p, cd, &u)) != PC_OK ||
-        (st = pc_tensor_alloc_uninit(y, p.x->dtype, p.x->shape, p.x->rank)) != PC_OK) {
+        (st = pc_tensor_alloc_uninit(y, p.xd, p.x->shape, p.x->rank)) != PC_OK) {
         ln_params_free(&u);
         return st;
     }
@@ -399,7 +496,7 @@ pc_status pc_k_layer_norm_backward(const pc_op_call *call, pc_compute compute,
          gb = p.b && pc_kernel_wants_grad(call, 3);
     if (!gx && !gw && !gb)
         return PC_OK;
-    pc_dtype cd = pc_kernel_compute_dtype(compute, p.x->dtype);
+    pc_dtype cd = pc_kernel_compute_dtype(compute, p.xd);
     ln_params u;
     pc_tensor dw = PC_TENSOR_NULL, db = PC_TENSOR_NULL;
     int64_t per = ln_rows_per_block(&p);
@@ -408,7 +505,8 @@ pc_status pc_k_layer_norm_backward(const pc_op_call *call, pc_compute compute,
     if ((st = ln_params_load(call, &p, cd, &u)) != PC_OK ||
         (gw && (st = pc_tensor_alloc(&dw, cd, &p.n, 1)) != PC_OK) ||
         (gb && (st = pc_tensor_alloc(&db, cd, &p.n, 1)) != PC_OK) ||
-        (gx && (st = pc_tensor_alloc(&out->grads[0], p.x->dtype, p.x->shape, p.x->rank)) != PC_OK))
+        (gx && (st = pc_tensor_alloc_uninit(&out->grads[0], p.xd, p.x->shape, p.x->rank)) !=
+                   PC_OK)) /* (every block of rows is written whole) */
         goto done;
     if (!(buf = malloc(bytes * 3 + (size_t)(per + 1) * es * 2))) {
         st = pc_kernel_nomem(call);
@@ -426,27 +524,23 @@ pc_status pc_k_layer_norm_backward(const pc_op_call *call, pc_compute compute,
         const void *X = pc_kernel_read_ro(p.x, r0 * p.n, len, cd, xs), *G = gs;
         if (compute == PC_COMPUTE_DEVICE) {
             pc_kernel_read(grad_out, r0 * p.n, len, cd, gs);
-            pc_kernel_round_n(gs, cd, len, p.x->dtype);
+            pc_kernel_round_n(gs, cd, len, p.xd);
         } else {
             G = pc_kernel_read_ro(grad_out, r0 * p.n, len, cd, gs);
         }
         void *Y = gx ? pc_kernel_write_at(&out->grads[0], r0 * p.n, cd, ys) : ys;
         ln_fwd(cd, X, w, b, Y, nr, p.n, p.eps, mean, rstd); /* the statistics */
         void *dx = gx ? Y : NULL;                           /* dx overwrites y */
-        if (cd == PC_DTYPE_F64)
-            layer_norm_bwd_d((const double *)X, w, (const double *)G, (const double *)(void *)mean,
-                             (const double *)(void *)rstd, nr, p.n, dx, dwp, dbp);
-        else
-            layer_norm_bwd_f((const float *)X, w, (const float *)G, (const float *)(void *)mean,
-                             (const float *)(void *)rstd, nr, p.n, dx, dwp, dbp);
+        ln_bwd(cd, X, w, G, mean, rstd, nr, p.n, dx, dwp, dbp);
         if (gx && Y == ys)
             pc_kernel_write(&out->grads[0], r0 * p.n, len, ys, cd);
     }
-    if (gw && (st = pc_kernel_store(call, &dw, p.w->dtype, p.w->shape, p.w->rank,
+    if (gw && (st = pc_kernel_store(call, &dw, pc_kernel_dtype(call, p.w), p.w->shape, p.w->rank,
                                     &out->grads[2])) != PC_OK)
         goto done;
     if (gb)
-        st = pc_kernel_store(call, &db, p.b->dtype, p.b->shape, p.b->rank, &out->grads[3]);
+        st = pc_kernel_store(call, &db, pc_kernel_dtype(call, p.b), p.b->shape, p.b->rank,
+                             &out->grads[3]);
 done:
     free(buf);
     pc_tensor_free(&dw);

@@ -17,6 +17,10 @@ enum { PC_FN_INSTANCE_NORM_F = 0, PC_FN_INSTANCE_NORM_ATEN };
 PC_KERNELS(softmax);
 PC_KERNELS(layer_norm);
 PC_KERNELS(batch_norm);
+/* Whether layer_norm and softmax's backward may run their copies compiled with the FMA
+ * instructions where the CPU has them (norm.c; the default, and the same results): false runs
+ * the plain copies, for the tests that compare the two. Set it while no kernel runs. */
+void pc_norm_allow_fma(bool allow);
 
 /* ---- group_norm, instance_norm, glu (group_norm.c) ---- */
 PC_KERNELS(group_norm);

@@ -520,9 +520,9 @@ static pc_status spec_materialise(const pc_tensor *x, const view_spec *s, pc_ten
     bool relabel = s->out_rank >= 0;
     pc_tensor xc = PC_TENSOR_NULL, t = PC_TENSOR_NULL;
     pc_status st = pc_tensor_contiguous(&xc, x);
-    if (st == PC_OK)
-        st = pc_tensor_alloc(&t, x->dtype, relabel ? s->out_shape : s->shape,
-                             relabel ? s->out_rank : s->rank);
+    if (st == PC_OK) /* (written whole by the copy) */
+        st = pc_tensor_alloc_uninit(&t, x->dtype, relabel ? s->out_shape : s->shape,
+                                    relabel ? s->out_rank : s->rank);
     if (st == PC_OK) {
         int64_t dst_strides[2 * PC_TENSOR_MAX_DIMS];
         pc_shape_contiguous_strides(s->shape, s->rank, dst_strides);
