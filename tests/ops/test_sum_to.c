@@ -71,7 +71,7 @@ static double cascade(const void *x, bool f32, int64_t R, int64_t C, int64_t c)
         float t = accf[0];
         for (int a = 1; a < ILP; a++)
             t += accf[a];
-        return t;
+        return (double)t; /* (exact: the float32 sum, held in a double) */
     }
     double t = accd[0];
     for (int a = 1; a < ILP; a++)
