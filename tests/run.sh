@@ -202,7 +202,7 @@ quiet_build() { # quiet_build DIR CMAKE-OPTIONS...: configures and builds DIR, i
 # front end, whatever code it makes after (with Ninja; with make, everything is built).
 # Programs that would not run here were ~40% of the build's CPU (compiled at -O3, then linked).
 clang_build() {
-    local dir=build-clang targets
+    local dir=build-clang targets compile=' -o [^ ]+\.o( .*)? -c [^ ]+\.c$'
     if [[ ${CMAKE_GENERATOR:-} != Ninja ]]; then
         quiet_build "$dir" -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=Release "${werror[@]}" \
             -DPRECHECK_BUILD_BENCH=ON
@@ -216,14 +216,13 @@ clang_build() {
                 sed -n 's/^ *Test *#[0-9]*: \([a-z_]*\)\.\([a-z0-9_]*\)$/test_\1_\2/p') &&
             [[ -n $targets ]] &&
             cmake --build "$dir" -j "$jobs" --target precheck $targets &&
-            # each compile command whose object the build did not make, without its object and
-            # dependency file
-            ninja -C "$dir" -t commands | grep -E ' -o [^ ]+\.o( .*)? -c [^ ]+\.c$' |
-            while read -r cmd; do
-                obj=$(sed -E 's/.* -o ([^ ]+\.o) .*/\1/' <<<"$cmd")
-                [[ -e $dir/$obj ]] || sed -E 's/ -MD / /; s/ -MT [^ ]+//; s/ -MF [^ ]+//;
-                    s/ -o [^ ]+\.o / -fsyntax-only /' <<<"$cmd"
-            done | sort -u >"$dir/syntax-only.txt" &&
+            # each compile command of the folder that those targets do not need (whatever
+            # objects an earlier build left), without its object and dependency file
+            ninja -C "$dir" -t commands precheck $targets | grep -E "$compile" | sort -u \
+                >"$dir/built.txt" &&
+            ninja -C "$dir" -t commands | grep -E "$compile" | sort -u | comm -23 - "$dir/built.txt" |
+            sed -E 's/ -MD / /; s/ -MT [^ ]+//; s/ -MF [^ ]+//; s/ -o [^ ]+\.o / -fsyntax-only /' \
+                >"$dir/syntax-only.txt" &&
             echo "clang -fsyntax-only: $(wc -l <"$dir/syntax-only.txt") sources" &&
             (cd "$dir" && xargs -d '\n' -n 1 -P "$jobs" sh -c <syntax-only.txt)
     } >"$dir/suite-build.log" 2>&1; then
