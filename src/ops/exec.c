@@ -75,34 +75,32 @@ static pc_status raise_tensor(pc_tensor *t, pc_dtype to, bool keep_f32)
     return pc_tensor_cast(t, t, to);
 }
 
+/* Whether a lazily raising call's tensor t is raised ahead all the same: a small one of an op
+ * with PC_OP_BENCH_RAISE_SMALL. */
+static bool raised_ahead(const pc_op_call *call, const pc_tensor *t, pc_dtype to)
+{
+    return raises_small(call) && to != PC_DTYPE_INVALID &&
+           (size_t)pc_tensor_numel(t) <= PC_BENCH_SMALL_BYTES / pc_dtype_size(to);
+}
+
 pc_status pc_bench_prepare(const pc_op_call *call, pc_bench_policy policy, pc_op_call *out)
 {
     pc_dtype to = pc_bench_raise_dtype(call, policy);
     pc_op_call b;
     pc_op_call_share(&b, call);
-    pc_status st = PC_OK;
-    if (raises_lazily(call)) {
+    /* a lazy call's kernels raise as they read (but its small tensors with RAISE_SMALL);
+     * otherwise every tensor is raised here */
+    bool lazy = raises_lazily(call), keep = !lazy && keeps_f32(call, policy);
+    if (lazy)
         b.lazy_raise = to == PC_DTYPE_INVALID ? 0 : (int)to + 1;
-        for (int i = 0; to != PC_DTYPE_INVALID && raises_small(call) && i < b.nargs && st == PC_OK;
-             i++) {
-            pc_value *v = &b.args[i];
-            if (v->kind == PC_VALUE_TENSOR && !v->wrapped &&
-                (size_t)pc_tensor_numel(&v->tensor) <= PC_BENCH_SMALL_BYTES / pc_dtype_size(to))
-                st = raise_tensor(&v->tensor, to, false);
-        }
-        if (st != PC_OK) {
-            pc_op_call_free(&b);
-            return st;
-        }
-        *out = b;
-        return PC_OK;
-    }
-    bool keep = keeps_f32(call, policy);
+    pc_status st = PC_OK;
     for (int i = 0; i < b.nargs && st == PC_OK; i++) {
         pc_value *v = &b.args[i];
-        if (v->kind == PC_VALUE_TENSOR && !v->wrapped)
+        if (v->kind == PC_VALUE_TENSOR && !v->wrapped &&
+            (!lazy || raised_ahead(call, &v->tensor, to)))
             st = raise_tensor(&v->tensor, to, keep);
-        for (int k = 0; v->kind == PC_VALUE_TENSOR_LIST && k < v->tensors.count && st == PC_OK; k++)
+        for (int k = 0;
+             !lazy && v->kind == PC_VALUE_TENSOR_LIST && k < v->tensors.count && st == PC_OK; k++)
             st = raise_tensor(&v->tensors.items[k], to, keep);
     }
     if (st != PC_OK) {
