@@ -201,18 +201,21 @@ quiet_build() { # quiet_build DIR CMAKE-OPTIONS...: configures and builds DIR, i
 # compiled with -fsyntax-only, its warnings errors as in the build: clang's warnings come from its
 # front end, whatever code it makes after (with Ninja; with make, everything is built).
 # Programs that would not run here were ~40% of the build's CPU (compiled at -O3, then linked).
+# (the clang stage's tests: those labelled numerics, but the exhaustive walk and the install
+# tests, which ran in the Release stage)
+clang_tests=(-L numerics -LE 'exhaustive|install')
 clang_build() {
     local dir=build-clang targets compile=' -o [^ ]+\.o( .*)? -c [^ ]+\.c$'
+    local opts=(-DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=Release "${werror[@]}"
+        -DPRECHECK_BUILD_BENCH=ON)
     if [[ ${CMAKE_GENERATOR:-} != Ninja ]]; then
-        quiet_build "$dir" -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=Release "${werror[@]}" \
-            -DPRECHECK_BUILD_BENCH=ON
+        quiet_build "$dir" "${opts[@]}"
         return
     fi
     mkdir -p "$dir"
     if ! {
-        cmake -S . -B "$dir" -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=Release "${werror[@]}" \
-            -DPRECHECK_BUILD_BENCH=ON &&
-            targets=$(ctest --test-dir "$dir" -N -L numerics -LE 'exhaustive|install' |
+        cmake -S . -B "$dir" "${opts[@]}" &&
+            targets=$(ctest --test-dir "$dir" -N "${clang_tests[@]}" |
                 sed -n 's/^ *Test *#[0-9]*: \([a-z_]*\)\.\([a-z0-9_]*\)$/test_\1_\2/p') &&
             [[ -n $targets ]] &&
             cmake --build "$dir" -j "$jobs" --target precheck $targets &&
@@ -276,7 +279,7 @@ if command -v clang >/dev/null; then
     # source, tests and benchmarks included, are the build's). The exhaustive walk and the
     # torch tests ran in the Release stage.
     PRECHECK_TEST_TORCH=0 ctest --test-dir build-clang --output-on-failure -j "$jobs" \
-        -L numerics -LE 'exhaustive|install'
+        "${clang_tests[@]}"
 fi
 
 if [[ $PRECHECK_AARCH64 != 0 && $(uname -m) == x86_64 ]]; then
