@@ -246,6 +246,25 @@ static void gather_run_i64(const ew_src *s, int64_t off, int64_t st, int64_t len
             dst[j] = int_wrap(s->wrap_dtype, dst[j]);
 }
 
+/* The condition form of gather_run: 1 where the value is not 0, else 0, one byte each (bool and
+ * 8-bit values read as bytes: a loop the compiler vectorises where the run has stride 1). */
+static void gather_run_cond(const ew_src *s, int64_t off, int64_t st, int64_t len, uint8_t *dst)
+{
+    const char *p = s->data + (size_t)off * s->esz;
+    size_t step = (size_t)st * s->esz;
+    if (s->esz == 1 && st == 1) {
+        const uint8_t *b = (const uint8_t *)p;
+        for (int64_t j = 0; j < len; j++)
+            dst[j] = b[j] != 0;
+    } else if (s->esz == 1) {
+        for (int64_t j = 0; j < len; j++)
+            dst[j] = p[(size_t)j * step] != 0;
+    } else {
+        for (int64_t j = 0; j < len; j++)
+            dst[j] = pc_element_load_i64(p + (size_t)j * step, s->dtype) != 0;
+    }
+}
+
 static void store_run_i64(const int64_t *src, pc_dtype d, char *dst, int64_t len)
 {
     size_t sz = pc_dtype_size(d);
@@ -264,7 +283,9 @@ static void gather(const ew_iter *it, const ew_src *s, int64_t i0, int64_t len, 
     int64_t off = walk_start(it, s, i0, idx), st = walk_inner_stride(it, s);
     for (int64_t j = 0; j < len;) {
         int64_t run = walk_run(it, idx, len - j);
-        if (s->kind == EW_FLOAT)
+        if (s->load == EW_LOAD_COND)
+            gather_run_cond(s, off, st, run, (uint8_t *)dst + j);
+        else if (s->kind == EW_FLOAT)
             gather_run_f(s, off, st, run, (float *)dst + j);
         else if (s->kind == EW_DOUBLE)
             gather_run_d(s, off, st, run, (double *)dst + j);
@@ -349,19 +370,20 @@ void pc_ew_loop_wrap_inputs(ew_loop *l, pc_dtype cd)
 {
     if (l->c->kind != EW_INT)
         return;
-    for (int k = 0; k < l->nin; k++)
-        if (l->has_in[k] && l->in[k].dtype != cd) {
+    for (int k = 0; k < l->nin; k++) /* (a condition is not cast: only its zeros count) */
+        if (l->has_in[k] && l->in[k].load != EW_LOAD_COND && l->in[k].dtype != cd) {
             l->in[k].wrap = true;
             l->in[k].wrap_dtype = cd;
         }
 }
 
-/* The next operand as a condition: int64 0/1. */
+/* The next operand as a condition: uint8_t 0/1. */
 void pc_ew_loop_cond(ew_loop *l, const pc_tensor *t)
 {
     int k = l->nin++;
     l->has_in[k] = true;
     src_of_tensor(l->c, &l->in[k], t, EW_INT, PC_DTYPE_BOOL);
+    l->in[k].load = EW_LOAD_COND;
 }
 
 /* The next output: a result of dtype in the context's shape. */

@@ -33,9 +33,9 @@ static pc_dtype where_dtype(const pc_op_call *call)
     return pc_result_type_get(&rt);
 }
 
-/* y[i] = cnd[i] ? a[i] : b[i] over buffers of the compute type (float, or 8-byte slots copied
- * whole: doubles and int64). */
-static void select_chunk(ew_kind kind, const int64_t *cnd, const void *a, const void *b, void *y,
+/* y[i] = cnd[i] ? a[i] : b[i] (cnd: bytes 0/1) over buffers of the compute type (float, or 8-byte
+ * slots copied whole: doubles and int64). */
+static void select_chunk(ew_kind kind, const uint8_t *cnd, const void *a, const void *b, void *y,
                          int64_t n)
 {
     if (kind == EW_FLOAT) {
@@ -56,25 +56,38 @@ static void select_chunk(ew_kind kind, const int64_t *cnd, const void *a, const 
 }
 
 /* g = dy where the condition is `keep`, 0 elsewhere (g NULL: not wanted). */
-static void mask_chunk(ew_kind kind, const int64_t *cnd, bool keep, const void *dy, void *g,
+static void mask_chunk(ew_kind kind, const uint8_t *cnd, bool keep, const void *dy, void *g,
                        int64_t n)
 {
     if (!g)
         return;
+    /* dy read unconditionally and the two senses apart: selects the compiler vectorises */
     if (kind == EW_FLOAT) {
         const float *s = dy;
         float *d = g;
-        for (int64_t i = 0; i < n; i++) { /* read unconditionally: vectorised */
-            float v = s[i];
-            d[i] = (cnd[i] != 0) == keep ? v : 0.0f;
-        }
+        if (keep)
+            for (int64_t i = 0; i < n; i++) {
+                float v = s[i];
+                d[i] = cnd[i] ? v : 0.0f;
+            }
+        else
+            for (int64_t i = 0; i < n; i++) {
+                float v = s[i];
+                d[i] = cnd[i] ? 0.0f : v;
+            }
     } else {
         const double *s = dy;
         double *d = g;
-        for (int64_t i = 0; i < n; i++) {
-            double v = s[i];
-            d[i] = (cnd[i] != 0) == keep ? v : 0.0;
-        }
+        if (keep)
+            for (int64_t i = 0; i < n; i++) {
+                double v = s[i];
+                d[i] = cnd[i] ? v : 0.0;
+            }
+        else
+            for (int64_t i = 0; i < n; i++) {
+                double v = s[i];
+                d[i] = cnd[i] ? 0.0 : v;
+            }
     }
 }
 
@@ -170,7 +183,7 @@ static int masked_fill_chunk(const ew_loop *l, void *const *in, void *const *out
                              int64_t len)
 {
     const fill_plan *p = l->arg;
-    const int64_t *cnd = in[0];
+    const uint8_t *cnd = in[0];
     /* the fill value held and x read unconditionally: a select the compiler vectorises */
     if (l->c->kind == EW_FLOAT) {
         const float *x = in[1], f = p->f;
