@@ -16,6 +16,27 @@
 
 enum { EW_DIV_TRUE, EW_DIV_TRUNC, EW_DIV_FLOOR };
 
+/* Whether binary_bwd takes the gradients of k a loop per gradient (add, sub, rsub, mul, true
+ * division: vectorised), the other ops in one loop over both. */
+static inline bool binary_bwd_simple(pc_binary k, int mode)
+{
+    return k == PC_BINARY_ADD || k == PC_BINARY_SUB || k == PC_BINARY_RSUB || k == PC_BINARY_MUL ||
+           (k == PC_BINARY_DIV && mode == EW_DIV_TRUE);
+}
+
+/* Which inputs binary_bwd reads for the gradients wanted (ga: a's, gb: b's): a simple op reads
+ * the other input for a product or a quotient only (add's gradients read dy alone). */
+static void binary_bwd_reads(pc_binary k, int mode, bool ga, bool gb, bool *read_a, bool *read_b)
+{
+    if (!binary_bwd_simple(k, mode)) {
+        *read_a = *read_b = true;
+        return;
+    }
+    bool mul = k == PC_BINARY_MUL, div = k == PC_BINARY_DIV;
+    *read_a = gb && (mul || div);                  /* db = dy a; db = -dy a / (b b) */
+    *read_b = (ga && (mul || div)) || (gb && div); /* da = dy b; da = dy / b */
+}
+
 #define PC_TWIN_TEMPLATE "ops/pointwise/binary_kernel.inc"
 #include "ops/kernel_twins.h"
 
@@ -325,7 +346,8 @@ pc_status pc_k_binary_forward(const pc_op_call *call, pc_compute compute, pc_op_
     return PC_OK;
 }
 
-/* in: a, b, dy; out: da, db (either may be absent). */
+/* in: a, b, dy (a or b absent where the gradients do not read it: binary_bwd_reads); out: da, db
+ * (either may be absent). */
 static int binary_bwd_chunk(const ew_loop *l, void *const *in, void *const *out, void *tmp,
                             int64_t len)
 {
@@ -369,9 +391,12 @@ pc_status pc_k_binary_backward(const pc_op_call *call, pc_compute compute,
     if ((st = pc_ew_init(&c, call, compute, p.cd, ts, 2)) != PC_OK)
         return st;
     ew_loop l;
+    /* an input the gradients do not read is not gathered (absent: in[k] NULL) */
+    bool read_a, read_b;
+    binary_bwd_reads(p.k, p.mode, ga, gb, &read_a, &read_b);
     pc_ew_loop_init(&l, &c, binary_bwd_chunk, &p);
-    pc_ew_loop_input(&l, ts[0]);
-    pc_ew_loop_input(&l, ts[1]);
+    pc_ew_loop_input(&l, read_a ? ts[0] : NULL);
+    pc_ew_loop_input(&l, read_b ? ts[1] : NULL);
     pc_ew_loop_input(&l, grad_out);
     pc_ew_loop_grad(&l, ga ? ts[0] : NULL);
     pc_ew_loop_grad(&l, gb ? ts[1] : NULL);
