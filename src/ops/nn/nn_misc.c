@@ -251,6 +251,20 @@ static pc_status drop_plan_make(const pc_op_call *call, drop_plan *d)
     return PC_OK;
 }
 
+/* v[j] times scale where u[j] >= p, else times 0 (functions of their own: written in
+ * drop_mask_apply's loop nest, GCC left one of the two loops scalar, "control flow in loop"). */
+static void drop_scale_f(float *v, const double *u, double p, float scale, int64_t m)
+{
+    for (int64_t j = 0; j < m; j++)
+        v[j] *= u[j] >= p ? scale : 0.0f;
+}
+
+static void drop_scale_d(double *v, const double *u, double p, double scale, int64_t m)
+{
+    for (int64_t j = 0; j < m; j++)
+        v[j] *= u[j] >= p ? scale : 0.0;
+}
+
 /* y = src m into y (contiguous, n elements of dtype cd): every element of a unit kept (times
  * 1 / (1 - p)) or zeroed (all zeroed when p is 1), src read into y a block at a time just
  * before its mask (converted as pc_tensor_cast converts). The keep draw of unit u is
@@ -279,13 +293,9 @@ static void drop_mask_apply(const pc_op_call *call, const drop_plan *d, pc_compu
             last = d->n;
         pc_kernel_read(src, first, last - first, cd, (char *)y + (size_t)first * es);
         if (d->unit == 1 && d->p < 1 && cd == PC_DTYPE_F64) {
-            double *v = (double *)y + first;
-            for (int64_t j = 0; j < m; j++)
-                v[j] *= u[j] >= d->p ? scale : 0.0;
+            drop_scale_d((double *)y + first, u, d->p, scale, m);
         } else if (d->unit == 1 && d->p < 1) {
-            float *v = (float *)y + first;
-            for (int64_t j = 0; j < m; j++)
-                v[j] *= u[j] >= d->p ? fscale : 0.0f;
+            drop_scale_f((float *)y + first, u, d->p, fscale, m);
         } else {
             for (int64_t i = first; i < last; i++) {
                 bool keep = d->p < 1 && u[(i - first) / d->unit] >= d->p;
