@@ -327,13 +327,19 @@ static bool unary_bwd_uses_result(pc_unary k)
 }
 
 /* in: x, dy; out: dx; tmp: the forward result, rounded to the output dtype as autograd saw
- * it, where the derivative reads it (else x stands in, unread). */
+ * it, where the derivative reads it (else x stands in, unread; GELU's erf form keeps its erf
+ * values there). */
 static int unary_bwd_chunk(const ew_loop *l, void *const *in, void *const *out, void *tmp,
                            int64_t len)
 {
     const unary_plan *p = l->arg;
     bool uses = unary_bwd_uses_result(p->k);
-    if (l->c->kind == EW_FLOAT) {
+    if (p->k == PC_UNARY_GELU && !p->up.gelu_tanh) { /* in passes, tmp holding erf's values */
+        if (l->c->kind == EW_FLOAT)
+            gelu_erf_bwd_f(in[0], in[1], out[0], tmp, len);
+        else
+            gelu_erf_bwd_d(in[0], in[1], out[0], tmp, len);
+    } else if (l->c->kind == EW_FLOAT) {
         if (uses) {
             unary_fwd_f(p->k, &p->up, in[0], tmp, len);
             round_chunk_f(p->od, tmp, len);
