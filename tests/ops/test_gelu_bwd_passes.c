@@ -128,6 +128,62 @@ static void check(pc_dtype d, pc_compute compute, bool tanh_form, bool specials)
     pc_tensor_free(&dy);
 }
 
+/* The forward of the erf form (two passes too) against v 0.5 (1 + erf(v / sqrt 2)). */
+static void check_forward(pc_dtype d, pc_compute compute)
+{
+    int64_t n = 2 * 4096 + 777;
+    pc_tensor x = make(d, n, true);
+    pc_op_call c;
+    pc_test_op_call(&c, "gelu", "gelu");
+    pc_tensor sx = PC_TENSOR_NULL;
+    pc_tensor_share(&sx, &x);
+    pc_test_op_tensor_arg(&c, 0, sx, true);
+    c.args[1].kind = PC_VALUE_STR;
+    c.args[1].s = "none";
+    pc_op_result r;
+    memset(&r, 0, sizeof r);
+    assert_int_equal(pc_op_forward(&c, compute, &r), PC_OK);
+    const pc_tensor *y = &r.tensors[0];
+    assert_int_equal(y->dtype, d);
+    size_t sz = pc_dtype_size(d);
+    for (int64_t i = 0; i < n; i++) {
+        double v, want;
+        pc_element_load((const char *)pc_tensor_data(&x) + (size_t)i * sz, d, &v, NULL);
+        if (compute == PC_COMPUTE_BENCH || d == PC_DTYPE_F64) {
+            want = v * 0.5 * (1.0 + erf(v * 0.70710678118654752440084436210485));
+        } else {
+            float vf = (float)v;
+            want = (double)(vf * 0.5f * (1.0f + erff(vf * 0.70710678118654752440084436210485f)));
+        }
+        char wb[8] = {0};
+        pc_element_store(wb, d, want, 0.0);
+        const char *gp = (const char *)pc_tensor_data(y) + (size_t)i * sz;
+        double got;
+        pc_element_load(gp, d, &got, NULL);
+        if (isnan(want) && isnan(got))
+            continue;
+        if (memcmp(gp, wb, sz) != 0) {
+            print_error("gelu forward (%s, %s), element %lld: x %a: %a, want %a\n",
+                        pc_dtype_torch_name(d), compute == PC_COMPUTE_BENCH ? "bench" : "device",
+                        (long long)i, v, got, want);
+            fail();
+        }
+    }
+    pc_op_result_free(&r);
+    pc_op_call_free(&c);
+    pc_tensor_free(&x);
+}
+
+static void test_forward(void **state)
+{
+    (void)state;
+    const pc_dtype dts[3] = {PC_DTYPE_F32, PC_DTYPE_BF16, PC_DTYPE_F64};
+    for (int di = 0; di < 3; di++) {
+        check_forward(dts[di], PC_COMPUTE_DEVICE);
+        check_forward(dts[di], PC_COMPUTE_BENCH);
+    }
+}
+
 static void test_erf_form(void **state)
 {
     (void)state;
@@ -152,6 +208,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_erf_form),
         cmocka_unit_test(test_tanh_form),
+        cmocka_unit_test(test_forward),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
