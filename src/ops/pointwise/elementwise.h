@@ -9,9 +9,8 @@
  * it gathers each operand into a small per-thread buffer of the compute type (float for the
  * device's fp16/bf16/fp32, double for fp64 and the bench, int64 for integers and bool, so that
  * integer results are exact and wrap like torch's; a condition into bytes), calls the chunk
- * function, and rounds once
- * straight into the output tensor. Nothing of the size of the tensors is allocated besides the
- * results, so a call needs O(chunk x threads) memory of its own.
+ * function, and rounds once straight into the output tensor. Nothing of the size of the tensors
+ * is allocated besides the results, so a call needs O(chunk x threads) memory of its own.
  */
 #ifndef PC_OPS_POINTWISE_ELEMENTWISE_H
 #define PC_OPS_POINTWISE_ELEMENTWISE_H

@@ -33,8 +33,8 @@ static pc_dtype where_dtype(const pc_op_call *call)
     return pc_result_type_get(&rt);
 }
 
-/* y[i] = cnd[i] ? a[i] : b[i] (cnd: bytes 0/1) over buffers of the compute type (float, or 8-byte
- * slots copied whole: doubles and int64). */
+/* y[i] = cnd[i] ? a[i] : b[i] (cnd: bytes 0/1) over buffers of the compute type (a select
+ * moves the bits unchanged, NaN payloads included). */
 static void select_chunk(ew_kind kind, const uint8_t *cnd, const void *a, const void *b, void *y,
                          int64_t n)
 {
@@ -44,6 +44,14 @@ static void select_chunk(ew_kind kind, const uint8_t *cnd, const void *a, const 
         for (int64_t i = 0; i < n; i++) { /* both read: a select the compiler vectorises */
             float av = fa[i], bv = fb[i];
             fy[i] = cnd[i] ? av : bv;
+        }
+    } else if (kind == EW_DOUBLE) { /* (as int64 slots it stayed scalar: SSE2 has no 64-bit
+                                       compare to widen the bytes to) */
+        const double *da = a, *db = b;
+        double *dy = y;
+        for (int64_t i = 0; i < n; i++) {
+            double av = da[i], bv = db[i];
+            dy[i] = cnd[i] ? av : bv;
         }
     } else {
         const int64_t *ia = a, *ib = b;
