@@ -118,16 +118,11 @@ static void fill_affine(pc_tensor *t, const pc_rng_stream *s, double scale, doub
 #pragma omp parallel for schedule(static) if (n > 4 * GEN_CHUNK)
     for (int64_t c = 0; c < chunks; c++) {
         int64_t i0 = c * GEN_CHUNK, i1 = i0 + GEN_CHUNK < n ? i0 + GEN_CHUNK : n;
-        if (dt == PC_DTYPE_F64) {
-            double *p = (double *)data + i0;
-            pc_rng_fill_uniform_f64(s, (uint64_t)i0, p, (size_t)(i1 - i0));
-            for (int64_t i = 0; i < i1 - i0; i++)
-                p[i] = p[i] * scale + low;
+        if (dt == PC_DTYPE_F64) { /* drawn and scaled in one pass, the same bits */
+            pc_rng_fill_affine_f64(s, (uint64_t)i0, (double *)data + i0, (size_t)(i1 - i0), scale,
+                                   low);
         } else if (dt == PC_DTYPE_F32) {
-            float *p = (float *)data + i0;
-            pc_rng_fill_uniform_f32(s, (uint64_t)i0, p, (size_t)(i1 - i0));
-            for (int64_t i = 0; i < i1 - i0; i++)
-                p[i] = p[i] * fs + fl;
+            pc_rng_fill_affine_f32(s, (uint64_t)i0, (float *)data + i0, (size_t)(i1 - i0), fs, fl);
         } else { /* float16, bfloat16 (float8 is drawn in float32 and cast after) */
             /* torch: U drawn in the dtype, U * scale and + low each rounded to it */
             float u[GEN_CHUNK];
