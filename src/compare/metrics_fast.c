@@ -112,6 +112,47 @@ static inline TARGET_AVX512 v16i count_lt_ps16(v16i c, v16f a, v16f b)
     return (v16i)_mm512_mask_sub_epi32((__m512i)c, k, (__m512i)c, _mm512_set1_epi32(-1));
 }
 
+/* Eight floats widened to doubles, and eight 32-bit lane masks to 64-bit ones, each in one
+ * instruction (vcvtps2pd, vpmovsxdq): GCC lowers __builtin_convertvector of these 256 -> 512-bit
+ * conversions to two halves and an insert. Exact, so the same values. */
+static inline TARGET_AVX512 v8d widen_ps8(v8f v)
+{
+    return (v8d)_mm512_cvtps_pd((__m256)v);
+}
+
+static inline TARGET_AVX512 v8l widen_mask8(v8i m)
+{
+    return (v8l)_mm512_cvtepi32_epi64((__m256i)m);
+}
+
+/* x > m ? x : m per lane in one instruction: vmaxpd/vmaxps return their second operand unless
+ * the first is greater (so a NaN x, or equal zeros, keep m), the kernel's compare-and-select. */
+static inline TARGET_AVX512 v8d max_pd8(v8d x, v8d m)
+{
+    return (v8d)_mm512_max_pd((__m512d)x, (__m512d)m);
+}
+
+static inline TARGET_AVX512 v8f max_ps8(v8f x, v8f m)
+{
+    return (v8f)_mm256_max_ps((__m256)x, (__m256)m);
+}
+
+#define LOAD8_F64_WIDEN(dst, p)                                                                    \
+    do {                                                                                           \
+        v8f v_;                                                                                    \
+        memcpy(&v_, (p), sizeof v_);                                                               \
+        (dst) = widen_ps8(v_);                                                                     \
+    } while (0)
+
+/* The same for eight doubles and 64-bit counters (k_f64_f32): one compare into a mask register
+ * and one masked subtraction, where the vector comparison would be widened to a vector of
+ * -1/0 before being subtracted. */
+static inline TARGET_AVX512 v8l count_lt_pd8(v8l c, v8d a, v8d b)
+{
+    __mmask8 k = _mm512_cmp_pd_mask((__m512d)a, (__m512d)b, _CMP_LT_OQ);
+    return (v8l)_mm512_mask_sub_epi64((__m512i)c, k, (__m512i)c, _mm512_set1_epi64(-1));
+}
+
 /* Compress-stores for the AVX-512 kernels: the lanes of v whose keep lane is all ones, packed
  * to dst in order; returns how many. They are packed in a register and stored as a whole vector
  * (a masked compress-store to memory is several times slower), so dst needs room for all the
@@ -341,6 +382,15 @@ static inline TARGET_AVX512 size_t compress_pd8(double *dst, v8l keep, v8d v)
 #define CAST_F16            0
 #define KPAIR               k_f64_f32
 #define K512_KCOMPRESS      compress_pd8
+#define K512_KCOUNT_LT      count_lt_pd8
+#define K512_KD_TO_P        widen_ps8
+#define K512_KD_TO_U        widen_ps8
+#define K512_KD_MASK_TO_P   widen_mask8
+#define K512_KD_LOAD_F64    LOAD8_F64_WIDEN
+#define K512_KMAX_P         max_pd8
+#define K512_KMAX_D         max_ps8
+#define K512_KMAX_B         max_pd8
+#define K512_KMAX_U         max_pd8
 #include "metrics_kernel_isas.inc"
 
 /* ---- k_f64_f64: bench double, device double, promote double, ULP double ---- */
