@@ -137,6 +137,64 @@ static inline TARGET_AVX512 v8f max_ps8(v8f x, v8f m)
     return (v8f)_mm256_max_ps((__m256)x, (__m256)m);
 }
 
+/* The maxima of |d - b|, |d| and |b| over a chunk of float64 bench b and float32 device d as
+ * max_nan's running loop gives them, eight lanes at a time: the loop's result is the plain
+ * maximum when no NaN occurs, else the last NaN in element order (a NaN replaces the running
+ * value; nothing replaces a NaN but a later NaN). So each lane keeps its plain maximum (vmaxpd
+ * skips a NaN x), its last NaN and that NaN's index; the lane with the latest NaN, if any,
+ * gives the result, and the tail continues the loop element by element. */
+static TARGET_AVX512 void nan_maxima_f64_f32(const double *bch, const float *dev, int64_t len,
+                                             chunk_acc *a)
+{
+    __m512d mx[3], nan_v[3];
+    __m512i nan_i[3];
+    for (int k = 0; k < 3; k++) {
+        mx[k] = _mm512_set1_pd(-HUGE_VAL);
+        nan_v[k] = _mm512_setzero_pd();
+        nan_i[k] = _mm512_set1_epi64(-1);
+    }
+    __m512i idx = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
+    const __m512i eight = _mm512_set1_epi64(8);
+    int64_t i = 0;
+    for (; i + 8 <= len; i += 8) {
+        __m512d b = _mm512_loadu_pd(bch + i), d = _mm512_cvtps_pd(_mm256_loadu_ps(dev + i));
+        __m512d x[3] = {_mm512_abs_pd(_mm512_sub_pd(d, b)), _mm512_abs_pd(d), _mm512_abs_pd(b)};
+        for (int k = 0; k < 3; k++) {
+            __mmask8 nan = _mm512_cmp_pd_mask(x[k], x[k], _CMP_UNORD_Q);
+            mx[k] = _mm512_max_pd(x[k], mx[k]);
+            nan_v[k] = _mm512_mask_mov_pd(nan_v[k], nan, x[k]);
+            nan_i[k] = _mm512_mask_mov_epi64(nan_i[k], nan, idx);
+        }
+        idx = _mm512_add_epi64(idx, eight);
+    }
+    double r[3];
+    for (int k = 0; k < 3; k++) {
+        double m[8], v[8];
+        int64_t at[8];
+        _mm512_storeu_pd(m, mx[k]);
+        _mm512_storeu_pd(v, nan_v[k]);
+        _mm512_storeu_si512((void *)at, nan_i[k]);
+        int last = -1;
+        r[k] = -HUGE_VAL;
+        for (int j = 0; j < 8; j++) {
+            r[k] = max_nan(r[k], m[j]); /* no NaN among the plain maxima */
+            if (at[j] >= 0 && (last < 0 || at[j] > at[last]))
+                last = j;
+        }
+        if (last >= 0)
+            r[k] = v[last];
+    }
+    for (; i < len; i++) {
+        double b = bch[i], d = (double)dev[i];
+        r[0] = max_nan(r[0], fabs(d - b));
+        r[1] = max_nan(r[1], fabs(d));
+        r[2] = max_nan(r[2], fabs(b));
+    }
+    a->max_ae = r[0];
+    a->max_ad = r[1];
+    a->max_ab = r[2];
+}
+
 #define LOAD8_F64_WIDEN(dst, p)                                                                    \
     do {                                                                                           \
         v8f v_;                                                                                    \
@@ -388,6 +446,7 @@ static inline TARGET_AVX512 size_t compress_pd8(double *dst, v8l keep, v8d v)
 #define K512_KD_MASK_TO_P   widen_mask8
 #define K512_KD_LOAD_F64    LOAD8_F64_WIDEN
 #define K512_KMAX_P         max_pd8
+#define K512_KMAXIMA_NAN    nan_maxima_f64_f32
 #define K512_KMAX_D         max_ps8
 #define K512_KMAX_B         max_pd8
 #define K512_KMAX_U         max_pd8

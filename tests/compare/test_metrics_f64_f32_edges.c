@@ -242,11 +242,69 @@ static void maxima_and_cosine_edges(void **state)
     pc_cmp_metrics_fast_set_isa(-1);
 }
 
+/* The recount of a chunk that holds an infinity or a NaN (max_nan's loop: the plain maximum,
+ * or the last NaN), with the special values in the vector part, in the tail, or both. */
+static void recount_cases(void **state)
+{
+    (void)state;
+    static const struct {
+        size_t n;
+        double bench_fill;
+        size_t at[2];
+        float dev[2];
+    } cases[] = {
+        {9, 1.0, {0, 8}, {INFINITY, NAN}},      /* NaN in the tail after an inf */
+        {9, 1.0, {8, 0}, {NAN, INFINITY}},      /* the same, placed the other way round */
+        {17, 2.0, {16, 16}, {NAN, NAN}},        /* a NaN in the tail only */
+        {16, 2.0, {3, 12}, {NAN, -INFINITY}},   /* NaN, then inf, in vectors */
+        {9, 0.0, {3, 3}, {INFINITY, INFINITY}}, /* all-zero bench: the cosine's message */
+        {8195, 0.0, {8194, 8194}, {-INFINITY, -INFINITY}}, /* its inf in a tail */
+        {8195, 0.0, {5, 8193}, {INFINITY, NAN}},
+    };
+    const int best = pc_cmp_metrics_fast_set_isa(-1);
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        size_t n = cases[c].n;
+        double *b = malloc(n * sizeof *b);
+        float *d = malloc(n * sizeof *d);
+        assert_non_null(b);
+        assert_non_null(d);
+        for (size_t i = 0; i < n; i++) {
+            b[i] = cases[c].bench_fill;
+            d[i] = (float)cases[c].bench_fill;
+        }
+        for (int k = 0; k < 2; k++)
+            d[cases[c].at[k]] = cases[c].dev[k];
+        for (int isa = 0; isa <= best; isa++) {
+            pc_cmp_metrics_fast_set_isa(isa);
+            for (size_t s = 0; s < sizeof standards / sizeof standards[0]; s++) {
+                pc_metrics_input in = {.bench = b,
+                                       .bench_dtype = PC_DTYPE_F64,
+                                       .device = d,
+                                       .device_dtype = PC_DTYPE_F32,
+                                       .n = (int64_t)n,
+                                       .output_dtype = PC_DTYPE_F32,
+                                       .standard = standards[s],
+                                       .threads = 1};
+                pc_metrics_result fast, ref;
+                assert_int_equal(pc_metrics_compute(&in, &fast), PC_OK);
+                assert_int_equal(pc_metrics_compute_reference(&in, &ref), PC_OK);
+                char what[64];
+                snprintf(what, sizeof what, "recount case %zu, isa %d", c, isa);
+                assert_same(&fast, &ref, what);
+            }
+        }
+        free(b);
+        free(d);
+    }
+    pc_cmp_metrics_fast_set_isa(-1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(edges_one_at_a_time),
         cmocka_unit_test(maxima_and_cosine_edges),
+        cmocka_unit_test(recount_cases),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
