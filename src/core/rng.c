@@ -691,3 +691,30 @@ int64_t pc_rng_int_range(const pc_rng_stream *s, uint64_t index, int64_t lo, int
     }
     return add_offset(lo, (uint64_t)(m >> 64));
 }
+
+void pc_rng_fill_int_range(const pc_rng_stream *s, uint64_t first_index, int64_t lo, int64_t hi,
+                           int64_t *out, size_t n)
+{
+    if (lo > hi) {
+        int64_t t = lo;
+        lo = hi;
+        hi = t;
+    }
+    uint64_t span = (uint64_t)hi - (uint64_t)lo + 1; /* 0 means all 2^64 values */
+    uint64_t u[FILL_BLOCK];
+    for (size_t i = 0; i < n; i += FILL_BLOCK) {
+        size_t m = n - i < FILL_BLOCK ? n - i : FILL_BLOCK;
+        pc_rng_fill_u64(s, first_index + i, u, m);
+        for (size_t j = 0; j < m; j++) {
+            if (span == 0) {
+                out[i + j] = add_offset(lo, u[j]);
+                continue;
+            }
+            unsigned __int128 p = (unsigned __int128)u[j] * span;
+            if ((uint64_t)p < span) /* a draw that may be rejected: the element's own path */
+                out[i + j] = pc_rng_int_range(s, first_index + i + j, lo, hi);
+            else
+                out[i + j] = add_offset(lo, (uint64_t)(p >> 64));
+        }
+    }
+}

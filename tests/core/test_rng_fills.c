@@ -190,13 +190,54 @@ static void test_public_affine_fills(void **state)
     assert_true(f[N] == 42.0f && d[N] == 42.0);
 }
 
+/* pc_rng_fill_int_range against pc_rng_int_range: spans that reject often (3 * 2^61: a
+ * quarter of the first draws), a single value, the full int64 range (no rejection, an offset),
+ * swapped bounds, small and negative ranges; across 2^32 and 2^64. */
+static void test_int_range_fill(void **state)
+{
+    (void)state;
+    static const int64_t ranges[][2] = {
+        {0, 3 * (INT64_C(1) << 61)},
+        {-100, 100},
+        {7, 7},
+        {INT64_MIN, INT64_MAX},
+        {100, -100},
+        {0, 1},
+        {-1, 0},
+        {INT64_MIN, INT64_MIN + 5},
+        {INT64_MAX - 2, INT64_MAX},
+        {0, (INT64_C(1) << 62) + 1},
+    };
+    static int64_t v[MAX_N + 1];
+    pc_rng_stream s;
+    pc_rng_stream_init(&s, 99, "Functional.embedding.0.forward/input_args[0]");
+    int rejected = 0;
+    for (size_t r = 0; r < sizeof runs / sizeof runs[0]; r++)
+        for (size_t k = 0; k < sizeof ranges / sizeof ranges[0]; k++) {
+            uint64_t first = runs[r].first;
+            size_t n = runs[r].n;
+            int64_t lo = ranges[k][0], hi = ranges[k][1];
+            v[n] = 12345;
+            pc_rng_fill_int_range(&s, first, lo, hi, v, n);
+            assert_int_equal(v[n], 12345);
+            for (size_t i = 0; i < n; i++) {
+                assert_int_equal(v[i], pc_rng_int_range(&s, first + i, lo, hi));
+                /* a value the first draw could not give: it came from a later draw */
+                if (k == 0 && v[i] != (int64_t)(((unsigned __int128)pc_rng_u64(&s, first + i, 0) *
+                                                 (uint64_t)(hi - lo + 1)) >>
+                                                64))
+                    rejected++;
+            }
+        }
+    assert_true(rejected > 0); /* the rejection path was taken */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_portable_copy),
-        cmocka_unit_test(test_avx2_copy),
-        cmocka_unit_test(test_avx512_copy),
-        cmocka_unit_test(test_public_affine_fills),
+        cmocka_unit_test(test_portable_copy),  cmocka_unit_test(test_avx2_copy),
+        cmocka_unit_test(test_avx512_copy),    cmocka_unit_test(test_public_affine_fills),
+        cmocka_unit_test(test_int_range_fill),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -98,4 +98,10 @@ void pc_rng_fill_affine_f64(const pc_rng_stream *s, uint64_t first_index, double
  */
 int64_t pc_rng_int_range(const pc_rng_stream *s, uint64_t index, int64_t lo, int64_t hi);
 
+/* out[i] = pc_rng_int_range(s, first_index + i, lo, hi) bit for bit, the first draws made by the
+ * SIMD fill (only an element whose first draw may be rejected takes the element-wise path).
+ * out must hold n elements; n == 0 writes nothing. */
+void pc_rng_fill_int_range(const pc_rng_stream *s, uint64_t first_index, int64_t lo, int64_t hi,
+                           int64_t *out, size_t n);
+
 #endif
