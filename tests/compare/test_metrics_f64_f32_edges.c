@@ -54,7 +54,7 @@ static void edge_pair(int k, double *b, float *d)
         *d = (float)x;
         *b = (double)*d / (1 + r);
         if (next_u64() & 1)
-            *b = nextafter(*b, (next_u64() & 1) ? INFINITY : -INFINITY);
+            *b = nextafter(*b, (next_u64() & 1) ? HUGE_VAL : -HUGE_VAL);
         break;
     }
     case 3:
@@ -66,7 +66,7 @@ static void edge_pair(int k, double *b, float *d)
         *d = (float)(sign * (double)FLT_MAX);
         break;
     case 5: /* just above FLT_MAX, rounding back to it */
-        *b = nextafter((double)FLT_MAX, INFINITY) * sign;
+        *b = nextafter((double)FLT_MAX, HUGE_VAL) * sign;
         *d = (float)(sign * (double)FLT_MAX);
         break;
     case 6:
@@ -78,7 +78,7 @@ static void edge_pair(int k, double *b, float *d)
         *d = NAN;
         break;
     case 8:
-        *b = NAN;
+        *b = (double)NAN;
         *d = (float)x;
         break;
     case 9: /* zeros of both signs */

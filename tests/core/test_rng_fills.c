@@ -88,7 +88,7 @@ static const float scales32[][2] = {
 
 static const double scales64[][2] = {
     {1.0, 0.0},         {9.75, -2.5},           {3.0e-3, 1.0e6},  {-4.0, 4.0},
-    {1.0e308, 1.0e308}, {0x1p-1060, 0x1p-1074}, {INFINITY, -1.0}, {NAN, 0.0},
+    {1.0e308, 1.0e308}, {0x1p-1060, 0x1p-1074}, {HUGE_VAL, -1.0}, {(double)NAN, 0.0},
 };
 
 static void check_isa(pc_rng_isa isa)
