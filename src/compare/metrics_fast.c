@@ -112,6 +112,105 @@ static inline TARGET_AVX512 v16i count_lt_ps16(v16i c, v16f a, v16f b)
     return (v16i)_mm512_mask_sub_epi32((__m512i)c, k, (__m512i)c, _mm512_set1_epi32(-1));
 }
 
+/* Eight floats widened to doubles, and eight 32-bit lane masks to 64-bit ones, each in one
+ * instruction (vcvtps2pd, vpmovsxdq): GCC lowers __builtin_convertvector of these 256 -> 512-bit
+ * conversions to two halves and an insert. Exact, so the same values. */
+static inline TARGET_AVX512 v8d widen_ps8(v8f v)
+{
+    return (v8d)_mm512_cvtps_pd((__m256)v);
+}
+
+static inline TARGET_AVX512 v8l widen_mask8(v8i m)
+{
+    return (v8l)_mm512_cvtepi32_epi64((__m256i)m);
+}
+
+/* x > m ? x : m per lane in one instruction: vmaxpd/vmaxps return their second operand unless
+ * the first is greater (so a NaN x, or equal zeros, keep m), the kernel's compare-and-select. */
+static inline TARGET_AVX512 v8d max_pd8(v8d x, v8d m)
+{
+    return (v8d)_mm512_max_pd((__m512d)x, (__m512d)m);
+}
+
+static inline TARGET_AVX512 v8f max_ps8(v8f x, v8f m)
+{
+    return (v8f)_mm256_max_ps((__m256)x, (__m256)m);
+}
+
+/* The maxima of |d - b|, |d| and |b| over a chunk of float64 bench b and float32 device d as
+ * max_nan's running loop gives them, eight lanes at a time: the loop's result is the plain
+ * maximum when no NaN occurs, else the last NaN in element order (a NaN replaces the running
+ * value; nothing replaces a NaN but a later NaN). So each lane keeps its plain maximum (vmaxpd
+ * skips a NaN x), its last NaN and that NaN's index; the lane with the latest NaN, if any,
+ * gives the result, and the tail continues the loop element by element. */
+static TARGET_AVX512 void nan_maxima_f64_f32(const double *bch, const float *dev, int64_t len,
+                                             chunk_acc *a)
+{
+    __m512d mx[3], nan_v[3];
+    __m512i nan_i[3];
+    for (int k = 0; k < 3; k++) {
+        mx[k] = _mm512_set1_pd(-HUGE_VAL);
+        nan_v[k] = _mm512_setzero_pd();
+        nan_i[k] = _mm512_set1_epi64(-1);
+    }
+    __m512i idx = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
+    const __m512i eight = _mm512_set1_epi64(8);
+    int64_t i = 0;
+    for (; i + 8 <= len; i += 8) {
+        __m512d b = _mm512_loadu_pd(bch + i), d = _mm512_cvtps_pd(_mm256_loadu_ps(dev + i));
+        __m512d x[3] = {_mm512_abs_pd(_mm512_sub_pd(d, b)), _mm512_abs_pd(d), _mm512_abs_pd(b)};
+        for (int k = 0; k < 3; k++) {
+            __mmask8 nan = _mm512_cmp_pd_mask(x[k], x[k], _CMP_UNORD_Q);
+            mx[k] = _mm512_max_pd(x[k], mx[k]);
+            nan_v[k] = _mm512_mask_mov_pd(nan_v[k], nan, x[k]);
+            nan_i[k] = _mm512_mask_mov_epi64(nan_i[k], nan, idx);
+        }
+        idx = _mm512_add_epi64(idx, eight);
+    }
+    double r[3];
+    for (int k = 0; k < 3; k++) {
+        double m[8], v[8];
+        int64_t at[8];
+        _mm512_storeu_pd(m, mx[k]);
+        _mm512_storeu_pd(v, nan_v[k]);
+        _mm512_storeu_si512((void *)at, nan_i[k]);
+        int last = -1;
+        r[k] = -HUGE_VAL;
+        for (int j = 0; j < 8; j++) {
+            r[k] = max_nan(r[k], m[j]); /* no NaN among the plain maxima */
+            if (at[j] >= 0 && (last < 0 || at[j] > at[last]))
+                last = j;
+        }
+        if (last >= 0)
+            r[k] = v[last];
+    }
+    for (; i < len; i++) {
+        double b = bch[i], d = (double)dev[i];
+        r[0] = max_nan(r[0], fabs(d - b));
+        r[1] = max_nan(r[1], fabs(d));
+        r[2] = max_nan(r[2], fabs(b));
+    }
+    a->max_ae = r[0];
+    a->max_ad = r[1];
+    a->max_ab = r[2];
+}
+
+#define LOAD8_F64_WIDEN(dst, p)                                                                    \
+    do {                                                                                           \
+        v8f v_;                                                                                    \
+        memcpy(&v_, (p), sizeof v_);                                                               \
+        (dst) = widen_ps8(v_);                                                                     \
+    } while (0)
+
+/* The same for eight doubles and 64-bit counters (k_f64_f32): one compare into a mask register
+ * and one masked subtraction, where the vector comparison would be widened to a vector of
+ * -1/0 before being subtracted. */
+static inline TARGET_AVX512 v8l count_lt_pd8(v8l c, v8d a, v8d b)
+{
+    __mmask8 k = _mm512_cmp_pd_mask((__m512d)a, (__m512d)b, _CMP_LT_OQ);
+    return (v8l)_mm512_mask_sub_epi64((__m512i)c, k, (__m512i)c, _mm512_set1_epi64(-1));
+}
+
 /* Compress-stores for the AVX-512 kernels: the lanes of v whose keep lane is all ones, packed
  * to dst in order; returns how many. They are packed in a register and stored as a whole vector
  * (a masked compress-store to memory is several times slower), so dst needs room for all the
@@ -341,6 +440,16 @@ static inline TARGET_AVX512 size_t compress_pd8(double *dst, v8l keep, v8d v)
 #define CAST_F16            0
 #define KPAIR               k_f64_f32
 #define K512_KCOMPRESS      compress_pd8
+#define K512_KCOUNT_LT      count_lt_pd8
+#define K512_KD_TO_P        widen_ps8
+#define K512_KD_TO_U        widen_ps8
+#define K512_KD_MASK_TO_P   widen_mask8
+#define K512_KD_LOAD_F64    LOAD8_F64_WIDEN
+#define K512_KMAX_P         max_pd8
+#define K512_KMAXIMA_NAN    nan_maxima_f64_f32
+#define K512_KMAX_D         max_ps8
+#define K512_KMAX_B         max_pd8
+#define K512_KMAX_U         max_pd8
 #include "metrics_kernel_isas.inc"
 
 /* ---- k_f64_f64: bench double, device double, promote double, ULP double ---- */

@@ -118,16 +118,11 @@ static void fill_affine(pc_tensor *t, const pc_rng_stream *s, double scale, doub
 #pragma omp parallel for schedule(static) if (n > 4 * GEN_CHUNK)
     for (int64_t c = 0; c < chunks; c++) {
         int64_t i0 = c * GEN_CHUNK, i1 = i0 + GEN_CHUNK < n ? i0 + GEN_CHUNK : n;
-        if (dt == PC_DTYPE_F64) {
-            double *p = (double *)data + i0;
-            pc_rng_fill_uniform_f64(s, (uint64_t)i0, p, (size_t)(i1 - i0));
-            for (int64_t i = 0; i < i1 - i0; i++)
-                p[i] = p[i] * scale + low;
+        if (dt == PC_DTYPE_F64) { /* drawn and scaled in one pass, the same bits */
+            pc_rng_fill_affine_f64(s, (uint64_t)i0, (double *)data + i0, (size_t)(i1 - i0), scale,
+                                   low);
         } else if (dt == PC_DTYPE_F32) {
-            float *p = (float *)data + i0;
-            pc_rng_fill_uniform_f32(s, (uint64_t)i0, p, (size_t)(i1 - i0));
-            for (int64_t i = 0; i < i1 - i0; i++)
-                p[i] = p[i] * fs + fl;
+            pc_rng_fill_affine_f32(s, (uint64_t)i0, (float *)data + i0, (size_t)(i1 - i0), fs, fl);
         } else { /* float16, bfloat16 (float8 is drawn in float32 and cast after) */
             /* torch: U drawn in the dtype, U * scale and + low each rounded to it */
             float u[GEN_CHUNK];
@@ -157,12 +152,18 @@ static void fill_affine(pc_tensor *t, const pc_rng_stream *s, double scale, doub
 static void fill_ints(pc_tensor *t, const pc_rng_stream *s, int64_t lo, int64_t hi, bool as_bool)
 {
     int64_t n = pc_tensor_numel(t), chunks = (n + GEN_CHUNK - 1) / GEN_CHUNK;
+    char *data = pc_tensor_data(t);
+    const size_t es = pc_dtype_size(t->dtype);
+    enum { BLOCK = 512 };
 #pragma omp parallel for schedule(static) if (n > 4 * GEN_CHUNK)
     for (int64_t c = 0; c < chunks; c++) {
-        int64_t i0 = c * GEN_CHUNK, i1 = i0 + GEN_CHUNK < n ? i0 + GEN_CHUNK : n;
-        for (int64_t i = i0; i < i1; i++) {
-            int64_t v = pc_rng_int_range(s, (uint64_t)i, lo, hi);
-            store_flat_int(t, i, as_bool ? v > 0 : v);
+        int64_t i1 = (c + 1) * GEN_CHUNK < n ? (c + 1) * GEN_CHUNK : n;
+        for (int64_t i0 = c * GEN_CHUNK; i0 < i1; i0 += BLOCK) {
+            int64_t v[BLOCK], m = i1 - i0 < BLOCK ? i1 - i0 : BLOCK;
+            pc_rng_fill_int_range(s, (uint64_t)i0, lo, hi, v, (size_t)m);
+            for (int64_t j = 0; j < m; j++)
+                pc_element_store_i64(data + (size_t)(i0 + j) * es, t->dtype,
+                                     as_bool ? v[j] > 0 : v[j]);
         }
     }
 }

@@ -80,6 +80,15 @@ void pc_rng_fill_uniform(const pc_rng_stream *s, uint64_t first_index, pc_dtype 
 void pc_rng_fill_uniform_f32(const pc_rng_stream *s, uint64_t first_index, float *out, size_t n);
 void pc_rng_fill_uniform_f64(const pc_rng_stream *s, uint64_t first_index, double *out, size_t n);
 
+/* Affine fills in one pass: out[i] = U * scale + low with U = pc_rng_uniform(s, first_index + i,
+ * PC_DTYPE_F32 / PC_DTYPE_F64), the product and the sum each rounded to the output's type (never
+ * a fused multiply-add): the bits of pc_rng_fill_uniform_f32 / _f64 followed by
+ * out[i] = out[i] * scale, out[i] = out[i] + low. Same buffer rules as those. */
+void pc_rng_fill_affine_f32(const pc_rng_stream *s, uint64_t first_index, float *out, size_t n,
+                            float scale, float low);
+void pc_rng_fill_affine_f64(const pc_rng_stream *s, uint64_t first_index, double *out, size_t n,
+                            double scale, double low);
+
 /*
  * An integer uniform in the closed range [lo, hi], without modulo bias (Lemire's method; the
  * full int64 range works). lo > hi is not an error: the bounds are swapped, as msprobe swaps
@@ -88,5 +97,11 @@ void pc_rng_fill_uniform_f64(const pc_rng_stream *s, uint64_t first_index, doubl
  * draws are spent (never seen in practice) the last attempt is kept as is.
  */
 int64_t pc_rng_int_range(const pc_rng_stream *s, uint64_t index, int64_t lo, int64_t hi);
+
+/* out[i] = pc_rng_int_range(s, first_index + i, lo, hi) bit for bit, the first draws made by the
+ * SIMD fill (only an element whose first draw may be rejected takes the element-wise path).
+ * out must hold n elements; n == 0 writes nothing. */
+void pc_rng_fill_int_range(const pc_rng_stream *s, uint64_t first_index, int64_t lo, int64_t hi,
+                           int64_t *out, size_t n);
 
 #endif
