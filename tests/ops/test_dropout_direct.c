@@ -55,7 +55,7 @@ static void check(pc_dtype d, pc_compute compute)
     pc_tensor base = PC_TENSOR_NULL, xt = PC_TENSOR_NULL, xc = PC_TENSOR_NULL;
     assert_int_equal(pc_tensor_alloc(&base, d, tshape, 2), PC_OK);
     pc_test_fill_varied(&base, &rng);
-    const double sp[5] = {NAN, INFINITY, -INFINITY, -0.0, 0.0};
+    const double sp[5] = {(double)NAN, HUGE_VAL, -HUGE_VAL, -0.0, 0.0};
     char *bp = pc_tensor_data(&base);
     for (int64_t i = 2; i < R * C; i += 37)
         pc_element_store(bp + (size_t)i * pc_dtype_size(d), d, sp[(i / 37) % 5], 0.0);

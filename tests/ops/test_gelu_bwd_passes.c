@@ -26,7 +26,7 @@ static pc_tensor make(pc_dtype d, int64_t n, bool specials)
     assert_int_equal(pc_tensor_alloc(&t, d, &n, 1), PC_OK);
     pc_test_fill_varied(&t, &rng);
     if (specials) {
-        const double sp[8] = {NAN, INFINITY, -INFINITY, -0.0, 0.0, 40.0, -40.0, 1e-30};
+        const double sp[8] = {(double)NAN, HUGE_VAL, -HUGE_VAL, -0.0, 0.0, 40.0, -40.0, 1e-30};
         char *p = pc_tensor_data(&t);
         for (int64_t i = 7; i < n; i += 53)
             pc_element_store(p + (size_t)i * pc_dtype_size(d), d, sp[(i / 53) % 8], 0.0);

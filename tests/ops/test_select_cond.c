@@ -37,7 +37,7 @@ static void add_specials(pc_tensor *t)
         return;
     char *p = pc_tensor_data(t);
     size_t sz = pc_dtype_size(t->dtype);
-    const double sp[4] = {NAN, -NAN, -0.0, 0.0};
+    const double sp[4] = {(double)NAN, -(double)NAN, -0.0, 0.0};
     for (int64_t i = 3; i < pc_tensor_numel(t); i += 97)
         pc_element_store(p + (size_t)i * sz, t->dtype, sp[(i / 97) % 4], 0.0);
 }
