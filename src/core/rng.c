@@ -201,6 +201,8 @@ static inline double uniform_f64_of(uint64_t x, const uniform_f64_spec *sp)
     return u;
 }
 
+#if defined(__x86_64__) && defined(__GNUC__)
+/* one element of the x86 copies' tails (the portable fill has its own) */
 static float uniform_f32_one(const pc_rng_stream *s, uint64_t index, const uniform_f32_spec *sp)
 {
     return uniform_f32_of(stream_u64(s, index, 0), sp);
@@ -211,7 +213,6 @@ static double uniform_f64_one(const pc_rng_stream *s, uint64_t index, const unif
     return uniform_f64_of(stream_u64(s, index, 0), sp);
 }
 
-#if defined(__x86_64__) && defined(__GNUC__)
 /*
  * The x86 fills hold one counter per 64-bit lane, each 32-bit word zero-extended (or with
  * garbage above it, see below), because the unsigned 32x32 -> 64-bit multiply (pmuludq) reads
