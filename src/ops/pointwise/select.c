@@ -69,33 +69,22 @@ static void mask_chunk(ew_kind kind, const uint8_t *cnd, bool keep, const void *
 {
     if (!g)
         return;
-    /* dy read unconditionally and the two senses apart: selects the compiler vectorises */
+    const uint8_t want = keep; /* the conditions are 0/1 */
+    /* dy read unconditionally: a select the compiler vectorises */
     if (kind == EW_FLOAT) {
         const float *s = dy;
         float *d = g;
-        if (keep)
-            for (int64_t i = 0; i < n; i++) {
-                float v = s[i];
-                d[i] = cnd[i] ? v : 0.0f;
-            }
-        else
-            for (int64_t i = 0; i < n; i++) {
-                float v = s[i];
-                d[i] = cnd[i] ? 0.0f : v;
-            }
+        for (int64_t i = 0; i < n; i++) {
+            float v = s[i];
+            d[i] = cnd[i] == want ? v : 0.0f;
+        }
     } else {
         const double *s = dy;
         double *d = g;
-        if (keep)
-            for (int64_t i = 0; i < n; i++) {
-                double v = s[i];
-                d[i] = cnd[i] ? v : 0.0;
-            }
-        else
-            for (int64_t i = 0; i < n; i++) {
-                double v = s[i];
-                d[i] = cnd[i] ? 0.0 : v;
-            }
+        for (int64_t i = 0; i < n; i++) {
+            double v = s[i];
+            d[i] = cnd[i] == want ? v : 0.0;
+        }
     }
 }
 

@@ -334,21 +334,16 @@ static int unary_bwd_chunk(const ew_loop *l, void *const *in, void *const *out, 
 {
     const unary_plan *p = l->arg;
     bool uses = unary_bwd_uses_result(p->k);
-    if (p->k == PC_UNARY_GELU && !p->up.gelu_tanh) { /* in passes, tmp holding erf's values */
-        if (l->c->kind == EW_FLOAT)
-            gelu_erf_bwd_f(in[0], in[1], out[0], tmp, len);
-        else
-            gelu_erf_bwd_d(in[0], in[1], out[0], tmp, len);
-    } else if (l->c->kind == EW_FLOAT) {
+    if (l->c->kind == EW_FLOAT) {
         if (uses) {
             unary_fwd_f(p->k, &p->up, in[0], tmp, len);
             round_chunk_f(p->od, tmp, len);
         }
-        unary_bwd_f(p->k, &p->up, in[0], uses ? tmp : in[0], in[1], out[0], len);
+        unary_bwd_f(p->k, &p->up, in[0], uses ? tmp : in[0], in[1], out[0], tmp, len);
     } else {
         if (uses)
             unary_fwd_d(p->k, &p->up, in[0], tmp, len);
-        unary_bwd_d(p->k, &p->up, in[0], uses ? tmp : in[0], in[1], out[0], len);
+        unary_bwd_d(p->k, &p->up, in[0], uses ? tmp : in[0], in[1], out[0], tmp, len);
     }
     pc_ew_round_device(l->c, out[0], len);
     return 0;
