@@ -7,6 +7,7 @@
  * are NaN, or on the thresholds' float64 neighbours), the maxima (NaN, equal zeros of both
  * signs, all-negative data) and the error balance's ties (device == bench rounded to float32).
  */
+#include "pc_metrics_test.h"
 #include "pc_test.h"
 
 #include <float.h>
@@ -100,42 +101,6 @@ static void edge_pair(int k, double *b, float *d)
     }
 }
 
-static int same_cell(const pc_csv_cell *a, const pc_csv_cell *b)
-{
-    if (a->kind != b->kind)
-        return 0;
-    switch (a->kind) {
-    case PC_CSV_F64:
-        return pc_test_same_f64(a->v.f64, b->v.f64);
-    case PC_CSV_F32:
-        return memcmp(&a->v.f32, &b->v.f32, 4) == 0 || (isnan(a->v.f32) && isnan(b->v.f32));
-    case PC_CSV_INT:
-        return a->v.i64 == b->v.i64;
-    default:
-        return 1;
-    }
-}
-
-static void assert_same(const pc_metrics_result *a, const pc_metrics_result *b, const char *what)
-{
-    int ok = same_cell(&a->cosine, &b->cosine) && same_cell(&a->max_abs_err, &b->max_abs_err) &&
-             a->cosine_pass == b->cosine_pass && strcmp(a->cosine_message, b->cosine_message) == 0;
-    for (int k = 0; k < 3; k++)
-        ok = ok && pc_test_same_f64(a->rel_err_ratio[k], b->rel_err_ratio[k]);
-    for (int i = 0; i < PC_METRIC_COUNT; i++)
-        if (!same_cell(&a->cells[i], &b->cells[i])) {
-            char x[64], y[64];
-            pc_csv_format_cell(x, sizeof x, &a->cells[i], 17);
-            pc_csv_format_cell(y, sizeof y, &b->cells[i], 17);
-            print_error("%s: %s: %s vs %s\n", what, pc_metric_column((pc_metric)i), x, y);
-            ok = 0;
-        }
-    if (!ok) {
-        print_error("%s: fast and reference differ\n", what);
-        fail();
-    }
-}
-
 static const pc_standard standards[] = {
     PC_STANDARD_BENCHMARK, PC_STANDARD_ABSOLUTE,   PC_STANDARD_ACCUMULATIVE, PC_STANDARD_ULP,
     PC_STANDARD_BINARY,    PC_STANDARD_THOUSANDTH, PC_STANDARD_COUNT,
@@ -179,7 +144,7 @@ static int check(size_t n, unsigned kinds, double scale, const char *label)
             char what[160];
             snprintf(what, sizeof what, "%s, n %zu, isa %d, %s", label, n, isa,
                      standards[s] < PC_STANDARD_COUNT ? pc_standard_name(standards[s]) : "none");
-            assert_same(&fast, &ref, what);
+            pc_test_assert_same_metrics(&fast, &ref, what);
             compared++;
         }
     }
@@ -236,7 +201,7 @@ static void maxima_and_cosine_edges(void **state)
             pc_metrics_result fast, ref;
             assert_int_equal(pc_metrics_compute(&in, &fast), PC_OK);
             assert_int_equal(pc_metrics_compute_reference(&in, &ref), PC_OK);
-            assert_same(&fast, &ref, "all negative");
+            pc_test_assert_same_metrics(&fast, &ref, "all negative");
         }
     }
     pc_cmp_metrics_fast_set_isa(-1);
@@ -290,7 +255,7 @@ static void recount_cases(void **state)
                 assert_int_equal(pc_metrics_compute_reference(&in, &ref), PC_OK);
                 char what[64];
                 snprintf(what, sizeof what, "recount case %zu, isa %d", c, isa);
-                assert_same(&fast, &ref, what);
+                pc_test_assert_same_metrics(&fast, &ref, what);
             }
         }
         free(b);

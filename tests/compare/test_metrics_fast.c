@@ -2,6 +2,7 @@
  * dtype pair, standard, instruction set and length (chunk edges included), on data built to
  * hit every branch (small values, zeros, NaN and inf on either side, values just below powers
  * of two, subnormals, float16 overflow); and the same bits with 1, 2 and 3 threads. */
+#include "pc_metrics_test.h"
 #include "pc_test.h"
 
 #include <math.h>
@@ -77,46 +78,6 @@ static void store(void *data, pc_dtype dtype, size_t i, double x)
     pc_element_store((char *)data + i * pc_dtype_size(dtype), dtype, x, 0);
 }
 
-static int same_cell(const pc_csv_cell *a, const pc_csv_cell *b)
-{
-    if (a->kind != b->kind)
-        return 0;
-    switch (a->kind) {
-    case PC_CSV_F64:
-        return pc_test_same_f64(a->v.f64, b->v.f64);
-    case PC_CSV_F32:
-        return memcmp(&a->v.f32, &b->v.f32, 4) == 0 || (isnan(a->v.f32) && isnan(b->v.f32));
-    case PC_CSV_F16:
-        return a->v.f16 == b->v.f16;
-    case PC_CSV_INT:
-        return a->v.i64 == b->v.i64;
-    default:
-        return 1;
-    }
-}
-
-static void assert_same_result(const pc_metrics_result *a, const pc_metrics_result *b,
-                               const char *what)
-{
-    int ok = same_cell(&a->cosine, &b->cosine) && same_cell(&a->max_abs_err, &b->max_abs_err) &&
-             a->cosine_pass == b->cosine_pass && strcmp(a->cosine_message, b->cosine_message) == 0;
-    for (int k = 0; k < 3; k++)
-        ok = ok && pc_test_same_f64(a->rel_err_ratio[k], b->rel_err_ratio[k]);
-    for (int i = 0; i < PC_METRIC_COUNT; i++) {
-        if (!same_cell(&a->cells[i], &b->cells[i])) {
-            char x[64], y[64];
-            pc_csv_format_cell(x, sizeof x, &a->cells[i], 17);
-            pc_csv_format_cell(y, sizeof y, &b->cells[i], 17);
-            print_error("%s: %s differs: %s vs %s\n", what, pc_metric_column((pc_metric)i), x, y);
-            ok = 0;
-        }
-    }
-    if (!ok) {
-        print_error("%s: results differ\n", what);
-        fail();
-    }
-}
-
 typedef struct pair_case {
     pc_dtype bench, device, output;
 } pair_case;
@@ -181,7 +142,7 @@ static void fast_matches_reference(void **state)
                              pc_dtype_name(pc->bench), pc_dtype_name(pc->device), n,
                              standards[k] < PC_STANDARD_COUNT ? pc_standard_name(standards[k])
                                                               : "none");
-                    assert_same_result(&fast, &ref, what);
+                    pc_test_assert_same_metrics(&fast, &ref, what);
                     compared++;
                 }
             }
@@ -217,8 +178,8 @@ static void thread_count_does_not_matter(void **state)
                 };
                 assert_int_equal(pc_metrics_compute(&in, &r[t]), PC_OK);
             }
-            assert_same_result(&r[0], &r[1], "1 vs 2 threads");
-            assert_same_result(&r[0], &r[2], "1 vs 3 threads");
+            pc_test_assert_same_metrics(&r[0], &r[1], "1 vs 2 threads");
+            pc_test_assert_same_metrics(&r[0], &r[2], "1 vs 3 threads");
             /* the reference is threaded the same way */
             pc_metrics_input in = {
                 .bench = bench,
@@ -232,7 +193,7 @@ static void thread_count_does_not_matter(void **state)
             };
             pc_metrics_result ref;
             assert_int_equal(pc_metrics_compute_reference(&in, &ref), PC_OK);
-            assert_same_result(&r[0], &ref, "fast 1 thread vs reference 3 threads");
+            pc_test_assert_same_metrics(&r[0], &ref, "fast 1 thread vs reference 3 threads");
         }
         free(bench);
         free(device);
@@ -264,7 +225,7 @@ static void huge_n(void **state)
             pc_metrics_result fast, ref;
             assert_int_equal(pc_metrics_compute(&in, &fast), PC_OK);
             assert_int_equal(pc_metrics_compute_reference(&in, &ref), PC_OK);
-            assert_same_result(&fast, &ref, "huge n");
+            pc_test_assert_same_metrics(&fast, &ref, "huge n");
         }
         free(bench);
         free(device);
@@ -321,7 +282,7 @@ static void sparse_special_values(void **state)
                     char what[128];
                     snprintf(what, sizeof what, "isa %d, %s vs %s, special %zu", isa,
                              pc_dtype_name(pc->bench), pc_dtype_name(pc->device), sp);
-                    assert_same_result(&fast, &ref, what);
+                    pc_test_assert_same_metrics(&fast, &ref, what);
                     compared++;
                 }
             }
